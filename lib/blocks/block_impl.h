@@ -1,0 +1,185 @@
+/* block_impl.h -- the block-type interface: one static const vtable per block type.
+ *
+ * Life cycle of a block instance inside a compiled program (lib/compile):
+ *   1. setup(b, s)      parse parameters (jg_setup_num/str), declare ports
+ *                       (jg_setup_ports), keep parsed data in b->data (arena).
+ *   2. widths(b, s)     called repeatedly during width propagation with
+ *                       b->in_w[p] / b->out_w[q] set to the known widths or -1.
+ *                       Set what can be set (outputs, and inputs the block
+ *                       dictates), return JG_BLOCK_DONE once every port width
+ *                       is known and checked, JG_BLOCK_AGAIN to wait.  When
+ *                       s->force is set no progress was possible anywhere: a
+ *                       block with a natural default (Integrator: width of its
+ *                       InitialCondition) sets it now.  States are declared here
+ *                       with jg_setup_states().  Errors: jg_setup_error().
+ *   3. pattern(b, s)    declare the sparsity pattern of the block Jacobian parts
+ *                       a = df/dx, b_p = df/du_p, c_q = dg_q/dx, d_qp = dg_q/du_p
+ *                       with jg_jac_*.  Part k is the k-th declaration, even
+ *                       when its pattern is empty (jg_jac_from_value of a zero
+ *                       matrix); empty parts make no edge.  Direct feedthrough of input p is derived: it
+ *                       is true when some d_qp part exists.  (Optional: a block
+ *                       without outputs or inputs needs none.)
+ *   4. At run time, the same functions serve simulation and linearization:
+ *      init(b, x0)      initial states (optional if nx == 0),
+ *      outputs(b, e)    y = g(t, x, u),
+ *      derivatives(b,e) dx = f(t, x, u) (optional if nx == 0),
+ *      jacobian(b, e)   fill e->jac[k]->x for each declared part k, in
+ *                       declaration order, keeping the declared pattern.
+ *   Run-time callbacks return 0 on success, nonzero on a domain error (log of a
+ *   negative number...) after calling jg_eval_error().
+ *
+ * Virtual blocks (SubSystem, Inport/Outport inside a subsystem, Mux, Demux,
+ * Selector) have no run-time functions; they route signal elements:
+ *   route(b, outport, elem, &inport, &inelem)  backward: which input element
+ *   feeds output element elem.  SubSystem ports and inner Inport/Outport are
+ *   resolved by the compiler itself.
+ */
+#ifndef JG_BLOCKS_BLOCK_IMPL_H
+#define JG_BLOCKS_BLOCK_IMPL_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <cs.h>
+#include "jacgraph/status.h"
+
+typedef struct jg_block jg_block_t;
+typedef struct jg_setup jg_setup_t;
+typedef struct jg_eval jg_eval_t;
+
+enum {
+    JG_BLOCK_DONE = 0,
+    JG_BLOCK_AGAIN = 1,
+    JG_BLOCK_FAIL = -1 /* jg_setup_error was called */
+};
+
+/* Flags of a block type. */
+enum {
+    JG_BT_VIRTUAL = 1 << 0,   /* routing only: no run-time functions */
+    JG_BT_LINEAR = 1 << 1,    /* outputs affine in inputs and states (loop solve is exact) */
+    JG_BT_SINK = 1 << 2,      /* Scope, ToWorkspace, Terminator, root Outport */
+    JG_BT_SOURCE = 1 << 3     /* no inputs (Constant, Ground, root Inport) */
+};
+
+typedef struct jg_block_type {
+    const char *name;          /* Simulink BlockType, e.g. "Gain" */
+    unsigned flags;
+    int (*setup)(jg_block_t *b, jg_setup_t *s);
+    int (*widths)(jg_block_t *b, jg_setup_t *s);
+    int (*pattern)(jg_block_t *b, jg_setup_t *s);
+    int (*init)(const jg_block_t *b, double *x0);
+    int (*outputs)(const jg_block_t *b, jg_eval_t *e);
+    int (*derivatives)(const jg_block_t *b, jg_eval_t *e);
+    int (*jacobian)(const jg_block_t *b, jg_eval_t *e);
+    /* virtual blocks: backward routing of one output element */
+    int (*route)(const jg_block_t *b, int outport, int64_t elem, int *inport, int64_t *inelem);
+} jg_block_type_t;
+
+/* Kinds of Jacobian parts. */
+typedef enum { JG_JAC_A = 0, JG_JAC_B, JG_JAC_C, JG_JAC_D } jg_jac_kind_t;
+
+typedef struct jg_jac_part {
+    jg_jac_kind_t kind;
+    int row_port;   /* output port q for C/D; -1 for A/B (rows are states) */
+    int col_port;   /* input port p for B/D; -1 for A/C (cols are states) */
+    cs_dl *m;       /* compressed-column pattern + values (x) */
+} jg_jac_part_t;
+
+/* A block instance after flattening.  Arrays live in the program's arena. */
+struct jg_block {
+    const jg_block_type_t *type;
+    const char *path;         /* "Plant/Sum1" (root blocks: "Sum1") */
+    const char *name;         /* last path element */
+    int32_t id;               /* index in the program's block array */
+    int32_t parent;           /* id of the enclosing SubSystem block, -1 at root */
+    int is_root_port;         /* root Inport/Outport: the model's inputs/outputs */
+    int virt;                 /* routing only (virtual type, or Inport/Outport inside a SubSystem) */
+    int nin, nout;
+    int64_t *in_w, *out_w;    /* port widths; -1 while unknown */
+    int64_t nx;               /* number of continuous states */
+    int64_t x_off;            /* offset of this block's states in the state vector */
+    const char *state_name;   /* base name of the states: block path */
+    int npart;
+    jg_jac_part_t *part;      /* Jacobian parts in declaration order */
+    void *data;               /* type-specific parsed parameters (arena) */
+    const void *src;          /* the block's JSON object (json_t *), compile-time only */
+    int32_t sys;              /* index of the system (subsystem scope) it belongs to */
+};
+
+/* Run-time evaluation context handed to outputs/derivatives/jacobian. */
+struct jg_eval {
+    double t;
+    const double *x;          /* this block's states (nx) */
+    const double *const *u;   /* u[p]: input port p, in_w[p] values */
+    double *const *y;         /* y[q]: output port q, out_w[q] values */
+    double *dx;               /* derivatives (nx) */
+    cs_dl *const *jac;        /* jac[k]: part k, fill ->x */
+    const double *ext;        /* root Inport: the external input value (out_w[0]) */
+    jg_error_t *err;
+};
+
+/* ---- setup helpers (lib/compile/setup.c) ---- */
+
+struct jg_setup {
+    int force;                /* width propagation stalled: apply defaults */
+    jg_error_t *err;
+    void *priv;               /* compiler's private context */
+};
+
+/* A numeric parameter value: row-major rows x cols, arena-owned. */
+typedef struct jg_value {
+    int64_t rows, cols;
+    double *x;
+} jg_value_t;
+
+static inline int64_t jg_value_numel(const jg_value_t *v) { return v->rows * v->cols; }
+
+/* Numeric parameter `name`: a number, nested row-major array, or the name of a
+ * workspace entry (SubSystem parameters shadow outer ones).  Returns 1 when
+ * present, 0 when absent (out untouched), -1 on error (message set: block path,
+ * parameter, what was expected). */
+int jg_setup_num(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *out);
+/* Same, but an absent parameter takes the default (copied). */
+int jg_setup_num_def(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *out,
+                     double def);
+/* Literal string parameter (not resolved in the workspace): 1 present, 0 absent,
+ * -1 present but not a string. */
+int jg_setup_str(jg_block_t *b, jg_setup_t *s, const char *name, const char **out);
+/* Parameter that may be either a count (number) or a string, e.g. Sum "Inputs".
+ * Exactly one of *str / *num is set: returns 1 (string), 2 (number), 0 absent, -1. */
+int jg_setup_str_or_num(jg_block_t *b, jg_setup_t *s, const char *name, const char **str,
+                        jg_value_t *num);
+int jg_setup_ports(jg_block_t *b, jg_setup_t *s, int nin, int nout);
+int jg_setup_states(jg_block_t *b, jg_setup_t *s, int64_t nx);
+void *jg_setup_alloc(jg_setup_t *s, size_t size);      /* arena, zeroed */
+/* Record an error naming the block (and parameter when param != NULL).
+ * Returns JG_BLOCK_FAIL. */
+int jg_setup_error(jg_block_t *b, jg_setup_t *s, jg_status_t st, const char *param,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Check a port width (after propagation): error names block, port and widths. */
+int jg_setup_expect_width(jg_block_t *b, jg_setup_t *s, int inport, int64_t expected);
+
+/* Jacobian pattern declaration (in pattern()).  rows/cols are taken from the
+ * port widths / nx.  Each returns the part index, or -1 on error. */
+int jg_jac_dense(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int row_port, int col_port);
+int jg_jac_diag(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int row_port, int col_port);
+/* Explicit pattern from (row, col) pairs, duplicates merged. */
+int jg_jac_pattern(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int row_port, int col_port,
+                   int64_t nnz, const int64_t *ri, const int64_t *ci);
+/* Pattern of a dense row-major matrix value: entries that are nonzero. */
+int jg_jac_from_value(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int row_port,
+                      int col_port, const jg_value_t *v);
+
+/* Run-time error from a block function; returns -1. */
+int jg_eval_error(const jg_block_t *b, jg_eval_t *e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Fill the values of a part whose pattern was declared with jg_jac_from_value
+ * (or jg_jac_dense) from the same row-major value. */
+void jg_jac_fill_from_value(cs_dl *m, const jg_value_t *v);
+
+/* ---- registry (lib/blocks/registry.c) ---- */
+const jg_block_type_t *jg_block_type_find(const char *name);
+/* Comma-separated list of known type names for error messages (static storage). */
+const char *jg_block_type_names(void);
+
+#endif

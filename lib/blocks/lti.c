@@ -1,0 +1,401 @@
+/* StateSpace, TransferFcn and ZeroPole: continuous LTI systems x' = Ax + Bu,
+ * y = Cx + Du.  TransferFcn and ZeroPole are realized as state space at setup
+ * and then share every run-time function with StateSpace. */
+#include <math.h>
+#include <string.h>
+#include "block_impl.h"
+
+typedef struct {
+    int64_t n, m, p;          /* states, input width, output width */
+    jg_value_t a, b, c, d;    /* row-major n x n, n x m, p x n, p x m */
+    jg_value_t ic;            /* scalar or n initial states */
+    int siso;                 /* TransferFcn / ZeroPole: for width messages */
+    int ka, kb, kc, kd;       /* part indices, -1 for an all-zero matrix */
+} ss_t;
+
+static int64_t value_nnz(const jg_value_t *v)
+{
+    int64_t nz = 0;
+    for (int64_t k = 0; k < jg_value_numel(v); k++) nz += v->x[k] != 0;
+    return nz;
+}
+
+/* A zero-filled rows x cols value in the arena (x == NULL when empty). */
+static int value_zeros(jg_setup_t *s, jg_value_t *v, int64_t rows, int64_t cols)
+{
+    v->rows = rows;
+    v->cols = cols;
+    v->x = NULL;
+    if (rows * cols == 0) return 0;
+    v->x = jg_setup_alloc(s, sizeof(double) * (size_t)(rows * cols));
+    return v->x ? 0 : -1;
+}
+
+static int ss_alloc(jg_block_t *b, jg_setup_t *s, ss_t **out)
+{
+    ss_t *d = jg_setup_alloc(s, sizeof *d);
+    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
+    b->data = d;
+    d->ka = d->kb = d->kc = d->kd = -1;
+    *out = d;
+    return JG_BLOCK_DONE;
+}
+
+/* ------------------------------------------------------------ StateSpace */
+
+static int statespace_setup(jg_block_t *b, jg_setup_t *s)
+{
+    ss_t *d = NULL;
+    if (ss_alloc(b, s, &d) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
+    /* Absent matrices take Simulink's default 1 (files saved by Simulink omit
+     * parameters at their default); next to an empty A, absent B and C are empty. */
+    if (jg_setup_num_def(b, s, "A", &d->a, 1.0) < 0) return JG_BLOCK_FAIL;
+    d->n = jg_value_numel(&d->a) == 0 ? 0 : d->a.rows;
+    if (d->n > 0) {
+        if (jg_setup_num_def(b, s, "B", &d->b, 1.0) < 0) return JG_BLOCK_FAIL;
+        if (jg_setup_num_def(b, s, "C", &d->c, 1.0) < 0) return JG_BLOCK_FAIL;
+    } else {
+        if (jg_setup_num(b, s, "B", &d->b) < 0) return JG_BLOCK_FAIL;
+        if (jg_setup_num(b, s, "C", &d->c) < 0) return JG_BLOCK_FAIL;
+    }
+    if (jg_setup_num_def(b, s, "D", &d->d, 1.0) < 0) return JG_BLOCK_FAIL;
+    if (jg_setup_num_def(b, s, "InitialCondition", &d->ic, 0.0) < 0) return JG_BLOCK_FAIL;
+    const jg_value_t *A = &d->a, *B = &d->b, *C = &d->c, *D = &d->d;
+    if (d->n > 0) {
+        /* n from A, m from B, p from C; D must agree with both */
+        if (A->rows != A->cols)
+            return jg_setup_error(b, s, JG_PARAM, "A", "expected a square matrix, got %lldx%lld",
+                                  (long long)A->rows, (long long)A->cols);
+        if (jg_value_numel(B) == 0)
+            return jg_setup_error(b, s, JG_PARAM, "B",
+                                  "expected %lld rows (rows of A), got an empty matrix",
+                                  (long long)d->n);
+        if (B->rows != d->n)
+            return jg_setup_error(b, s, JG_PARAM, "B",
+                                  "expected %lldx%lld (rows of A x input width), got %lldx%lld",
+                                  (long long)d->n, (long long)B->cols, (long long)B->rows,
+                                  (long long)B->cols);
+        if (jg_value_numel(C) == 0)
+            return jg_setup_error(b, s, JG_PARAM, "C",
+                                  "expected %lld columns (rows of A), got an empty matrix",
+                                  (long long)d->n);
+        if (C->cols != d->n)
+            return jg_setup_error(b, s, JG_PARAM, "C",
+                                  "expected %lldx%lld (output width x rows of A), got %lldx%lld",
+                                  (long long)C->rows, (long long)d->n, (long long)C->rows,
+                                  (long long)C->cols);
+        d->m = B->cols;
+        d->p = C->rows;
+        if (D->rows != d->p || D->cols != d->m)
+            return jg_setup_error(b, s, JG_PARAM, "D",
+                                  "expected %lldx%lld (rows of C x columns of B), got %lldx%lld",
+                                  (long long)d->p, (long long)d->m, (long long)D->rows,
+                                  (long long)D->cols);
+    } else {
+        /* no states: y = D u, and D alone gives the widths */
+        if (jg_value_numel(B) != 0)
+            return jg_setup_error(b, s, JG_PARAM, "B",
+                                  "expected an empty matrix because A is empty (no states), "
+                                  "got %lldx%lld",
+                                  (long long)B->rows, (long long)B->cols);
+        if (jg_value_numel(C) != 0)
+            return jg_setup_error(b, s, JG_PARAM, "C",
+                                  "expected an empty matrix because A is empty (no states), "
+                                  "got %lldx%lld",
+                                  (long long)C->rows, (long long)C->cols);
+        if (jg_value_numel(D) == 0)
+            return jg_setup_error(b, s, JG_PARAM, "D",
+                                  "expected a non-empty matrix: with an empty A, D gives the "
+                                  "input and output widths");
+        d->m = D->cols;
+        d->p = D->rows;
+    }
+    int64_t nic = jg_value_numel(&d->ic);
+    if (nic != 1 && nic != d->n)
+        return jg_setup_error(b, s, JG_PARAM, "InitialCondition",
+                              "expected a scalar or %lld elements (one per row of A), got %lld",
+                              (long long)d->n, (long long)nic);
+    return jg_setup_ports(b, s, 1, 1);
+}
+
+/* The matrices fix both widths: the input is set, not waited for. */
+static int ss_widths(jg_block_t *b, jg_setup_t *s)
+{
+    ss_t *d = b->data;
+    if (b->in_w[0] < 0) b->in_w[0] = d->m;
+    if (b->in_w[0] != d->m) {
+        if (d->siso)
+            return jg_setup_error(b, s, JG_WIDTH, NULL,
+                                  "input has width %lld but a transfer function takes a scalar",
+                                  (long long)b->in_w[0]);
+        return jg_setup_error(b, s, JG_WIDTH, NULL,
+                              "input has width %lld but the system has %lld inputs (columns of "
+                              "%s)",
+                              (long long)b->in_w[0], (long long)d->m, d->n > 0 ? "B and D" : "D");
+    }
+    b->out_w[0] = d->p;
+    return jg_setup_states(b, s, d->n) < 0 ? JG_BLOCK_FAIL : JG_BLOCK_DONE;
+}
+
+/* Patterns are the nonzeros of the matrices: a zero D declares no part, which
+ * is what makes the block non-feedthrough for algebraic-loop detection. */
+static int ss_pattern(jg_block_t *b, jg_setup_t *s)
+{
+    ss_t *d = b->data;
+    if (d->n > 0) {
+        if (value_nnz(&d->a) && (d->ka = jg_jac_from_value(b, s, JG_JAC_A, -1, -1, &d->a)) < 0)
+            return -1;
+        if (value_nnz(&d->b) && (d->kb = jg_jac_from_value(b, s, JG_JAC_B, -1, 0, &d->b)) < 0)
+            return -1;
+        if (value_nnz(&d->c) && (d->kc = jg_jac_from_value(b, s, JG_JAC_C, 0, -1, &d->c)) < 0)
+            return -1;
+    }
+    if (value_nnz(&d->d) && (d->kd = jg_jac_from_value(b, s, JG_JAC_D, 0, 0, &d->d)) < 0)
+        return -1;
+    return 0;
+}
+
+static int ss_init(const jg_block_t *b, double *x0)
+{
+    const ss_t *d = b->data;
+    int scalar = jg_value_numel(&d->ic) == 1;
+    for (int64_t i = 0; i < d->n; i++) x0[i] = d->ic.x[scalar ? 0 : i];
+    return 0;
+}
+
+/* out = M1 v1 + M2 v2 for row-major M1 (rows x n1), M2 (rows x n2). */
+static void ss_affine(double *out, int64_t rows, const double *m1, const double *v1, int64_t n1,
+                      const double *m2, const double *v2, int64_t n2)
+{
+    for (int64_t i = 0; i < rows; i++) {
+        double acc = 0;
+        for (int64_t j = 0; j < n1; j++) acc += m1[i * n1 + j] * v1[j];
+        for (int64_t j = 0; j < n2; j++) acc += m2[i * n2 + j] * v2[j];
+        out[i] = acc;
+    }
+}
+
+static int ss_outputs(const jg_block_t *b, jg_eval_t *e)
+{
+    const ss_t *d = b->data;
+    ss_affine(e->y[0], d->p, d->c.x, e->x, d->n, d->d.x, e->u[0], d->m);
+    return 0;
+}
+
+static int ss_derivatives(const jg_block_t *b, jg_eval_t *e)
+{
+    const ss_t *d = b->data;
+    ss_affine(e->dx, d->n, d->a.x, e->x, d->n, d->b.x, e->u[0], d->m);
+    return 0;
+}
+
+static int ss_jacobian(const jg_block_t *b, jg_eval_t *e)
+{
+    const ss_t *d = b->data;
+    if (d->ka >= 0) jg_jac_fill_from_value(e->jac[d->ka], &d->a);
+    if (d->kb >= 0) jg_jac_fill_from_value(e->jac[d->kb], &d->b);
+    if (d->kc >= 0) jg_jac_fill_from_value(e->jac[d->kc], &d->c);
+    if (d->kd >= 0) jg_jac_fill_from_value(e->jac[d->kd], &d->d);
+    return 0;
+}
+
+const jg_block_type_t jg_block_statespace = {
+    .name = "StateSpace", .flags = JG_BT_LINEAR,
+    .setup = statespace_setup, .widths = ss_widths, .pattern = ss_pattern,
+    .init = ss_init, .outputs = ss_outputs, .derivatives = ss_derivatives,
+    .jacobian = ss_jacobian,
+};
+
+/* ----------------------------------------------------- SISO realization */
+
+/* Realize num(s)/den(s) (coefficients highest power first) as the
+ * controllable canonical form that MATLAB's tf2ss returns, so that state
+ * names and linearization results match what MATLAB users compare against.
+ * With den normalized to [1 a1 ... an] and num padded to [b0 b1 ... bn]:
+ *     A = [-a1 -a2 ... -an]     B = e1 (n x 1)
+ *         [  1   0 ...   0]     C = [b1 - b0 a1, ..., bn - b0 an]
+ *         [      ...      ]     D = b0
+ *         [  0 ...   1   0]
+ * Leading zeros of num are dropped (they carry no degree); n = 0 is a gain. */
+static int lti_realize(jg_block_t *b, jg_setup_t *s, ss_t *d, const double *num, int64_t nnum,
+                       const double *den, int64_t nden, const char *num_param,
+                       const char *den_param)
+{
+    if (nden == 0 || den[0] == 0)
+        return jg_setup_error(b, s, JG_PARAM, den_param,
+                              "expected a nonzero leading coefficient (highest power first)");
+    while (nnum > 0 && num[0] == 0) {
+        num++;
+        nnum--;
+    }
+    int64_t n = nden - 1;
+    if (nnum > nden)
+        return jg_setup_error(b, s, JG_PARAM, num_param,
+                              "numerator degree %lld exceeds denominator degree %lld: expected "
+                              "a proper transfer function",
+                              (long long)nnum - 1, (long long)n);
+    if (value_zeros(s, &d->a, n, n) || value_zeros(s, &d->b, n, 1) ||
+        value_zeros(s, &d->c, 1, n) || value_zeros(s, &d->d, 1, 1) ||
+        value_zeros(s, &d->ic, 1, 1))
+        return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
+    double lead = den[0];
+    /* padded, normalized numerator coefficient k (0..n) */
+#define NUMK(k) ((k) < nden - nnum ? 0.0 : num[(k) - (nden - nnum)] / lead)
+    double b0 = NUMK(0);
+    d->d.x[0] = b0;
+    for (int64_t j = 0; j < n; j++) {
+        double aj = den[j + 1] / lead;
+        d->a.x[j] = -aj;
+        d->c.x[j] = NUMK(j + 1) - b0 * aj;
+    }
+#undef NUMK
+    for (int64_t i = 1; i < n; i++) d->a.x[i * n + i - 1] = 1;
+    if (n > 0) d->b.x[0] = 1;
+    d->n = n;
+    d->m = d->p = 1;
+    d->siso = 1;
+    return jg_setup_ports(b, s, 1, 1);
+}
+
+/* Numeric parameter with a vector default (copied to the arena). */
+static int lti_param(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v,
+                     const double *def, int64_t ndef)
+{
+    int r = jg_setup_num(b, s, name, v);
+    if (r < 0) return JG_BLOCK_FAIL;
+    if (r == 0) {
+        if (value_zeros(s, v, 1, ndef))
+            return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
+        memcpy(v->x, def, sizeof(double) * (size_t)ndef);
+    }
+    return JG_BLOCK_DONE;
+}
+
+/* A SISO polynomial parameter: a non-empty row or column vector. */
+static int lti_poly_param(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v,
+                          const double *def, int64_t ndef)
+{
+    if (lti_param(b, s, name, v, def, ndef) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
+    if (jg_value_numel(v) == 0 || (v->rows != 1 && v->cols != 1))
+        return jg_setup_error(b, s, JG_PARAM, name,
+                              "expected a non-empty vector of coefficients, highest power first "
+                              "(one output only), got %lldx%lld",
+                              (long long)v->rows, (long long)v->cols);
+    return JG_BLOCK_DONE;
+}
+
+/* ----------------------------------------------------------- TransferFcn */
+
+static const double tf_num_def[] = {1}, tf_den_def[] = {1, 1};   /* Simulink: 1/(s+1) */
+
+static int transferfcn_setup(jg_block_t *b, jg_setup_t *s)
+{
+    ss_t *d = NULL;
+    if (ss_alloc(b, s, &d) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
+    jg_value_t num, den;
+    if (lti_poly_param(b, s, "Numerator", &num, tf_num_def, 1) != JG_BLOCK_DONE ||
+        lti_poly_param(b, s, "Denominator", &den, tf_den_def, 2) != JG_BLOCK_DONE)
+        return JG_BLOCK_FAIL;
+    return lti_realize(b, s, d, num.x, jg_value_numel(&num), den.x, jg_value_numel(&den),
+                       "Numerator", "Denominator");
+}
+
+const jg_block_type_t jg_block_transferfcn = {
+    .name = "TransferFcn", .flags = JG_BT_LINEAR,
+    .setup = transferfcn_setup, .widths = ss_widths, .pattern = ss_pattern,
+    .init = ss_init, .outputs = ss_outputs, .derivatives = ss_derivatives,
+    .jacobian = ss_jacobian,
+};
+
+/* -------------------------------------------------------------- ZeroPole */
+
+/* Monic polynomial with the given roots, highest power first (deg + 1
+ * coefficients).  Roots are a real vector, or a k x 2 matrix (k >= 2) of rows
+ * [re im]; a root with im != 0 needs its conjugate among the rows so that the
+ * coefficients are real.  1 x 2 stays two real roots: a complex pair always
+ * takes two rows. */
+static int lti_roots_poly(jg_block_t *b, jg_setup_t *s, const char *name, const jg_value_t *v,
+                          double **coef, int64_t *deg)
+{
+    int64_t k = jg_value_numel(v);
+    int cplx = v->rows >= 2 && v->cols == 2;
+    if (k > 0 && !cplx && v->rows != 1 && v->cols != 1)
+        return jg_setup_error(b, s, JG_PARAM, name,
+                              "expected a vector of real roots or a k x 2 matrix of [re im] "
+                              "rows, got %lldx%lld",
+                              (long long)v->rows, (long long)v->cols);
+    int64_t nroot = cplx ? v->rows : k;
+    double *c = jg_setup_alloc(s, sizeof(double) * (size_t)(nroot + 1));
+    char *used = jg_setup_alloc(s, (size_t)nroot + 1);
+    if (!c || !used) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
+    int64_t len = 1;    /* c[0 .. len-1] */
+    c[0] = 1;
+    for (int64_t r = 0; r < nroot; r++) {
+        if (used[r]) continue;
+        double re = cplx ? v->x[2 * r] : v->x[r], im = cplx ? v->x[2 * r + 1] : 0;
+        if (im == 0) {               /* times (s - re) */
+            c[len] = 0;
+            for (int64_t j = len; j > 0; j--) c[j] -= re * c[j - 1];
+            len++;
+            used[r] = 1;
+            continue;
+        }
+        /* the conjugate: equal up to rounding of what was typed */
+        double tol = 1e-9 * (fabs(re) + fabs(im));
+        int64_t q = r + 1;
+        for (; q < nroot; q++)
+            if (!used[q] && fabs(v->x[2 * q] - re) <= tol && fabs(v->x[2 * q + 1] + im) <= tol)
+                break;
+        if (q == nroot)
+            return jg_setup_error(b, s, JG_PARAM, name,
+                                  "complex root %g%+gi (row %lld) has no conjugate %g%+gi: "
+                                  "expected real coefficients",
+                                  re, im, (long long)r + 1, re, -im);
+        used[r] = used[q] = 1;
+        /* times (s - z)(s - conj z) = s^2 - 2 re s + |z|^2 */
+        double s1 = -2 * re, s0 = re * re + im * im;
+        c[len] = c[len + 1] = 0;
+        for (int64_t j = len + 1; j > 0; j--)
+            c[j] += s1 * c[j - 1] + (j >= 2 ? s0 * c[j - 2] : 0);
+        len += 2;
+    }
+    *coef = c;
+    *deg = len - 1;
+    return JG_BLOCK_DONE;
+}
+
+static const double zp_zeros_def[] = {1}, zp_poles_def[] = {0, -1}, zp_gain_def[] = {1};
+
+static int zeropole_setup(jg_block_t *b, jg_setup_t *s)
+{
+    ss_t *d = NULL;
+    if (ss_alloc(b, s, &d) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
+    jg_value_t z, p, k;   /* Simulink defaults: (s - 1) / (s (s + 1)) */
+    if (lti_param(b, s, "Zeros", &z, zp_zeros_def, 1) != JG_BLOCK_DONE ||
+        lti_param(b, s, "Poles", &p, zp_poles_def, 2) != JG_BLOCK_DONE ||
+        lti_param(b, s, "Gain", &k, zp_gain_def, 1) != JG_BLOCK_DONE)
+        return JG_BLOCK_FAIL;
+    if (jg_value_numel(&k) != 1)
+        return jg_setup_error(b, s, JG_PARAM, "Gain",
+                              "expected a scalar (one output only), got %lldx%lld",
+                              (long long)k.rows, (long long)k.cols);
+    double *num, *den;
+    int64_t nz, np;
+    if (lti_roots_poly(b, s, "Zeros", &z, &num, &nz) != JG_BLOCK_DONE ||
+        lti_roots_poly(b, s, "Poles", &p, &den, &np) != JG_BLOCK_DONE)
+        return JG_BLOCK_FAIL;
+    if (nz > np)
+        return jg_setup_error(b, s, JG_PARAM, "Zeros",
+                              "%lld zeros but only %lld poles: expected a proper system (no "
+                              "more zeros than poles)",
+                              (long long)nz, (long long)np);
+    for (int64_t j = 0; j <= nz; j++) num[j] *= k.x[0];
+    return lti_realize(b, s, d, num, nz + 1, den, np + 1, "Zeros", "Poles");
+}
+
+const jg_block_type_t jg_block_zeropole = {
+    .name = "ZeroPole", .flags = JG_BT_LINEAR,
+    .setup = zeropole_setup, .widths = ss_widths, .pattern = ss_pattern,
+    .init = ss_init, .outputs = ss_outputs, .derivatives = ss_derivatives,
+    .jacobian = ss_jacobian,
+};

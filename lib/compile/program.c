@@ -1,0 +1,86 @@
+/* Queries on a compiled program (names, ports, order, loops). */
+#include <stdio.h>
+#include <string.h>
+#include "program_impl.h"
+
+const char *jg_program_name(const jg_program_t *p) { return p->name; }
+int32_t jg_program_nblocks(const jg_program_t *p) { return p->nblocks; }
+int32_t jg_program_nreal(const jg_program_t *p) { return p->nreal; }
+const char *jg_program_block_path(const jg_program_t *p, int32_t b) { return p->blocks[b].path; }
+const char *jg_program_block_type(const jg_program_t *p, int32_t b)
+{
+    return p->blocks[b].type->name;
+}
+int jg_program_block_virtual(const jg_program_t *p, int32_t b) { return p->blocks[b].virt; }
+int64_t jg_program_block_nstates(const jg_program_t *p, int32_t b) { return p->blocks[b].nx; }
+
+int jg_program_block_nports(const jg_program_t *p, int32_t b, int *nin, int *nout)
+{
+    *nin = p->blocks[b].nin;
+    *nout = p->blocks[b].nout;
+    return 0;
+}
+
+int64_t jg_program_port_width(const jg_program_t *p, int32_t b, int is_output, int port)
+{
+    const jg_block_t *B = &p->blocks[b];
+    if (port < 0 || port >= (is_output ? B->nout : B->nin)) return -1;
+    return is_output ? B->out_w[port] : B->in_w[port];
+}
+
+int jg_program_block_feedthrough(const jg_program_t *p, int32_t b, int port)
+{
+    if (p->blocks[b].virt || port < 0 || port >= p->blocks[b].nin) return 0;
+    return p->feedthrough[jg__inport(p, b, port)];
+}
+
+int64_t jg_program_nstates(const jg_program_t *p) { return p->nx; }
+
+const char *jg_program_state_name(const jg_program_t *p, int64_t i)
+{
+    if (i < 0 || i >= p->nx) return NULL;
+    if (!p->x_name[i]) {   /* built on first use: most runs never print names */
+        const jg_block_t *B = &p->blocks[p->x_blk[i]];
+        jg_program_t *mp = (jg_program_t *)p;
+        mp->x_name[i] = B->nx == 1 ? B->path
+                                   : jg_arena_printf(&mp->arena, "%s(%lld)", B->path,
+                                                     (long long)(i - B->x_off + 1));
+    }
+    return p->x_name[i];
+}
+
+jg_status_t jg_program_initial_states(const jg_program_t *p, double *x0, jg_error_t *err)
+{
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const jg_block_t *B = &p->blocks[b];
+        if (B->virt || B->nx == 0) continue;
+        if (!B->type->init)
+            return jg_error_set(err, JG_INTERNAL, "block '%s' has states but no init", B->path);
+        if (B->type->init(B, x0 + B->x_off))
+            return jg_error_set(err, JG_NUMERIC, "block '%s': initial condition failed", B->path);
+    }
+    return JG_OK;
+}
+
+const int32_t *jg_program_sorted(const jg_program_t *p, int32_t *n)
+{
+    *n = p->nsorted;
+    return p->sorted;
+}
+
+int jg_program_nloops(const jg_program_t *p) { return p->nloops; }
+
+const int32_t *jg_program_loop(const jg_program_t *p, int k, int32_t *n)
+{
+    *n = p->loop_ptr[k + 1] - p->loop_ptr[k];
+    return p->loop_blk + p->loop_ptr[k];
+}
+
+int jg_program_block_loop(const jg_program_t *p, int32_t b) { return p->blk_loop[b]; }
+const char *jg_program_loop_names(const jg_program_t *p, int k) { return p->loop_names[k]; }
+int jg_program_ninputs(const jg_program_t *p) { return p->nin_root; }
+int jg_program_noutputs(const jg_program_t *p) { return p->nout_root; }
+int32_t jg_program_input_block(const jg_program_t *p, int k) { return p->in_root[k]; }
+int32_t jg_program_output_block(const jg_program_t *p, int k) { return p->out_root[k]; }
+int jg_program_nwarnings(const jg_program_t *p) { return p->nwarn; }
+const char *jg_program_warning(const jg_program_t *p, int i) { return p->warn[i]; }

@@ -1,0 +1,46 @@
+/* Dense LU solves through LAPACKE with an explicit near-singularity test. */
+#include <math.h>
+#include <stdlib.h>
+#include <lapacke.h>
+#include "dense.h"
+
+/* LAPACK's getrf only reports exact zero pivots; a loop that is singular in
+ * exact arithmetic usually leaves a pivot at round-off level instead, so the
+ * pivots are compared with the matrix scale. */
+static int factor(int64_t n, double *A, lapack_int *ipiv)
+{
+    double scale = 0;
+    for (int64_t k = 0; k < n * n; k++) scale = fmax(scale, fabs(A[k]));
+    lapack_int info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n, A,
+                                     (lapack_int)n, ipiv);
+    if (info > 0) return (int)info;
+    if (info < 0) return -1;
+    for (int64_t k = 0; k < n; k++)
+        if (!(fabs(A[k * n + k]) > 1e-14 * scale)) return (int)k + 1;
+    return 0;
+}
+
+int jg__dense_solve(int64_t n, double *A, int64_t nrhs, double *B)
+{
+    if (n == 0) return 0;
+    lapack_int *ipiv = malloc(sizeof(lapack_int) * (size_t)n);
+    if (!ipiv) return -1;
+    int r = factor(n, A, ipiv);
+    if (!r && nrhs > 0)
+        r = LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', (lapack_int)n, (lapack_int)nrhs, A,
+                           (lapack_int)n, ipiv, B, (lapack_int)n) ? -1 : 0;
+    free(ipiv);
+    return r;
+}
+
+int jg__dense_inverse(int64_t n, double *A)
+{
+    if (n == 0) return 0;
+    lapack_int *ipiv = malloc(sizeof(lapack_int) * (size_t)n);
+    if (!ipiv) return -1;
+    int r = factor(n, A, ipiv);
+    if (!r)
+        r = LAPACKE_dgetri(LAPACK_COL_MAJOR, (lapack_int)n, A, (lapack_int)n, ipiv) ? -1 : 0;
+    free(ipiv);
+    return r;
+}

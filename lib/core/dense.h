@@ -1,0 +1,14 @@
+/* dense.h -- small dense kernels over LAPACK(E) used by several modules (internal). */
+#ifndef JG_CORE_DENSE_H
+#define JG_CORE_DENSE_H
+#include <stdint.h>
+
+/* Solve A X = B in place; A is n x n column-major (overwritten by its LU
+ * factors), B is n x nrhs column-major.  Returns 0, or > 0 when A is singular
+ * (exactly, or with a pivot below 1e-14 times the largest entry of A). */
+int jg__dense_solve(int64_t n, double *A, int64_t nrhs, double *B);
+
+/* Invert A (n x n column-major) in place; same return convention. */
+int jg__dense_inverse(int64_t n, double *A);
+
+#endif

@@ -1,0 +1,39 @@
+/* Private structure of jg_work (lib/eval), shared with graph/ and linearize/. */
+#ifndef JG_EVAL_IMPL_H
+#define JG_EVAL_IMPL_H
+#include "jacgraph/eval.h"
+#include "../compile/program_impl.h"
+
+/* How block input elements read signals: src[k] is the signal element (or -1),
+ * plus injected perturbations w[inj_idx[j]] for j in inj_ptr[k]..inj_ptr[k+1]
+ * (linearization input points).  The program's u_src is the default. */
+typedef struct jg_conn {
+    const int64_t *src;
+    const int64_t *inj_ptr;   /* NULL: no injections */
+    const int64_t *inj_idx;
+    const double *w;
+} jg_conn_t;
+
+struct jg_work {
+    const jg_program_t *p;
+    double t;
+    double *x, *ext, *y, *u;
+    int64_t next;
+    int64_t *ext_off;         /* per root inport */
+    double **uptr, **yptr;    /* per global port */
+    cs_dl *jac;               /* per part, values owned here, pattern shared */
+    cs_dl **jacp;             /* pointers into jac */
+    int64_t *part_base;       /* per block: first part index */
+    jg_conn_t conn;
+};
+
+void jg__work_set_conn(jg_work_t *w, const jg_conn_t *conn);
+/* Gather the inputs of real block b from the signals. */
+void jg__work_gather(jg_work_t *w, int32_t b);
+/* Block b's Jacobian parts (values of the last jg_work_jacobians). */
+static inline cs_dl *const *jg__work_parts(const jg_work_t *w, int32_t b)
+{
+    return w->jacp + w->part_base[b];
+}
+
+#endif

@@ -1,0 +1,235 @@
+/* Build the Jacobian graph of a compiled program: the sum (Def. 2) of every
+ * block's graph (Fig. 3) and of the connection graphs y -> u (Eqn 3), plus the
+ * linearization I/O points. */
+#include <stdlib.h>
+#include <string.h>
+#include "graph_impl.h"
+
+typedef struct {
+    int64_t v, col, row;   /* source vertex, column (source element), row (target element) */
+} trip_t;
+
+static int cmp_trip(const void *a, const void *b)
+{
+    const trip_t *x = a, *y = b;
+    if (x->v != y->v) return x->v < y->v ? -1 : 1;
+    if (x->col != y->col) return x->col < y->col ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* Turn triplets into one edge per source vertex into `dst`; entry values count
+ * duplicate connections (a Mux taking one signal twice sums, Def. 2). */
+static jg_status_t connect(jg_graph_t *g, int64_t dst, trip_t *t, int64_t n, int64_t *colp)
+{
+    if (n > 1) qsort(t, (size_t)n, sizeof *t, cmp_trip);
+    for (int64_t a = 0; a < n;) {
+        int64_t b = a;
+        while (b < n && t[b].v == t[a].v) b++;
+        int64_t src = t[a].v, m = g->v[dst].width, nc = g->v[src].width, nz = 0;
+        double *cnt = malloc(sizeof(double) * (size_t)(b - a + 1));
+        int64_t *rowi = malloc(sizeof(int64_t) * (size_t)(b - a + 1));
+        if (!cnt || !rowi) {
+            free(cnt);
+            free(rowi);
+            return JG_NOMEM;
+        }
+        for (int64_t j = 0; j <= nc; j++) colp[j] = 0;
+        for (int64_t k = a; k < b; k++) {
+            if (nz && k > a && t[k].col == t[k - 1].col && t[k].row == t[k - 1].row) {
+                cnt[nz - 1] += 1;
+                continue;
+            }
+            rowi[nz] = t[k].row;
+            cnt[nz++] = 1;
+            colp[t[k].col + 1]++;
+        }
+        for (int64_t j = 0; j < nc; j++) colp[j + 1] += colp[j];
+        int64_t mat = jg__gmat_new(g, m, nc, colp, rowi);
+        free(rowi);
+        if (mat < 0 || jg__gedge_add(g, src, dst, mat) < 0) {
+            free(cnt);
+            return JG_NOMEM;
+        }
+        memcpy(g->x + g->mat[mat].xoff, cnt, sizeof(double) * (size_t)nz);
+        free(cnt);
+        a = b;
+    }
+    return JG_OK;
+}
+
+/* Edges into vertex dst from what its elements o..o+w-1 read (io->src and the
+ * injected input points). */
+static jg_status_t connect_elems(jg_graph_t *g, const jg_iospec_t *io, int64_t o, int64_t w,
+                                 int64_t dst, trip_t **tp, int64_t *capt, int64_t *colp,
+                                 const int64_t *sig_port, const int64_t *yv, int64_t wv0)
+{
+    const jg_program_t *p = g->prog;
+    int64_t n = 0;
+    for (int64_t e = 0; e < w; e++) {
+        int64_t s = io->src[o + e], ninj = io->inj_ptr[o + e + 1] - io->inj_ptr[o + e];
+        if (n + 1 + ninj > *capt) {
+            int64_t cap = 2 * (n + 1 + ninj);
+            trip_t *nt = realloc(*tp, sizeof *nt * (size_t)cap);
+            if (!nt) return JG_NOMEM;
+            *tp = nt;
+            *capt = cap;
+        }
+        trip_t *t = *tp;
+        if (s >= 0) {
+            int64_t go = sig_port[s];
+            t[n++] = (trip_t){yv[go], s - p->y_off[go], e};
+        }
+        for (int64_t j = 0; j < ninj; j++) {
+            int64_t wi = io->inj_idx[io->inj_ptr[o + e] + j];
+            int pt = 0;
+            while (pt + 1 < io->nin && io->in[pt + 1].off <= wi) pt++;
+            t[n++] = (trip_t){wv0 + pt, wi - io->in[pt].off, e};
+        }
+    }
+    return connect(g, dst, *tp, n, colp);
+}
+
+jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_graph_t **out,
+                            jg_error_t *err)
+{
+    jg_status_t st = JG_OK;
+    *out = NULL;
+    jg_graph_t *g = calloc(1, sizeof *g);
+    int64_t *xv = NULL, *uv = NULL, *yv = NULL, *sig_port = NULL, *colp = NULL;
+    trip_t *t = NULL;
+    int64_t capt = 0;
+    if (!g) return jg_error_set(err, JG_NOMEM, "out of memory");
+    jg_arena_init(&g->arena, 1 << 16);
+    g->prog = p;
+    g->io = io;
+    /* ---- vertices */
+    int64_t nv = io->nin + io->nout;
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const jg_block_t *B = &p->blocks[b];
+        if (B->virt) continue;
+        nv += (B->nx > 0) + B->nin + B->nout;
+    }
+    g->v = calloc((size_t)nv + 1, sizeof *g->v);
+    xv = malloc(sizeof(int64_t) * (size_t)(p->nblocks + 1));
+    uv = malloc(sizeof(int64_t) * (size_t)(p->nin_ports + 1));
+    yv = malloc(sizeof(int64_t) * (size_t)(p->nout_ports + 1));
+    sig_port = malloc(sizeof(int64_t) * (size_t)(p->ny + 1));
+    if (!g->v || !xv || !uv || !yv || !sig_port) goto nomem;
+    int64_t maxw = 1;
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const jg_block_t *B = &p->blocks[b];
+        xv[b] = -1;
+        if (B->virt) continue;
+        if (B->nx > 0) {
+            xv[b] = g->nv;
+            g->v[g->nv++] = (jg_gvert_t){.kind = JG_V_STATE, .block = b, .port = 0,
+                                          .width = B->nx, .off = B->x_off, .alive = 1, .self = -1};
+            if (B->nx > maxw) maxw = B->nx;
+        }
+        for (int k = 0; k < B->nin; k++) {
+            int64_t gi = jg__inport(p, b, k);
+            uv[gi] = g->nv;
+            g->v[g->nv++] = (jg_gvert_t){.kind = JG_V_INPUT, .block = b, .port = k,
+                                          .width = B->in_w[k], .off = p->u_off[gi], .alive = 1,
+                                          .self = -1};
+            if (B->in_w[k] > maxw) maxw = B->in_w[k];
+        }
+        for (int q = 0; q < B->nout; q++) {
+            int64_t go = jg__outport(p, b, q);
+            yv[go] = g->nv;
+            g->v[g->nv++] = (jg_gvert_t){.kind = JG_V_OUTPUT, .block = b, .port = q,
+                                          .width = B->out_w[q], .off = p->y_off[go], .alive = 1,
+                                          .self = -1};
+            for (int64_t e = 0; e < B->out_w[q]; e++) sig_port[p->y_off[go] + e] = go;
+            if (B->out_w[q] > maxw) maxw = B->out_w[q];
+        }
+    }
+    int64_t wv0 = g->nv;
+    for (int k = 0; k < io->nin; k++) {
+        g->v[g->nv++] = (jg_gvert_t){.kind = JG_V_LIN_IN, .block = -1, .port = k,
+                                      .width = io->in[k].width, .off = io->in[k].off, .alive = 1,
+                                      .self = -1};
+        if (io->in[k].width > maxw) maxw = io->in[k].width;
+    }
+    int64_t zv0 = g->nv;
+    for (int k = 0; k < io->nout; k++) {
+        g->v[g->nv++] = (jg_gvert_t){.kind = JG_V_LIN_OUT, .block = -1, .port = k,
+                                      .width = io->out[k].width, .off = io->out[k].off,
+                                      .alive = 1, .self = -1};
+        if (io->out[k].width > maxw) maxw = io->out[k].width;
+    }
+    g->maxw = maxw;
+    g->ws = calloc((size_t)maxw + 1, sizeof(double));
+    g->ws_mark = malloc(sizeof(int64_t) * (size_t)(maxw + 1));
+    colp = malloc(sizeof(int64_t) * (size_t)(maxw + 2));
+    if (!g->ws || !g->ws_mark || !colp) goto nomem;
+    for (int64_t k = 0; k <= maxw; k++) g->ws_mark[k] = -1;
+
+    /* ---- block Jacobian edges (Fig. 3) */
+    int64_t nparts = 0;
+    for (int32_t b = 0; b < p->nblocks; b++) nparts += p->blocks[b].npart;
+    g->pe_mat = malloc(sizeof(int64_t) * (size_t)(nparts + 1));
+    g->pe_part = malloc(sizeof(int64_t) * (size_t)(nparts + 1));
+    if (!g->pe_mat || !g->pe_part) goto nomem;
+    int64_t pidx = 0;
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const jg_block_t *B = &p->blocks[b];
+        for (int k = 0; k < B->npart; k++, pidx++) {
+            const jg_jac_part_t *pt = &B->part[k];
+            if (B->virt || pt->m->p[pt->m->n] == 0) continue;
+            int64_t src = -1, dst = -1;
+            switch (pt->kind) {
+            case JG_JAC_A: src = xv[b]; dst = xv[b]; break;
+            case JG_JAC_B: src = uv[jg__inport(p, b, pt->col_port)]; dst = xv[b]; break;
+            case JG_JAC_C: src = xv[b]; dst = yv[jg__outport(p, b, pt->row_port)]; break;
+            case JG_JAC_D:
+                src = uv[jg__inport(p, b, pt->col_port)];
+                dst = yv[jg__outport(p, b, pt->row_port)];
+                break;
+            }
+            int64_t mat = jg__gmat_new(g, pt->m->m, pt->m->n, pt->m->p, pt->m->i);
+            if (mat < 0 || jg__gedge_add(g, src, dst, mat) < 0) goto nomem;
+            g->pe_mat[g->npartedge] = mat;
+            g->pe_part[g->npartedge++] = pidx;
+        }
+    }
+    /* ---- connection edges y -> u and w -> u (M of Fig. 1), y -> z and w -> z */
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const jg_block_t *B = &p->blocks[b];
+        if (B->virt) continue;
+        for (int k = 0; k < B->nin; k++) {
+            int64_t gi = jg__inport(p, b, k);
+            if ((st = connect_elems(g, io, p->u_off[gi], B->in_w[k], uv[gi], &t, &capt, colp,
+                                    sig_port, yv, wv0)))
+                goto fail;
+        }
+    }
+    for (int k = 0; k < io->nout; k++)
+        if ((st = connect_elems(g, io, p->nu + io->out[k].off, io->out[k].width, zv0 + k, &t,
+                                &capt, colp, sig_port, yv, wv0)))
+            goto fail;
+    g->x_orig = g->nx;
+    g->x_init = malloc(sizeof(double) * (size_t)(g->nx + 1));
+    if (!g->x_init) goto nomem;
+    memcpy(g->x_init, g->x, sizeof(double) * (size_t)g->nx);
+    g->st.v_before = g->nv;
+    g->st.e_before = g->ne;
+    g->st.v_after = g->nv;
+    g->st.e_after = g->ne;
+    goto done;
+nomem:
+    st = JG_NOMEM;
+fail:
+    jg_error_set(err, st, "out of memory while building the Jacobian graph");
+    jg_graph_free(g);
+    g = NULL;
+done:
+    free(xv);
+    free(uv);
+    free(yv);
+    free(sig_port);
+    free(colp);
+    free(t);
+    *out = g;
+    return st;
+}

@@ -1,0 +1,91 @@
+/* Private structures of the Jacobian graph (lib/graph). */
+#ifndef JG_GRAPH_IMPL_H
+#define JG_GRAPH_IMPL_H
+#include "jacgraph/graph.h"
+#include "../linearize/iopoints.h"
+
+/* A matrix on an edge: CSC pattern in the graph arena, values at g->x + xoff. */
+typedef struct jg_gmat {
+    int64_t m, n;
+    int64_t *p, *i;
+    int64_t xoff;
+} jg_gmat_t;
+
+static inline int64_t jg__nnz(const jg_gmat_t *a) { return a->p[a->n]; }
+
+typedef struct jg_gedge {
+    int64_t src, dst;
+    int64_t mat;             /* index into g->mat */
+    int alive;
+} jg_gedge_t;
+
+typedef struct jg_gvert {
+    jg_vkind_t kind;
+    int32_t block;
+    int port;
+    int64_t width;
+    int64_t off;             /* state / u / y / w / z element offset */
+    int alive;
+    int64_t self;            /* self-loop edge, -1 */
+    int64_t *in, *out;       /* edge ids (self-loop excluded) */
+    int32_t nin, nout, capin, capout;
+    const char *label;
+} jg_gvert_t;
+
+typedef enum { OP_INV, OP_SCALE, OP_MULADD, OP_EXPAND } jg_opcode_t;
+
+/* One step of the numeric replay. */
+typedef struct jg_gop {
+    jg_opcode_t code;
+    int64_t a, b, c;         /* matrices: INV c=(I-a)^-1 [b = vertex]; SCALE c=a*b;
+                                MULADD c+=a*b; EXPAND c=scatter(a) */
+} jg_gop_t;
+
+struct jg_graph {
+    jg_arena_t arena;
+    const jg_program_t *prog;
+    const jg_iospec_t *io;
+    int64_t nv, ne, capne, nmat, capmat;
+    jg_gvert_t *v;
+    jg_gedge_t *e;
+    jg_gmat_t *mat;
+    double *x;               /* all edge values */
+    int64_t nx, capx;
+    int64_t x_orig;          /* values below this belong to original edges */
+    double *x_init;          /* connection values (0/1 counts) of original edges */
+    int64_t npartedge;       /* original edges from block parts: (mat, part) */
+    int64_t *pe_mat, *pe_part;
+    int64_t ops_n, ops_cap;
+    jg_gop_t *ops;
+    double *ws;              /* dense workspace (max width) for MULADD */
+    int64_t maxw;
+    jg_graph_stats_t st;
+    int replayed;
+    int64_t *ws_mark;        /* symbolic workspace */
+};
+
+/* Create a matrix with the given pattern (copied into the arena); returns its
+ * index or -1 (out of memory).  Values are appended to g->x, zeroed. */
+int64_t jg__gmat_new(jg_graph_t *g, int64_t m, int64_t n, const int64_t *p, const int64_t *i);
+/* Add edge src->dst with matrix mat (self-loops become v.self). -1 on NOMEM. */
+int64_t jg__gedge_add(jg_graph_t *g, int64_t src, int64_t dst, int64_t mat);
+/* Find the live edge src->dst, -1 when there is none. */
+int64_t jg__gedge_find(const jg_graph_t *g, int64_t src, int64_t dst);
+int jg__gop_push(jg_graph_t *g, jg_opcode_t code, int64_t a, int64_t b, int64_t c);
+
+/* Build (lib/graph/build.c): structure and original values from block patterns. */
+jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_graph_t **out,
+                            jg_error_t *err);
+/* Decide and record the elimination (lib/graph/eliminate.c). */
+jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_reduce_t how, jg_error_t *err);
+/* Numeric phase (lib/graph/replay.c): values from the work's block Jacobians. */
+jg_status_t jg__graph_replay(jg_graph_t *g, const jg_work_t *w, jg_error_t *err);
+
+/* Theorem 1: sub(J, I, O) for the vertex sets given by offset maps.  Every
+ * live edge src -> dst with coloff[src] >= 0 and rowoff[dst] >= 0 puts its
+ * matrix at (rowoff[dst], coloff[src]).  Returns a new m x n cs_dl (values of
+ * the last replay) or NULL when out of memory.  Cost: O(live edge entries). */
+cs_dl *jg__graph_sub(const jg_graph_t *g, const int64_t *rowoff, int64_t m,
+                     const int64_t *coloff, int64_t n);
+
+#endif

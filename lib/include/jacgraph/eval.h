@@ -1,0 +1,44 @@
+/* jacgraph/eval.h -- evaluating a compiled program: outputs in sorted order,
+ * derivatives, block Jacobians.  Simulation and linearization both call these,
+ * so a block's semantics live in exactly one place (DESIGN.md 3.4).
+ *
+ * A jg_work_t holds the run-time vectors of one program: states x, external
+ * inputs (root Inport values), signals y (every real block output element) and
+ * block inputs u, plus each block's Jacobian values.  Create one per thread.
+ */
+#ifndef JACGRAPH_EVAL_H
+#define JACGRAPH_EVAL_H
+#include <stdint.h>
+#include "jacgraph/program.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct jg_work jg_work_t;
+
+/* Errors: JG_NOMEM.  The work refers to p, which must outlive it.  x starts at
+ * the initial states, inputs at zero.  Cost: O(states + signal elements). */
+jg_status_t jg_work_create(const jg_program_t *p, jg_work_t **out, jg_error_t *err);
+void jg_work_free(jg_work_t *w);
+
+double *jg_work_states(jg_work_t *w);          /* nstates values, writable */
+double *jg_work_inputs(jg_work_t *w);          /* root Inport values, port order, writable */
+int64_t jg_work_ninput_elems(const jg_work_t *w);
+int64_t jg_work_input_offset(const jg_work_t *w, int k);  /* root Inport k's first element */
+const double *jg_work_signals(const jg_work_t *w);         /* real block outputs */
+
+/* Evaluate every real block's outputs at time t in sorted order.  Algebraic
+ * loops of linear blocks are solved exactly; a loop through a nonlinear block
+ * is JG_NONLINEAR_LOOP (until the loop solver exists), a singular one
+ * JG_SINGULAR_LOOP; a block domain error is JG_NUMERIC naming the block. */
+jg_status_t jg_work_outputs(jg_work_t *w, double t, jg_error_t *err);
+/* Derivatives dx[nstates] after jg_work_outputs at the same point. */
+jg_status_t jg_work_derivatives(jg_work_t *w, double *dx, jg_error_t *err);
+/* Fill every block Jacobian part after jg_work_outputs at the same point. */
+jg_status_t jg_work_jacobians(jg_work_t *w, jg_error_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,16 @@
+/* jacgraph.h -- umbrella header of libjacgraph.
+ *
+ * Pipeline (DESIGN.md): jg_model_read -> jg_program_compile -> jg_lin_create
+ * -> jg_lin_run (graph | matrix | perturb) -> jg_write_linsys_*.
+ */
+#ifndef JACGRAPH_H
+#define JACGRAPH_H
+#include "jacgraph/status.h"
+#include "jacgraph/model.h"
+#include "jacgraph/program.h"
+#include "jacgraph/eval.h"
+#include "jacgraph/graph.h"
+#include "jacgraph/lft.h"
+#include "jacgraph/linearize.h"
+#include "jacgraph/io.h"
+#endif

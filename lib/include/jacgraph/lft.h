@@ -1,0 +1,42 @@
+/* jacgraph/lft.h -- the linear-fractional transformation on sparse matrices
+ * (seed 001, Section 2):
+ *
+ *     F(P11, P12, P21, P22, M) = P11 + P12 M (I - P22 M)^-1 P21
+ *
+ * With P = [Ao Bo; Co Do] and the connection matrix M this is the model
+ * Jacobian of Fig. 1; with a reduced Jacobian graph M is the identity (Fig. 4).
+ * I - P22 M is factorized with KLU (its block-triangular form isolates each
+ * algebraic loop).  All matrices are CXSparse cs_dl in compressed-column form.
+ */
+#ifndef JACGRAPH_LFT_H
+#define JACGRAPH_LFT_H
+#include <stddef.h>
+#include <stdint.h>
+#include <cs.h>
+#include "jacgraph/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct jg_lft_info {
+    int64_t n;          /* order of I - P22 M */
+    int64_t nnz_lu;     /* nonzeros of its LU factors */
+    double rcond;       /* KLU's cheap reciprocal condition estimate (1 when n == 0) */
+} jg_lft_info_t;
+
+/* *F is a new matrix (cs_dl_spfree).  M == NULL means the identity.  Exact
+ * zeros of the result are dropped.  Errors: JG_SINGULAR_LOOP when I - P22 M is
+ * singular or its rcond is below 1e-14 (the message is generic: callers add
+ * which loop), JG_ARG on mismatched sizes, JG_NOMEM.  Cost: one sparse LU of
+ * I - P22 M plus, per column of P21, one solve and one product with P12 M. */
+jg_status_t jg_lft(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, const cs_dl *P22,
+                   const cs_dl *M, cs_dl **F, jg_lft_info_t *info, jg_error_t *err);
+
+/* Bytes held by a compressed-column cs_dl (struct, pointers, indices, values). */
+size_t jg_csc_bytes(const cs_dl *A);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,98 @@
+/* jacgraph/linearize.h -- linear models A, B, C, D at an operating point by
+ * three independent methods behind one call:
+ *
+ *   JG_METHOD_GRAPH    the Jacobian graph (seed 001, Fig. 4) with a reduction
+ *                      strategy (none: Theorem 1 submatrices and the LFT with M;
+ *                      markowitz / full: eliminate, then the LFT with M = I);
+ *   JG_METHOD_MATRIX   the block-by-block algorithm of Fig. 1: Ao, Bo, Co, Do and
+ *                      the connection matrix M, then the LFT;
+ *   JG_METHOD_PERTURB  central differences of the whole model.
+ *
+ * A jg_lin_t keeps the symbolic work (I/O resolution, graphs and elimination
+ * tapes) so that linearizing again at another operating point only refills
+ * values (jg_lin_run after changing jg_lin_states / jg_lin_inputs).
+ */
+#ifndef JACGRAPH_LINEARIZE_H
+#define JACGRAPH_LINEARIZE_H
+#include <stddef.h>
+#include <stdint.h>
+#include <cs.h>
+#include "jacgraph/program.h"
+#include "jacgraph/graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { JG_METHOD_GRAPH = 0, JG_METHOD_MATRIX, JG_METHOD_PERTURB } jg_method_t;
+const char *jg_method_name(jg_method_t m);
+int jg_method_parse(const char *s);   /* -1 when unknown */
+
+/* Linearization I/O: points are "BLOCK:N" (block path, 1-based output port). */
+typedef struct jg_lin_opts {
+    int nin, nout, nopen;
+    const char *const *in, *const *out, *const *open;
+    int no_defaults;     /* 1: do not add the root Inports/Outports */
+} jg_lin_opts_t;
+
+/* A linear model.  Names are owned by the struct. */
+typedef struct jg_linsys {
+    int64_t nx, nu, ny;
+    char **state_names, **input_names, **output_names;
+    cs_dl *A, *B, *C, *D;     /* compressed-column, exact zeros dropped */
+    double t;                 /* time of the operating point */
+} jg_linsys_t;
+
+void jg_linsys_free(jg_linsys_t *s);
+
+typedef struct jg_lin_stats {
+    jg_graph_stats_t graph;   /* graph method: sizes before/after, graph bytes */
+    size_t bytes_matrix;      /* matrix method: Ao, Bo, Co, Do, M (CSC bytes) */
+    size_t bytes_lft;         /* bytes of the LFT operands of the method run */
+    int64_t lft_n;            /* order of I - P22 M */
+    double lft_rcond;
+    double t_eval;            /* seconds: operating point and block Jacobians */
+    double t_build;           /* graph build (first run only) or Ao..M assembly */
+    double t_elim;            /* symbolic elimination (first run only) */
+    double t_replay;          /* numeric replay */
+    double t_lft;             /* submatrix extraction + LFT */
+    double t_total;
+} jg_lin_stats_t;
+
+typedef struct jg_lin jg_lin_t;
+
+/* Resolve I/O points and set the default operating point (t = 0, initial
+ * states, zero inputs).  p must outlive the result.  Errors: JG_ARG for bad
+ * points (message names the point), JG_NOMEM. */
+jg_status_t jg_lin_create(const jg_program_t *p, const jg_lin_opts_t *o, jg_lin_t **out,
+                          jg_error_t *err);
+void jg_lin_free(jg_lin_t *l);
+
+/* Operating point: states and root-Inport values (writable, program layout). */
+double *jg_lin_states(jg_lin_t *l);
+double *jg_lin_inputs(jg_lin_t *l);
+void jg_lin_set_time(jg_lin_t *l, double t);
+/* Read an operating point file (docs/linearize.md): {"t": T, "states":
+ * {"Plant/x1": 1, "Plant/ss": [1, 2], "Plant/ss(2)": 3}, "inputs": {"In1": 0.5}}.
+ * Unnamed entries keep their defaults.  Errors name the file and the entry. */
+jg_status_t jg_lin_read_op(jg_lin_t *l, const char *path, jg_error_t *err);
+
+/* Linearize.  *out is a new jg_linsys_t; st may be NULL.  Errors: those of
+ * evaluation (JG_NONLINEAR_LOOP, JG_SINGULAR_LOOP, JG_NUMERIC naming blocks),
+ * JG_NOMEM. */
+jg_status_t jg_lin_run(jg_lin_t *l, jg_method_t m, jg_reduce_t r, jg_linsys_t **out,
+                       jg_lin_stats_t *st, jg_error_t *err);
+
+/* The Jacobian graph for reduction r, built and reduced on first use, with the
+ * values of the last run (or of the default operating point). */
+jg_status_t jg_lin_graph(jg_lin_t *l, jg_reduce_t r, const jg_graph_t **g, jg_error_t *err);
+
+/* Largest difference between two systems of equal shape, relative to
+ * max(1, largest magnitude in b), per matrix; returns the max over A..D and
+ * the name of the matrix in *which ("A".."D"). */
+double jg_linsys_diff(const jg_linsys_t *a, const jg_linsys_t *b, const char **which);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

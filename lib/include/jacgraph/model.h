@@ -1,0 +1,33 @@
+/* jacgraph/model.h -- a block-diagram model as written (hierarchical JSON).
+ *
+ * The native format is documented in docs/model-format.md.  Reading checks the
+ * JSON syntax (errors give file:line:col) and the shape of the document
+ * (blocks, lines, names); block semantics are checked by jg_program_compile.
+ */
+#ifndef JACGRAPH_MODEL_H
+#define JACGRAPH_MODEL_H
+#include "jacgraph/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct jg_model jg_model_t;
+
+/* Read a model file.  On success *out is a new model the caller frees with
+ * jg_model_free.  Errors: JG_IO (unreadable), JG_PARSE (file:line:col),
+ * JG_MODEL (document shape: path of the offending element).  Cost: O(file). */
+jg_status_t jg_model_read(const char *path, jg_model_t **out, jg_error_t *err);
+
+/* Same from a string; `source` names it in messages (e.g. "<stdin>"). */
+jg_status_t jg_model_parse(const char *text, const char *source, jg_model_t **out,
+                           jg_error_t *err);
+
+const char *jg_model_name(const jg_model_t *m);     /* "name" field, or the file stem */
+const char *jg_model_source(const jg_model_t *m);   /* file name given to read/parse */
+void jg_model_free(jg_model_t *m);                  /* NULL is fine */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

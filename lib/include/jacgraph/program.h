@@ -1,0 +1,81 @@
+/* jacgraph/program.h -- a compiled model: flat, typed, sorted, with widths and
+ * Jacobian patterns (seed 003, "compilation" and "link").
+ *
+ * jg_program_compile flattens the hierarchy, resolves parameters in the model
+ * workspace, propagates signal widths, traces every input element of a real
+ * block through virtual routing (SubSystem ports, Mux, Demux, Selector) to the
+ * block output element that drives it, declares the block Jacobian patterns,
+ * derives direct feedthrough, and computes the sorted order and the algebraic
+ * loops (strongly connected components of the direct-feedthrough graph, igraph).
+ *
+ * State layout (documented in docs/model-format.md): blocks in the order they
+ * appear in the file, depth first (a SubSystem's blocks where the SubSystem
+ * stands), each block's states contiguous.  A block with one state names it by
+ * its path ("Plant/x1"); a block with n > 1 states names element k "path(k)".
+ */
+#ifndef JACGRAPH_PROGRAM_H
+#define JACGRAPH_PROGRAM_H
+#include <stdint.h>
+#include "jacgraph/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct jg_program jg_program_t;
+
+/* Compile a model.  The program does not refer to the model afterwards.
+ * Errors: JG_MODEL (unknown block type, unknown port, two drivers...),
+ * JG_PARAM, JG_WIDTH, JG_NOMEM.  Cost: O(blocks + signal elements) plus the
+ * SCC computation, O(V + E) on the feedthrough graph. */
+jg_status_t jg_program_compile(const jg_model_t *m, jg_program_t **out, jg_error_t *err);
+void jg_program_free(jg_program_t *p);
+
+const char *jg_program_name(const jg_program_t *p);
+
+/* Blocks: every block of the model, virtual ones included, in file order. */
+int32_t jg_program_nblocks(const jg_program_t *p);
+const char *jg_program_block_path(const jg_program_t *p, int32_t b);
+const char *jg_program_block_type(const jg_program_t *p, int32_t b);
+int jg_program_block_virtual(const jg_program_t *p, int32_t b);
+int64_t jg_program_block_nstates(const jg_program_t *p, int32_t b);
+int jg_program_block_nports(const jg_program_t *p, int32_t b, int *nin, int *nout);
+int64_t jg_program_port_width(const jg_program_t *p, int32_t b, int is_output, int port);
+/* 1 when input port `port` (0-based) of block b has direct feedthrough. */
+int jg_program_block_feedthrough(const jg_program_t *p, int32_t b, int port);
+/* Block id by path ("Controller/Sum1"), -1 when there is none. */
+int32_t jg_program_find_block(const jg_program_t *p, const char *path);
+/* Number of real (non-virtual) blocks. */
+int32_t jg_program_nreal(const jg_program_t *p);
+
+/* States. */
+int64_t jg_program_nstates(const jg_program_t *p);
+/* Name of state i ("Plant/x1", "Plant/ss(2)"); valid while p lives. */
+const char *jg_program_state_name(const jg_program_t *p, int64_t i);
+/* Initial state vector (x0[nstates]). */
+jg_status_t jg_program_initial_states(const jg_program_t *p, double *x0, jg_error_t *err);
+
+/* Sorted order of the real blocks; blocks of one algebraic loop are adjacent. */
+const int32_t *jg_program_sorted(const jg_program_t *p, int32_t *n);
+/* Algebraic loops: ids of the blocks on loop k, in sorted order. */
+int jg_program_nloops(const jg_program_t *p);
+const int32_t *jg_program_loop(const jg_program_t *p, int k, int32_t *n);
+/* Loop index of block b, -1 when it is on none. */
+int jg_program_block_loop(const jg_program_t *p, int32_t b);
+/* "A, B, C" for messages (static-lifetime string owned by p). */
+const char *jg_program_loop_names(const jg_program_t *p, int k);
+
+/* Root Inport / Outport blocks by port number (0-based index k). */
+int jg_program_ninputs(const jg_program_t *p);
+int jg_program_noutputs(const jg_program_t *p);
+int32_t jg_program_input_block(const jg_program_t *p, int k);
+int32_t jg_program_output_block(const jg_program_t *p, int k);
+
+/* Warnings found while compiling (unconnected inputs...). */
+int jg_program_nwarnings(const jg_program_t *p);
+const char *jg_program_warning(const jg_program_t *p, int i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,105 @@
+/* A linear model as JSON: names, time and A..D as 0-based column-major
+ * triplets with 17 significant digits, one top-level key per line. */
+#include <math.h>
+#include <stdio.h>
+#include <jansson.h>
+#include "jacgraph/io.h"
+
+#define DUMP_FLAGS (JSON_ENCODE_ANY | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
+
+/* Rows sorted within each column, duplicates summed, zeros dropped. */
+static cs_dl *sorted(const cs_dl *M)
+{
+    cs_dl *T = cs_dl_transpose(M, 1), *S = NULL;
+    if (T && cs_dl_dupl(T) && cs_dl_dropzeros(T) >= 0) S = cs_dl_transpose(T, 1);
+    cs_dl_spfree(T);
+    return S;
+}
+
+/* JSON has no inf or nan; they are written as null rather than failing the
+ * whole file. */
+static json_t *real(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* NULL when out of memory or a name is not UTF-8 (jansson refuses it). */
+static json_t *names(char *const *v, int64_t n, char pfx)
+{
+    json_t *a = json_array();
+    char buf[32];
+    for (int64_t k = 0; a && k < n; k++) {
+        const char *s = v && v[k] ? v[k] : buf;
+        if (s == buf) snprintf(buf, sizeof buf, "%c%lld", pfx, (long long)k + 1);
+        if (json_array_append_new(a, json_string(s))) {
+            json_decref(a);
+            a = NULL;
+        }
+    }
+    return a;
+}
+
+static json_t *matrix(const cs_dl *M)
+{
+    cs_dl *S = sorted(M);
+    json_t *ri = json_array(), *cj = json_array(), *vx = json_array(), *o = NULL;
+    if (!S || !ri || !cj || !vx) goto done;
+    for (int64_t j = 0; j < S->n; j++)
+        for (int64_t p = S->p[j]; p < S->p[j + 1]; p++)
+            if (json_array_append_new(ri, json_integer((json_int_t)S->i[p]))
+                || json_array_append_new(cj, json_integer((json_int_t)j))
+                || json_array_append_new(vx, real(S->x[p])))
+                goto done;
+    o = json_pack("{s:I, s:I, s:O, s:O, s:O}", "rows", (json_int_t)S->m, "cols",
+                  (json_int_t)S->n, "i", ri, "j", cj, "x", vx);
+done:
+    json_decref(ri);
+    json_decref(cj);
+    json_decref(vx);
+    cs_dl_spfree(S);
+    return o;
+}
+
+static int shape_ok(const cs_dl *M, int64_t m, int64_t n)
+{
+    return M && M->nz == -1 && M->m == m && M->n == n && M->p && (M->x || M->p[n] == 0);
+}
+
+jg_status_t jg_write_linsys_json(FILE *f, const jg_linsys_t *s, jg_error_t *err)
+{
+    if (!f || !s) return jg_error_set(err, JG_ARG, "JSON output: no file or no model");
+    static const char *const what[4] = {"A", "B", "C", "D"};
+    const cs_dl *mats[4] = {s->A, s->B, s->C, s->D};
+    const int64_t dims[4][2] = {{s->nx, s->nx}, {s->nx, s->nu}, {s->ny, s->nx}, {s->ny, s->nu}};
+    for (int k = 0; k < 4; k++)
+        if (!shape_ok(mats[k], dims[k][0], dims[k][1]))
+            return jg_error_set(err, JG_ARG, "JSON output: matrix %s is missing or not %lldx%lld",
+                                what[k], (long long)dims[k][0], (long long)dims[k][1]);
+
+    /* "o" steals each reference; jansson releases them all if any is NULL */
+    json_t *root = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                             "states", names(s->state_names, s->nx, 'x'),
+                             "inputs", names(s->input_names, s->nu, 'u'),
+                             "outputs", names(s->output_names, s->ny, 'y'),
+                             "t", real(s->t),
+                             "A", matrix(s->A), "B", matrix(s->B),
+                             "C", matrix(s->C), "D", matrix(s->D));
+    if (!root)
+        return jg_error_set(err, JG_NOMEM,
+                            "JSON output: out of memory (or a name is not valid UTF-8)");
+
+    /* Indented output would put every array element on its own line; one
+     * compact line per top-level key stays readable for large models. */
+    const char *key;
+    json_t *val;
+    int bad = fputs("{\n", f) < 0, first = 1;
+    json_object_foreach(root, key, val) {
+        bad |= fprintf(f, "%s \"%s\": ", first ? "" : ",\n", key) < 0;
+        bad |= json_dumpf(val, f, DUMP_FLAGS) != 0;
+        first = 0;
+    }
+    bad |= fputs("\n}\n", f) < 0;
+    json_decref(root);
+    if (bad || fflush(f) || ferror(f)) return jg_error_set(err, JG_IO, "JSON output: write failed");
+    return JG_OK;
+}

@@ -1,0 +1,108 @@
+/* A linear model as Matrix Market files PREFIX_A.mtx .. PREFIX_D.mtx plus
+ * PREFIX_names.txt; all five are written or none is left behind. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "jacgraph/io.h"
+
+static const char *const WHAT[4] = {"A", "B", "C", "D"};
+static const char *const ROWS[4] = {"states", "states", "outputs", "outputs"};
+static const char *const COLS[4] = {"states", "inputs", "states", "inputs"};
+
+/* Rows sorted within each column, duplicates summed, zeros dropped. */
+static cs_dl *sorted(const cs_dl *M)
+{
+    cs_dl *T = cs_dl_transpose(M, 1), *S = NULL;
+    if (T && cs_dl_dupl(T) && cs_dl_dropzeros(T) >= 0) S = cs_dl_transpose(T, 1);
+    cs_dl_spfree(T);
+    return S;
+}
+
+static void put_matrix(FILE *f, int k, const cs_dl *S, const jg_linsys_t *s)
+{
+    fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n");
+    fprintf(f, "%% jacgraph %s (%s x %s) of a model with %lld states, %lld inputs, "
+            "%lld outputs at t = %.17g\n", WHAT[k], ROWS[k], COLS[k], (long long)s->nx,
+            (long long)s->nu, (long long)s->ny, s->t);
+    fprintf(f, "%lld %lld %lld\n", (long long)S->m, (long long)S->n, (long long)S->p[S->n]);
+    for (int64_t j = 0; j < S->n; j++)
+        for (int64_t p = S->p[j]; p < S->p[j + 1]; p++)
+            fprintf(f, "%lld %lld %.17g\n", (long long)S->i[p] + 1, (long long)j + 1, S->x[p]);
+}
+
+static void put_names(FILE *f, const char *section, char *const *v, int64_t n, char pfx)
+{
+    fprintf(f, "# %s\n", section);
+    for (int64_t k = 0; k < n; k++)
+        if (v && v[k]) fprintf(f, "%s\n", v[k]);
+        else fprintf(f, "%c%lld\n", pfx, (long long)k + 1);
+}
+
+/* k = 0..3: matrix k (S its sorted copy); k = 4: the names. */
+static jg_status_t write_file(const char *path, int k, const cs_dl *S, const jg_linsys_t *s,
+                              jg_error_t *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return jg_error_set(err, JG_IO, "%s: cannot write: %s", path, strerror(errno));
+    if (k < 4) {
+        put_matrix(f, k, S, s);
+    } else {
+        put_names(f, "states", s->state_names, s->nx, 'x');
+        put_names(f, "inputs", s->input_names, s->nu, 'u');
+        put_names(f, "outputs", s->output_names, s->ny, 'y');
+    }
+    int bad = ferror(f), code = errno;
+    if (fclose(f) && !bad) {
+        bad = 1;
+        code = errno;
+    }
+    if (!bad) return JG_OK;
+    remove(path);
+    return jg_error_set(err, JG_IO, "%s: cannot write: %s", path, strerror(code ? code : EIO));
+}
+
+static int shape_ok(const cs_dl *M, int64_t m, int64_t n)
+{
+    return M && M->nz == -1 && M->m == m && M->n == n && M->p && (M->x || M->p[n] == 0);
+}
+
+jg_status_t jg_write_linsys_mm(const char *prefix, const jg_linsys_t *s, jg_error_t *err)
+{
+    if (!prefix || !s)
+        return jg_error_set(err, JG_ARG, "Matrix Market output: no prefix or no model");
+    const cs_dl *mats[4] = {s->A, s->B, s->C, s->D};
+    const int64_t dims[4][2] = {{s->nx, s->nx}, {s->nx, s->nu}, {s->ny, s->nx}, {s->ny, s->nu}};
+    for (int k = 0; k < 4; k++)
+        if (!shape_ok(mats[k], dims[k][0], dims[k][1]))
+            return jg_error_set(err, JG_ARG,
+                                "Matrix Market output: matrix %s is missing or not %lldx%lld",
+                                WHAT[k], (long long)dims[k][0], (long long)dims[k][1]);
+
+    jg_status_t st = JG_OK;
+    size_t len = strlen(prefix) + sizeof "_names.txt";
+    char *path = malloc(len * 5);     /* five paths, one block */
+    cs_dl *S = NULL;
+    int done = 0;                     /* files completely written */
+    if (!path) return jg_error_set(err, JG_NOMEM, "Matrix Market output: out of memory");
+    for (int k = 0; k < 5; k++) {
+        if (k < 4) snprintf(path + k * len, len, "%s_%s.mtx", prefix, WHAT[k]);
+        else snprintf(path + k * len, len, "%s_names.txt", prefix);
+    }
+    for (int k = 0; k < 5 && !st; k++) {
+        if (k < 4 && !(S = sorted(mats[k]))) {
+            st = jg_error_set(err, JG_NOMEM, "Matrix Market output: out of memory for %s",
+                              WHAT[k]);
+            break;
+        }
+        st = write_file(path + k * len, k, S, s, err);
+        cs_dl_spfree(S);
+        S = NULL;
+        if (!st) done = k + 1;
+    }
+    /* a partial set would mix this model with files of an earlier run */
+    if (st)
+        for (int k = 0; k < done; k++) remove(path + k * len);
+    free(path);
+    return st;
+}

@@ -1,0 +1,158 @@
+/* A linear model as MATLAB ss-style text: labelled dense matrices split into
+ * column chunks, or a (row, column) value listing when a matrix is large. */
+#include <stdio.h>
+#include <string.h>
+#include "jacgraph/io.h"
+
+#define DENSE_MAX 40    /* a dimension above this switches to the listing */
+#define LINE_W 100      /* dense lines are kept within this many characters */
+#define INDENT 3
+#define COL_MIN 10
+#define COL_SEP 2
+#define NUM_MAX 40      /* "%.17g" of any double fits */
+
+typedef struct {
+    const char *what;        /* "A" .. "D" */
+    const cs_dl *M;
+    char *const *rn, *const *cn;
+    char rpfx, cpfx;         /* for missing names: x3, u1, y2 */
+} mat_t;
+
+static const char *label(char *const *names, int64_t k, char pfx, char buf[32])
+{
+    if (names && names[k]) return names[k];
+    snprintf(buf, 32, "%c%lld", pfx, (long long)k + 1);
+    return buf;
+}
+
+/* Exact zeros (and -0) print as "0", whatever the precision. */
+static int num(char buf[NUM_MAX], double v, int digits)
+{
+    if (v == 0) return snprintf(buf, NUM_MAX, "0");
+    return snprintf(buf, NUM_MAX, "%.*g", digits, v);
+}
+
+static int imax(int a, int b) { return a > b ? a : b; }
+
+/* Rows sorted within each column, duplicates summed, zeros dropped: the
+ * listing is then deterministic whatever order the producer left. */
+static cs_dl *sorted(const cs_dl *M)
+{
+    cs_dl *T = cs_dl_transpose(M, 1), *S = NULL;
+    if (T && cs_dl_dupl(T) && cs_dl_dropzeros(T) >= 0) S = cs_dl_transpose(T, 1);
+    cs_dl_spfree(T);
+    return S;
+}
+
+static void dense(FILE *f, const mat_t *a, int digits)
+{
+    const cs_dl *M = a->M;
+    int64_t m = M->m, n = M->n;
+    double X[DENSE_MAX * DENSE_MAX];
+    char nb[NUM_MAX], lb[32];
+    int rw = 0, cw[DENSE_MAX];
+
+    memset(X, 0, sizeof(double) * (size_t)(m * n));
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t p = M->p[j]; p < M->p[j + 1]; p++) X[M->i[p] + j * m] += M->x[p];
+    for (int64_t i = 0; i < m; i++) rw = imax(rw, (int)strlen(label(a->rn, i, a->rpfx, lb)));
+    for (int64_t j = 0; j < n; j++) {
+        cw[j] = imax(COL_MIN, (int)strlen(label(a->cn, j, a->cpfx, lb)));
+        for (int64_t i = 0; i < m; i++) cw[j] = imax(cw[j], num(nb, X[i + j * m], digits));
+    }
+
+    fprintf(f, "%s =\n", a->what);
+    for (int64_t j0 = 0, j1; j0 < n; j0 = j1) {
+        /* one width per chunk, so the chunk reads as a table */
+        int w = 0;
+        for (j1 = j0; j1 < n; j1++) {
+            int nw = imax(w, cw[j1]);
+            if (j1 > j0 && INDENT + rw + (j1 - j0 + 1) * (COL_SEP + nw) > LINE_W) break;
+            w = nw;
+        }
+        if (j0 > 0) fputc('\n', f);
+        if (j1 - j0 == 1 && n > 1)
+            fprintf(f, "  Column %lld:\n", (long long)j0 + 1);
+        else if (j1 - j0 < n)
+            fprintf(f, "  Columns %lld through %lld:\n", (long long)j0 + 1, (long long)j1);
+        fprintf(f, "%*s", INDENT + rw, "");
+        for (int64_t j = j0; j < j1; j++)
+            fprintf(f, "%*s", COL_SEP + w, label(a->cn, j, a->cpfx, lb));
+        fputc('\n', f);
+        for (int64_t i = 0; i < m; i++) {
+            fprintf(f, "%*s%-*s", INDENT, "", rw, label(a->rn, i, a->rpfx, lb));
+            for (int64_t j = j0; j < j1; j++) {
+                num(nb, X[i + j * m], digits);
+                fprintf(f, "%*s", COL_SEP + w, nb);
+            }
+            fputc('\n', f);
+        }
+    }
+}
+
+static int listing(FILE *f, const mat_t *a, int digits)
+{
+    cs_dl *S = sorted(a->M);
+    char nb[NUM_MAX], rb[32], cb[32];
+    int pw = 0, vw = 0;
+    if (!S) return 0;
+    int64_t nz = S->p[S->n];
+    fprintf(f, "%s (%lldx%lld, %lld nonzero%s):\n", a->what, (long long)S->m, (long long)S->n,
+            (long long)nz, nz == 1 ? "" : "s");
+    /* first pass: widths, so positions and values line up */
+    for (int pass = 0; pass < 2; pass++)
+        for (int64_t j = 0; j < S->n; j++)
+            for (int64_t p = S->p[j]; p < S->p[j + 1]; p++) {
+                const char *r = label(a->rn, S->i[p], a->rpfx, rb);
+                const char *c = label(a->cn, j, a->cpfx, cb);
+                int len = (int)(strlen(r) + strlen(c)) + 4;   /* "(r, c)" */
+                num(nb, S->x[p], digits);
+                if (!pass) {
+                    pw = imax(pw, len);
+                    vw = imax(vw, (int)strlen(nb));
+                } else {
+                    fprintf(f, "  (%s, %s)%*s  %*s\n", r, c, pw - len, "", vw, nb);
+                }
+            }
+    cs_dl_spfree(S);
+    return 1;
+}
+
+static int shape_ok(const cs_dl *M, int64_t m, int64_t n)
+{
+    return M && M->nz == -1 && M->m == m && M->n == n && M->p && (M->x || M->p[n] == 0);
+}
+
+jg_status_t jg_write_linsys_text(FILE *f, const jg_linsys_t *s, int digits, jg_error_t *err)
+{
+    if (!f || !s) return jg_error_set(err, JG_ARG, "text output: no file or no model");
+    if (digits <= 0) digits = 6;
+    if (digits > 17) digits = 17;
+    const mat_t mats[4] = {
+        {"A", s->A, s->state_names, s->state_names, 'x', 'x'},
+        {"B", s->B, s->state_names, s->input_names, 'x', 'u'},
+        {"C", s->C, s->output_names, s->state_names, 'y', 'x'},
+        {"D", s->D, s->output_names, s->input_names, 'y', 'u'},
+    };
+    const int64_t dims[4][2] = {{s->nx, s->nx}, {s->nx, s->nu}, {s->ny, s->nx}, {s->ny, s->nu}};
+    for (int k = 0; k < 4; k++)
+        if (!shape_ok(mats[k].M, dims[k][0], dims[k][1]))
+            return jg_error_set(err, JG_ARG, "text output: matrix %s is missing or not %lldx%lld",
+                                mats[k].what, (long long)dims[k][0], (long long)dims[k][1]);
+
+    for (int k = 0; k < 4; k++) {
+        const cs_dl *M = mats[k].M;
+        if (k) fputc('\n', f);
+        if (M->m == 0 || M->n == 0)
+            fprintf(f, "%s = [] (%lldx%lld)\n", mats[k].what, (long long)M->m, (long long)M->n);
+        else if (M->m > DENSE_MAX || M->n > DENSE_MAX) {
+            if (!listing(f, &mats[k], digits))
+                return jg_error_set(err, JG_NOMEM, "text output: out of memory listing %s",
+                                    mats[k].what);
+        } else
+            dense(f, &mats[k], digits);
+    }
+    /* flushed here: a full disk shows up only when the buffer goes out */
+    if (fflush(f) || ferror(f)) return jg_error_set(err, JG_IO, "text output: write failed");
+    return JG_OK;
+}

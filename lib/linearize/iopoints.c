@@ -1,0 +1,249 @@
+/* Resolve linearization I/O points and loop openings to element-level
+ * connections: what each block input (and each output point) reads. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "iopoints.h"
+
+typedef struct {
+    const jg_program_t *p;
+    const int *in_at;          /* per global output port: input point index, -1 */
+    const unsigned char *open; /* per global output port */
+    int64_t *inj;              /* collected w element indices */
+    int64_t ninj, capinj;
+    const jg_iopoint_t *in;
+    int skip_first;            /* output points: the measured port itself is not cut */
+} visit_t;
+
+static int visit(void *ctx, int64_t gp, int64_t e)
+{
+    visit_t *v = ctx;
+    if (v->skip_first) {
+        v->skip_first = 0;
+        return 0;
+    }
+    int k = v->in_at[gp];
+    if (k >= 0) {
+        if (v->ninj == v->capinj) {
+            int64_t cap = v->capinj ? 2 * v->capinj : 16;
+            int64_t *n = realloc(v->inj, sizeof(int64_t) * (size_t)cap);
+            if (!n) return 1;   /* caller checks ninj against the allocation */
+            v->inj = n;
+            v->capinj = cap;
+        }
+        v->inj[v->ninj++] = v->in[k].off + e;
+    }
+    return v->open[gp];
+}
+
+/* "BLOCK:N" -> global output port. */
+static jg_status_t parse_point(const jg_program_t *p, const char *opt, const char *ref,
+                               int64_t *gp, jg_error_t *err)
+{
+    const char *colon = strrchr(ref, ':');
+    char *end = NULL;
+    long n = colon ? strtol(colon + 1, &end, 10) : 0;
+    if (!colon || colon == ref || !end || *end || end == colon + 1 || n < 1)
+        return jg_error_set(err, JG_ARG, "%s %s: expected BLOCK:N (a block path and a 1-based "
+                                         "output port), e.g. Controller/Sum1:1",
+                            opt, ref);
+    char path[4096];
+    size_t len = (size_t)(colon - ref);
+    if (len >= sizeof path) return jg_error_set(err, JG_ARG, "%s %s: path too long", opt, ref);
+    memcpy(path, ref, len);
+    path[len] = '\0';
+    int32_t b = jg_program_find_block(p, path);
+    if (b < 0) return jg_error_set(err, JG_ARG, "%s %s: no block '%s' in the model", opt, ref, path);
+    if (n > p->blocks[b].nout)
+        return jg_error_set(err, JG_ARG, "%s %s: block '%s' (%s) has %d output port%s", opt, ref,
+                            path, p->blocks[b].type->name, p->blocks[b].nout,
+                            p->blocks[b].nout == 1 ? "" : "s");
+    *gp = jg__outport(p, b, (int)n - 1);
+    return JG_OK;
+}
+
+static char **element_names(const char *name, int64_t w)
+{
+    char **v = calloc((size_t)w + 1, sizeof *v);
+    if (!v) return NULL;
+    for (int64_t k = 0; k < w; k++) {
+        size_t n = strlen(name) + 24;
+        v[k] = malloc(n);
+        if (!v[k]) return v;   /* caller frees; NULL entries are fine */
+        if (w == 1)
+            snprintf(v[k], n, "%s", name);
+        else
+            snprintf(v[k], n, "%s(%lld)", name, (long long)k + 1);
+    }
+    return v;
+}
+
+void jg__iospec_free(jg_iospec_t *s)
+{
+    if (!s) return;
+    for (int64_t k = 0; s->w_name && k < s->nw; k++) free(s->w_name[k]);
+    for (int64_t k = 0; s->z_name && k < s->nz; k++) free(s->z_name[k]);
+    for (int k = 0; s->in && k < s->nin; k++) free((char *)s->in[k].name);
+    for (int k = 0; s->out && k < s->nout; k++) free((char *)s->out[k].name);
+    free(s->w_name);
+    free(s->z_name);
+    free(s->in);
+    free(s->out);
+    free(s->src);
+    free(s->inj_ptr);
+    free(s->inj_idx);
+    free(s);
+}
+
+static char *dupstr(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+jg_status_t jg__iospec_create(const jg_program_t *p, int nin, const char *const *in, int nout,
+                              const char *const *out, int nopen, const char *const *open,
+                              int defaults, jg_iospec_t **spec, jg_error_t *err)
+{
+    jg_status_t st = JG_OK;
+    jg_iospec_t *s = calloc(1, sizeof *s);
+    int *in_at = malloc(sizeof(int) * (size_t)(p->nout_ports + 1));
+    int *out_at = malloc(sizeof(int) * (size_t)(p->nout_ports + 1));
+    unsigned char *op = calloc((size_t)p->nout_ports + 1, 1);
+    visit_t vis = {0};
+    *spec = NULL;
+    if (!s || !in_at || !out_at || !op) goto nomem;
+    for (int64_t k = 0; k < p->nout_ports; k++) in_at[k] = out_at[k] = -1;
+    int ni = defaults ? p->nin_root : 0, no = defaults ? p->nout_root : 0;
+    s->in = calloc((size_t)(ni + nin) + 1, sizeof *s->in);
+    s->out = calloc((size_t)(no + nout) + 1, sizeof *s->out);
+    if (!s->in || !s->out) goto nomem;
+    /* defaults: root Inports perturb their own output; root Outports measure
+     * the signal that drives them */
+    for (int k = 0; k < ni; k++) {
+        const jg_block_t *B = &p->blocks[p->in_root[k]];
+        jg_iopoint_t *pt = &s->in[s->nin++];
+        pt->name = dupstr(B->path);
+        pt->gport = jg__outport(p, B->id, 0);
+        pt->width = B->out_w[0];
+        if (!pt->name) goto nomem;
+    }
+    for (int k = 0; k < no; k++) {
+        const jg_block_t *B = &p->blocks[p->out_root[k]];
+        jg_iopoint_t *pt = &s->out[s->nout++];
+        pt->name = dupstr(B->path);
+        pt->gport = p->in_drv[jg__inport(p, B->id, 0)];   /* -1: undriven outport */
+        pt->width = B->in_w[0];
+        if (!pt->name) goto nomem;
+    }
+    for (int k = 0; k < nin; k++) {
+        jg_iopoint_t *pt = &s->in[s->nin];
+        if ((st = parse_point(p, "--input", in[k], &pt->gport, err))) goto fail;
+        pt->name = dupstr(in[k]);
+        if (!pt->name) goto nomem;
+        pt->width = p->blocks[p->out_blk[pt->gport]].out_w[p->out_port_of[pt->gport]];
+        s->nin++;
+    }
+    for (int k = 0; k < nout; k++) {
+        jg_iopoint_t *pt = &s->out[s->nout];
+        if ((st = parse_point(p, "--output", out[k], &pt->gport, err))) goto fail;
+        pt->name = dupstr(out[k]);
+        if (!pt->name) goto nomem;
+        pt->width = p->blocks[p->out_blk[pt->gport]].out_w[p->out_port_of[pt->gport]];
+        s->nout++;
+    }
+    for (int k = 0; k < nopen; k++) {
+        int64_t gp;
+        if ((st = parse_point(p, "--open", open[k], &gp, err))) goto fail;
+        if (op[gp]) {
+            st = jg_error_set(err, JG_ARG, "--open %s: the signal is already opened", open[k]);
+            goto fail;
+        }
+        op[gp] = 1;
+    }
+    for (int k = 0; k < s->nin; k++) {
+        if (in_at[s->in[k].gport] >= 0) {
+            st = jg_error_set(err, JG_ARG, "input point %s: the signal already has input point %s",
+                              s->in[k].name, s->in[in_at[s->in[k].gport]].name);
+            goto fail;
+        }
+        in_at[s->in[k].gport] = k;
+        s->in[k].off = s->nw;
+        s->nw += s->in[k].width;
+    }
+    for (int k = 0; k < s->nout; k++) {
+        if (s->out[k].gport >= 0) {
+            if (out_at[s->out[k].gport] >= 0) {
+                st = jg_error_set(err, JG_ARG,
+                                  "output point %s: the signal already has output point %s",
+                                  s->out[k].name, s->out[out_at[s->out[k].gport]].name);
+                goto fail;
+            }
+            out_at[s->out[k].gport] = k;
+        }
+        s->out[k].off = s->nz;
+        s->nz += s->out[k].width;
+    }
+    /* element names */
+    s->w_name = calloc((size_t)s->nw + 1, sizeof(char *));
+    s->z_name = calloc((size_t)s->nz + 1, sizeof(char *));
+    if (!s->w_name || !s->z_name) goto nomem;
+    for (int k = 0; k < s->nin; k++) {
+        char **v = element_names(s->in[k].name, s->in[k].width);
+        if (!v) goto nomem;
+        memcpy(s->w_name + s->in[k].off, v, sizeof(char *) * (size_t)s->in[k].width);
+        free(v);
+    }
+    for (int k = 0; k < s->nout; k++) {
+        char **v = element_names(s->out[k].name, s->out[k].width);
+        if (!v) goto nomem;
+        memcpy(s->z_name + s->out[k].off, v, sizeof(char *) * (size_t)s->out[k].width);
+        free(v);
+    }
+    /* connections of every u element, then every z element */
+    int64_t ne = p->nu + s->nz;
+    s->src = malloc(sizeof(int64_t) * (size_t)(ne + 1));
+    s->inj_ptr = malloc(sizeof(int64_t) * (size_t)(ne + 1));
+    if (!s->src || !s->inj_ptr) goto nomem;
+    vis = (visit_t){.p = p, .in_at = in_at, .open = op, .in = s->in};
+    int64_t e = 0;
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const jg_block_t *B = &p->blocks[b];
+        if (B->virt) continue;
+        for (int k = 0; k < B->nin; k++) {
+            int64_t d = p->in_drv[jg__inport(p, b, k)];
+            for (int64_t el = 0; el < B->in_w[k]; el++, e++) {
+                s->inj_ptr[e] = vis.ninj;
+                int64_t before = vis.ninj;
+                s->src[e] = d >= 0 ? jg__trace(p, d, el, visit, &vis) : -1;
+                if (vis.ninj > before && !vis.inj) goto nomem;
+            }
+        }
+    }
+    for (int k = 0; k < s->nout; k++) {
+        for (int64_t el = 0; el < s->out[k].width; el++, e++) {
+            s->inj_ptr[e] = vis.ninj;
+            vis.skip_first = 1;
+            s->src[e] = s->out[k].gport >= 0 ? jg__trace(p, s->out[k].gport, el, visit, &vis) : -1;
+        }
+    }
+    s->inj_ptr[e] = vis.ninj;
+    s->inj_idx = vis.inj ? vis.inj : malloc(sizeof(int64_t));
+    vis.inj = NULL;
+    if (!s->inj_idx) goto nomem;
+    *spec = s;
+    s = NULL;
+    goto done;
+nomem:
+    st = jg_error_set(err, JG_NOMEM, "out of memory");
+fail:
+done:
+    free(vis.inj);
+    free(in_at);
+    free(out_at);
+    free(op);
+    jg__iospec_free(s);
+    return st;
+}

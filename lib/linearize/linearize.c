@@ -1,0 +1,373 @@
+/* Linearization: operating point, the three methods behind one call, and the
+ * graph method's Fig. 4 (with and without reduction). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <jansson.h>
+#include "lin_impl.h"
+
+static const char *const method_names[] = {"graph", "matrix", "perturb"};
+
+const char *jg_method_name(jg_method_t m) { return (unsigned)m < 3 ? method_names[m] : "?"; }
+
+int jg_method_parse(const char *s)
+{
+    for (int k = 0; k < 3; k++)
+        if (!strcmp(s, method_names[k])) return k;
+    return -1;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+jg_status_t jg_lin_create(const jg_program_t *p, const jg_lin_opts_t *o, jg_lin_t **out,
+                          jg_error_t *err)
+{
+    static const jg_lin_opts_t none = {0};
+    if (!o) o = &none;
+    *out = NULL;
+    jg_lin_t *l = calloc(1, sizeof *l);
+    if (!l) return jg_error_set(err, JG_NOMEM, "out of memory");
+    l->p = p;
+    jg_status_t st = jg__iospec_create(p, o->nin, o->in, o->nout, o->out, o->nopen, o->open,
+                                       !o->no_defaults, &l->io, err);
+    if (st) goto fail;
+    if ((st = jg_work_create(p, &l->w, err))) goto fail;
+    l->wv = calloc((size_t)l->io->nw + 1, sizeof(double));
+    if (!l->wv) {
+        st = jg_error_set(err, JG_NOMEM, "out of memory");
+        goto fail;
+    }
+    jg_conn_t c = {.src = l->io->src, .inj_ptr = l->io->inj_ptr, .inj_idx = l->io->inj_idx,
+                   .w = l->wv};
+    jg__work_set_conn(l->w, &c);
+    *out = l;
+    return JG_OK;
+fail:
+    jg_lin_free(l);
+    return st;
+}
+
+void jg_lin_free(jg_lin_t *l)
+{
+    if (!l) return;
+    for (int k = 0; k < 3; k++) jg_graph_free(l->g[k]);
+    jg_work_free(l->w);
+    jg__iospec_free(l->io);
+    free(l->wv);
+    free(l);
+}
+
+double *jg_lin_states(jg_lin_t *l) { return jg_work_states(l->w); }
+double *jg_lin_inputs(jg_lin_t *l) { return jg_work_inputs(l->w); }
+void jg_lin_set_time(jg_lin_t *l, double t) { l->t = t; }
+
+jg_status_t jg__lin_eval(jg_lin_t *l, int jacobians, jg_error_t *err)
+{
+    jg_status_t st = jg_work_outputs(l->w, l->t, err);
+    if (!st && jacobians) st = jg_work_jacobians(l->w, err);
+    return st;
+}
+
+/* ------------------------------------------------------ operating point */
+
+static jg_status_t op_values(const char *path, const char *what, const char *key,
+                             const json_t *v, double *dst, int64_t n, jg_error_t *err)
+{
+    if (json_is_number(v)) {
+        if (n != 1)
+            return jg_error_set(err, JG_ARG, "%s: %s \"%s\": expected %lld values, got 1", path,
+                                what, key, (long long)n);
+        dst[0] = json_number_value(v);
+        return JG_OK;
+    }
+    if (!json_is_array(v) || (int64_t)json_array_size(v) != n)
+        return jg_error_set(err, JG_ARG, "%s: %s \"%s\": expected %s%lld number%s", path, what,
+                            key, n == 1 ? "" : "an array of ", (long long)n, n == 1 ? "" : "s");
+    for (int64_t k = 0; k < n; k++) {
+        const json_t *e = json_array_get(v, (size_t)k);
+        if (!json_is_number(e))
+            return jg_error_set(err, JG_ARG, "%s: %s \"%s\": element %lld is not a number", path,
+                                what, key, (long long)k + 1);
+        dst[k] = json_number_value(e);
+    }
+    return JG_OK;
+}
+
+jg_status_t jg_lin_read_op(jg_lin_t *l, const char *path, jg_error_t *err)
+{
+    const jg_program_t *p = l->p;
+    json_error_t je;
+    FILE *f = fopen(path, "rb");
+    if (!f) return jg_error_set(err, JG_IO, "%s: cannot open: %s", path, strerror(errno));
+    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    fclose(f);
+    if (!root)
+        return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+    jg_status_t st = JG_OK;
+    const char *key;
+    json_t *v;
+    if (!json_is_object(root)) {
+        st = jg_error_set(err, JG_ARG, "%s: expected an object with \"t\", \"states\", \"inputs\"",
+                          path);
+        goto done;
+    }
+    json_object_foreach(root, key, v) {
+        if (strcmp(key, "t") && strcmp(key, "states") && strcmp(key, "inputs")) {
+            st = jg_error_set(err, JG_ARG, "%s: unknown key \"%s\" (expected t, states, inputs)",
+                              path, key);
+            goto done;
+        }
+    }
+    const json_t *t = json_object_get(root, "t");
+    if (t) {
+        if (!json_is_number(t)) {
+            st = jg_error_set(err, JG_ARG, "%s: \"t\" must be a number", path);
+            goto done;
+        }
+        l->t = json_number_value(t);
+    }
+    const json_t *states = json_object_get(root, "states");
+    if (states && !json_is_object(states)) {
+        st = jg_error_set(err, JG_ARG, "%s: \"states\" must be an object", path);
+        goto done;
+    }
+    double *x = jg_work_states(l->w);
+    json_object_foreach((json_t *)states, key, v) {
+        int32_t b = jg_program_find_block(p, key);
+        if (b >= 0 && p->blocks[b].nx > 0) {
+            if ((st = op_values(path, "state", key, v, x + p->blocks[b].x_off, p->blocks[b].nx,
+                                err)))
+                goto done;
+            continue;
+        }
+        int64_t i;   /* element name "PATH(k)" */
+        for (i = 0; i < p->nx; i++)
+            if (!strcmp(jg_program_state_name(p, i), key)) break;
+        if (i == p->nx) {
+            st = jg_error_set(err, JG_ARG,
+                              "%s: unknown state \"%s\" (expected the path of a block with "
+                              "states, or PATH(k) for element k)",
+                              path, key);
+            goto done;
+        }
+        if ((st = op_values(path, "state", key, v, x + i, 1, err))) goto done;
+    }
+    const json_t *inputs = json_object_get(root, "inputs");
+    if (inputs && !json_is_object(inputs)) {
+        st = jg_error_set(err, JG_ARG, "%s: \"inputs\" must be an object", path);
+        goto done;
+    }
+    json_object_foreach((json_t *)inputs, key, v) {
+        int k;
+        for (k = 0; k < p->nin_root; k++)
+            if (!strcmp(p->blocks[p->in_root[k]].path, key)) break;
+        if (k == p->nin_root) {
+            st = jg_error_set(err, JG_ARG, "%s: unknown input \"%s\" (expected a root Inport name)",
+                              path, key);
+            goto done;
+        }
+        if ((st = op_values(path, "input", key, v, jg_work_inputs(l->w) + jg_work_input_offset(l->w, k),
+                            p->blocks[p->in_root[k]].out_w[0], err)))
+            goto done;
+    }
+done:
+    json_decref(root);
+    return st;
+}
+
+/* ---------------------------------------------------------- graph method */
+
+static jg_status_t ensure_graph(jg_lin_t *l, jg_reduce_t r, jg_lin_stats_t *st, jg_error_t *err)
+{
+    if (l->g[r]) return JG_OK;
+    double t0 = now();
+    jg_status_t s = jg__graph_build(l->p, l->io, &l->g[r], err);
+    double t1 = now();
+    if (!s) s = jg__graph_eliminate(l->g[r], r, err);
+    if (s) {
+        jg_graph_free(l->g[r]);
+        l->g[r] = NULL;
+        return s;
+    }
+    if (st) {
+        st->t_build = t1 - t0;
+        st->t_elim = now() - t1;
+    }
+    return JG_OK;
+}
+
+static int64_t *offsets(const jg_graph_t *g)
+{
+    int64_t *o = malloc(sizeof(int64_t) * (size_t)(g->nv + 1));
+    if (o)
+        for (int64_t v = 0; v < g->nv; v++) o[v] = -1;
+    return o;
+}
+
+/* LFT operands from the graph.  Unreduced: Fig. 4's else-branch (Theorem 1:
+ * Ao = sub(X,X), Bo = sub(U,X), Co = sub(X,Y), Do = sub(U,Y), M = sub(Y,U)).
+ * Reduced: A_r, B_r, C_r, D_r over the remaining algebraic vertices, M = I. */
+static jg_status_t graph_ops(jg_lin_t *l, const jg_graph_t *g, int reduced, jg_lftops_t *o,
+                             jg_error_t *err)
+{
+    const jg_program_t *p = l->p;
+    int64_t nx = p->nx, nw = l->io->nw, nz = l->io->nz, ni = nx + nw, no = nx + nz;
+    int64_t *ein = offsets(g), *eout = offsets(g), *ra = offsets(g), *rb = offsets(g);
+    jg_status_t st = JG_OK;
+    *o = (jg_lftops_t){0};
+    if (!ein || !eout || !ra || !rb) goto nomem;
+    for (int64_t v = 0; v < g->nv; v++) {
+        const jg_gvert_t *V = &g->v[v];
+        if (!V->alive) continue;
+        if (V->kind == JG_V_STATE) ein[v] = eout[v] = V->off;
+        if (V->kind == JG_V_LIN_IN) ein[v] = nx + V->off;
+        if (V->kind == JG_V_LIN_OUT) eout[v] = nx + V->off;
+    }
+    if (reduced) {
+        int64_t nr = 0;   /* remaining algebraic vertices Y_r, in vertex order */
+        for (int64_t v = 0; v < g->nv; v++) {
+            const jg_gvert_t *V = &g->v[v];
+            if (V->alive && (V->kind == JG_V_INPUT || V->kind == JG_V_OUTPUT)) {
+                ra[v] = nr;
+                nr += V->width;
+            }
+        }
+        o->P11 = jg__graph_sub(g, eout, no, ein, ni);
+        o->P12 = jg__graph_sub(g, eout, no, ra, nr);
+        o->P21 = jg__graph_sub(g, ra, nr, ein, ni);
+        o->P22 = jg__graph_sub(g, ra, nr, ra, nr);
+        if (!o->P11 || !o->P12 || !o->P21 || !o->P22) goto nomem;
+        goto done;
+    }
+    /* ra: U-space (block inputs, then output points); rb: Y-space (block
+     * outputs, then input points) */
+    int64_t *xo = offsets(g);
+    if (!xo) goto nomem;
+    for (int64_t v = 0; v < g->nv; v++) {
+        const jg_gvert_t *V = &g->v[v];
+        if (V->kind == JG_V_STATE) xo[v] = V->off;
+        if (V->kind == JG_V_INPUT) ra[v] = V->off;
+        if (V->kind == JG_V_LIN_OUT) ra[v] = p->nu + V->off;
+        if (V->kind == JG_V_OUTPUT) rb[v] = V->off;
+        if (V->kind == JG_V_LIN_IN) rb[v] = p->ny + V->off;
+    }
+    cs_dl *Bo = jg__graph_sub(g, xo, no, ra, p->nu + nz);   /* rows of z stay empty */
+    cs_dl *Co = jg__graph_sub(g, rb, p->ny + nw, xo, ni);
+    o->P11 = jg__graph_sub(g, xo, no, xo, ni);
+    o->P22 = jg__graph_sub(g, rb, p->ny + nw, ra, p->nu + nz);
+    o->M = jg__graph_sub(g, ra, p->nu + nz, rb, p->ny + nw);
+    /* the I/O points are their own rows/columns: identity blocks */
+    cs_dl *Iz = cs_dl_spalloc(no, p->nu + nz, nz + 1, 1, 1);
+    cs_dl *Iw = cs_dl_spalloc(p->ny + nw, ni, nw + 1, 1, 1);
+    int ok = Bo && Co && o->P11 && o->P22 && o->M && Iz && Iw;
+    for (int64_t k = 0; ok && k < nz; k++) ok = !jg__entry(Iz, nx + k, p->nu + k, 1.0);
+    for (int64_t k = 0; ok && k < nw; k++) ok = !jg__entry(Iw, p->ny + k, nx + k, 1.0);
+    cs_dl *Izc = ok ? cs_dl_compress(Iz) : NULL, *Iwc = ok ? cs_dl_compress(Iw) : NULL;
+    if (Izc && Iwc) {
+        o->P12 = cs_dl_add(Bo, Izc, 1.0, 1.0);
+        o->P21 = cs_dl_add(Co, Iwc, 1.0, 1.0);
+    }
+    cs_dl_spfree(Bo);
+    cs_dl_spfree(Co);
+    cs_dl_spfree(Iz);
+    cs_dl_spfree(Iw);
+    cs_dl_spfree(Izc);
+    cs_dl_spfree(Iwc);
+    free(xo);
+    if (!o->P12 || !o->P21) goto nomem;
+    goto done;
+nomem:
+    jg__lftops_free(o);
+    st = jg_error_set(err, JG_NOMEM, "out of memory extracting submatrices");
+done:
+    free(ein);
+    free(eout);
+    free(ra);
+    free(rb);
+    return st;
+}
+
+jg_status_t jg_lin_graph(jg_lin_t *l, jg_reduce_t r, const jg_graph_t **g, jg_error_t *err)
+{
+    jg_status_t st = ensure_graph(l, r, NULL, err);
+    if (!st && !l->g[r]->replayed) {
+        if (!(st = jg__lin_eval(l, 1, err))) st = jg__graph_replay(l->g[r], l->w, err);
+    }
+    *g = st ? NULL : l->g[r];
+    return st;
+}
+
+/* When I - P22 M is singular, say which algebraic loops could be the cause. */
+static jg_status_t singular(const jg_lin_t *l, jg_error_t *err)
+{
+    const jg_program_t *p = l->p;
+    char buf[JG_ERROR_MSG_MAX] = "";
+    size_t n = 0;
+    for (int k = 0; k < p->nloops && n < sizeof buf - 8; k++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s[%s]", k ? "; " : "", p->loop_names[k]);
+    char why[JG_ERROR_MSG_MAX];
+    snprintf(why, sizeof why, "%s", err && err->msg[0] ? err->msg : "I - D*M is singular");
+    return jg_error_set(err, JG_SINGULAR_LOOP, "singular algebraic loop: %s%s%s", why,
+                        p->nloops ? "; algebraic loops: " : "", buf);
+}
+
+jg_status_t jg_lin_run(jg_lin_t *l, jg_method_t m, jg_reduce_t r, jg_linsys_t **out,
+                       jg_lin_stats_t *stats, jg_error_t *err)
+{
+    jg_lin_stats_t st0;
+    jg_lin_stats_t *st = stats ? stats : &st0;
+    memset(st, 0, sizeof *st);
+    jg_lftops_t ops = {0};
+    cs_dl *F = NULL;
+    jg_lft_info_t info = {0};
+    jg_status_t s;
+    *out = NULL;
+    double t0 = now();
+    if ((s = jg__lin_eval(l, m != JG_METHOD_PERTURB, err))) goto done;
+    double t1 = now();
+    st->t_eval = t1 - t0;
+    if (m == JG_METHOD_PERTURB) {
+        if ((s = jg__lin_perturb(l, &F, err))) goto done;
+        st->t_lft = now() - t1;
+    } else if (m == JG_METHOD_MATRIX) {
+        if ((s = jg__lin_matrix_ops(l, &ops, err))) goto done;
+        double t2 = now();
+        st->t_build = t2 - t1;
+        st->bytes_matrix = st->bytes_lft = jg__lftops_bytes(&ops);
+        if ((s = jg_lft(ops.P11, ops.P12, ops.P21, ops.P22, ops.M, &F, &info, err))) {
+            if (s == JG_SINGULAR_LOOP) s = singular(l, err);
+            goto done;
+        }
+        st->t_lft = now() - t2;
+    } else {
+        if ((s = ensure_graph(l, r, st, err))) goto done;
+        double t2 = now();
+        if ((s = jg__graph_replay(l->g[r], l->w, err))) goto done;
+        double t3 = now();
+        st->t_replay = t3 - t2;
+        if ((s = graph_ops(l, l->g[r], r != JG_REDUCE_NONE, &ops, err))) goto done;
+        st->bytes_lft = jg__lftops_bytes(&ops);
+        if ((s = jg_lft(ops.P11, ops.P12, ops.P21, ops.P22, ops.M, &F, &info, err))) {
+            if (s == JG_SINGULAR_LOOP) s = singular(l, err);
+            goto done;
+        }
+        st->t_lft = now() - t3;
+        jg_graph_stats(l->g[r], &st->graph);
+    }
+    st->lft_n = info.n;
+    st->lft_rcond = info.rcond;
+    s = jg__linsys_from(l, F, out, err);
+done:
+    st->t_total = now() - t0;
+    jg__lftops_free(&ops);
+    cs_dl_spfree(F);
+    return s;
+}

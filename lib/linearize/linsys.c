@@ -1,0 +1,131 @@
+/* jg_linsys_t: splitting the LFT result into A, B, C, D with names; comparing. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lin_impl.h"
+
+static char *dupstr(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+static void free_names(char **v, int64_t n)
+{
+    for (int64_t k = 0; v && k < n; k++) free(v[k]);
+    free(v);
+}
+
+void jg_linsys_free(jg_linsys_t *s)
+{
+    if (!s) return;
+    free_names(s->state_names, s->nx);
+    free_names(s->input_names, s->nu);
+    free_names(s->output_names, s->ny);
+    cs_dl_spfree(s->A);
+    cs_dl_spfree(s->B);
+    cs_dl_spfree(s->C);
+    cs_dl_spfree(s->D);
+    free(s);
+}
+
+/* F(r0:r0+m, c0:c0+n) as a new matrix. */
+static cs_dl *block(const cs_dl *F, int64_t r0, int64_t m, int64_t c0, int64_t n)
+{
+    int64_t nz = 0;
+    for (int64_t j = c0; j < c0 + n; j++)
+        for (int64_t k = F->p[j]; k < F->p[j + 1]; k++) nz += F->i[k] >= r0 && F->i[k] < r0 + m;
+    cs_dl *B = cs_dl_spalloc(m, n, nz + 1, 1, 0);
+    if (!B) return NULL;
+    nz = 0;
+    for (int64_t j = 0; j < n; j++) {
+        B->p[j] = nz;
+        for (int64_t k = F->p[c0 + j]; k < F->p[c0 + j + 1]; k++)
+            if (F->i[k] >= r0 && F->i[k] < r0 + m) {
+                B->i[nz] = F->i[k] - r0;
+                B->x[nz++] = F->x[k];
+            }
+    }
+    B->p[n] = nz;
+    return B;
+}
+
+static char **copy_names(char *const *src, int64_t n)
+{
+    char **v = calloc((size_t)n + 1, sizeof *v);
+    if (!v) return NULL;
+    for (int64_t k = 0; k < n; k++)
+        if (!(v[k] = dupstr(src[k] ? src[k] : "?"))) {
+            free_names(v, k);
+            return NULL;
+        }
+    return v;
+}
+
+jg_status_t jg__linsys_from(const jg_lin_t *l, const cs_dl *F, jg_linsys_t **out, jg_error_t *err)
+{
+    const jg_program_t *p = l->p;
+    int64_t nx = p->nx, nw = l->io->nw, nz = l->io->nz;
+    jg_linsys_t *s = calloc(1, sizeof *s);
+    *out = NULL;
+    if (!s) return jg_error_set(err, JG_NOMEM, "out of memory");
+    s->nx = nx;
+    s->nu = nw;
+    s->ny = nz;
+    s->t = l->t;
+    s->A = block(F, 0, nx, 0, nx);
+    s->B = block(F, 0, nx, nx, nw);
+    s->C = block(F, nx, nz, 0, nx);
+    s->D = block(F, nx, nz, nx, nw);
+    s->state_names = calloc((size_t)nx + 1, sizeof(char *));
+    if (s->state_names)
+        for (int64_t k = 0; k < nx; k++) {
+            s->state_names[k] = dupstr(jg_program_state_name(p, k));
+            if (!s->state_names[k]) break;
+        }
+    s->input_names = copy_names(l->io->w_name, nw);
+    s->output_names = copy_names(l->io->z_name, nz);
+    int ok = s->A && s->B && s->C && s->D && s->state_names && s->input_names && s->output_names;
+    for (int64_t k = 0; ok && k < nx; k++) ok = s->state_names[k] != NULL;
+    if (!ok) {
+        jg_linsys_free(s);
+        return jg_error_set(err, JG_NOMEM, "out of memory");
+    }
+    *out = s;
+    return JG_OK;
+}
+
+static double maxabs(const cs_dl *A)
+{
+    double m = 0;
+    for (int64_t k = 0; k < A->p[A->n]; k++) m = fmax(m, fabs(A->x[k]));
+    return m;
+}
+
+/* max |a - b| / max(1, max |b|) for one matrix; infinity on shape mismatch. */
+static double mdiff(const cs_dl *a, const cs_dl *b)
+{
+    if (a->m != b->m || a->n != b->n) return INFINITY;
+    cs_dl *d = cs_dl_add(a, b, 1.0, -1.0);
+    if (!d) return INFINITY;
+    double r = maxabs(d) / fmax(1.0, maxabs(b));
+    cs_dl_spfree(d);
+    return r;
+}
+
+double jg_linsys_diff(const jg_linsys_t *a, const jg_linsys_t *b, const char **which)
+{
+    const cs_dl *ma[4] = {a->A, a->B, a->C, a->D}, *mb[4] = {b->A, b->B, b->C, b->D};
+    static const char *names[4] = {"A", "B", "C", "D"};
+    double worst = -1;
+    for (int k = 0; k < 4; k++) {
+        double d = mdiff(ma[k], mb[k]);
+        if (!(d <= worst)) {   /* NaN counts as worst */
+            worst = d;
+            if (which) *which = names[k];
+        }
+    }
+    return worst;
+}

@@ -1,0 +1,166 @@
+/* Reading the JSON model format: syntax (jansson) and document shape. */
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include "model_impl.h"
+
+static char *dupstr(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+/* Check one system object (root or SubSystem): "blocks" array of objects with
+ * string "name" and "type", optional "lines" array of {src, dst}.  `where` is
+ * the system path for messages. */
+static jg_status_t check_system(const json_t *sys, const char *src, const char *where,
+                                jg_error_t *err)
+{
+    const json_t *blocks = json_object_get(sys, "blocks");
+    if (!blocks)
+        return jg_error_set(err, JG_MODEL, "%s: system '%s' has no \"blocks\" array", src, where);
+    if (!json_is_array(blocks))
+        return jg_error_set(err, JG_MODEL, "%s: system '%s': \"blocks\" must be an array", src,
+                            where);
+    size_t i;
+    const json_t *b;
+    json_array_foreach(blocks, i, b) {
+        if (!json_is_object(b))
+            return jg_error_set(err, JG_MODEL, "%s: system '%s': blocks[%zu] is not an object",
+                                src, where, i);
+        const json_t *name = json_object_get(b, "name"), *type = json_object_get(b, "type");
+        if (!json_is_string(name) || !json_string_length(name))
+            return jg_error_set(err, JG_MODEL,
+                                "%s: system '%s': blocks[%zu] needs a non-empty string \"name\"",
+                                src, where, i);
+        const char *nm = json_string_value(name);
+        if (strchr(nm, '/'))
+            return jg_error_set(err, JG_MODEL,
+                                "%s: block '%s%s%s': names may not contain '/'", src,
+                                *where ? where : "", *where ? "/" : "", nm);
+        if (!json_is_string(type))
+            return jg_error_set(err, JG_MODEL, "%s: block '%s%s%s' needs a string \"type\"", src,
+                                *where ? where : "", *where ? "/" : "", nm);
+        const json_t *par = json_object_get(b, "parameters");
+        if (par && !json_is_object(par))
+            return jg_error_set(err, JG_MODEL,
+                                "%s: block '%s%s%s': \"parameters\" must be an object", src,
+                                *where ? where : "", *where ? "/" : "", nm);
+        if (!strcmp(json_string_value(type), "SubSystem")) {
+            size_t n = strlen(where) + strlen(nm) + 2;
+            char *sub = malloc(n);
+            if (!sub) return jg_error_set(err, JG_NOMEM, "out of memory");
+            snprintf(sub, n, "%s%s%s", where, *where ? "/" : "", nm);
+            jg_status_t st = check_system(b, src, sub, err);
+            free(sub);
+            if (st) return st;
+        }
+    }
+    const json_t *lines = json_object_get(sys, "lines");
+    if (lines && !json_is_array(lines))
+        return jg_error_set(err, JG_MODEL, "%s: system '%s': \"lines\" must be an array", src,
+                            where);
+    const json_t *l;
+    json_array_foreach(lines, i, l) {
+        const json_t *s = json_object_get(l, "src"), *d = json_object_get(l, "dst");
+        if (!json_is_object(l) || !json_is_string(s) || !(json_is_string(d) || json_is_array(d)))
+            return jg_error_set(err, JG_MODEL,
+                                "%s: system '%s': lines[%zu] needs \"src\": \"BLOCK:N\" and "
+                                "\"dst\": \"BLOCK:N\" or a list of them",
+                                src, where, i);
+        if (json_is_array(d)) {
+            size_t k;
+            const json_t *e;
+            json_array_foreach(d, k, e) if (!json_is_string(e)) return jg_error_set(
+                err, JG_MODEL, "%s: system '%s': lines[%zu].dst[%zu] is not a \"BLOCK:N\" string",
+                src, where, i, k);
+        }
+    }
+    const json_t *par = json_object_get(sys, "parameters");
+    if (par && !json_is_object(par))
+        return jg_error_set(err, JG_MODEL, "%s: system '%s': \"parameters\" must be an object",
+                            src, where);
+    return JG_OK;
+}
+
+static jg_status_t finish(json_t *root, const char *source, jg_model_t **out, jg_error_t *err)
+{
+    jg_status_t st;
+    jg_model_t *m = NULL;
+    if (!json_is_object(root)) {
+        st = jg_error_set(err, JG_MODEL, "%s: the document must be a JSON object", source);
+        goto done;
+    }
+    const json_t *name = json_object_get(root, "name");
+    if (name && !json_is_string(name)) {
+        st = jg_error_set(err, JG_MODEL, "%s: \"name\" must be a string", source);
+        goto done;
+    }
+    if ((st = check_system(root, source, "", err))) goto done;
+    m = calloc(1, sizeof *m);
+    if (!m) {
+        st = jg_error_set(err, JG_NOMEM, "out of memory");
+        goto done;
+    }
+    m->root = root;
+    root = NULL;
+    m->source = dupstr(source);
+    if (name) {
+        m->name = dupstr(json_string_value(name));
+    } else {   /* file stem */
+        const char *b = strrchr(source, '/');
+        b = b ? b + 1 : source;
+        m->name = dupstr(b);
+        char *dot = m->name ? strrchr(m->name, '.') : NULL;
+        if (dot && dot != m->name) *dot = '\0';
+    }
+    if (!m->source || !m->name) {
+        st = jg_error_set(err, JG_NOMEM, "out of memory");
+        goto done;
+    }
+    *out = m;
+    m = NULL;
+    st = JG_OK;
+done:
+    json_decref(root);
+    jg_model_free(m);
+    return st;
+}
+
+jg_status_t jg_model_parse(const char *text, const char *source, jg_model_t **out,
+                           jg_error_t *err)
+{
+    json_error_t je;
+    *out = NULL;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", source, je.line, je.column, je.text);
+    return finish(root, source, out, err);
+}
+
+jg_status_t jg_model_read(const char *path, jg_model_t **out, jg_error_t *err)
+{
+    json_error_t je;
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return jg_error_set(err, JG_IO, "%s: cannot open: %s", path, strerror(errno));
+    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    fclose(f);
+    if (!root)
+        return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+    return finish(root, path, out, err);
+}
+
+const char *jg_model_name(const jg_model_t *m) { return m->name; }
+const char *jg_model_source(const jg_model_t *m) { return m->source; }
+
+void jg_model_free(jg_model_t *m)
+{
+    if (!m) return;
+    json_decref(m->root);
+    free(m->source);
+    free(m->name);
+    free(m);
+}

@@ -1,0 +1,52 @@
+/* cli.h -- shared pieces of the jacgraph subcommands (option parsing, loading,
+ * error printing).  Only the CLI prints; the library returns statuses. */
+#ifndef JG_TOOLS_CLI_H
+#define JG_TOOLS_CLI_H
+#include <stdio.h>
+#include "jacgraph/jacgraph.h"
+
+/* Exit codes (docs/cli.md): also the values of jg_status_exit(). */
+enum { EXIT_OK = 0, EXIT_MISMATCH = 1, EXIT_USAGE = 2 };
+
+/* Print "jacgraph: error: <msg>" and return the status's exit code. */
+int cli_fail(const jg_error_t *err);
+/* Print a usage error ("jacgraph CMD: msg; see jacgraph CMD --help"), return 2. */
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Read and compile MODEL; prints compile warnings to stderr.  Returns an exit
+ * code (0 on success). */
+int cli_load(const char *path, jg_model_t **m, jg_program_t **p);
+
+/* Option scanner over argv: "--name value" or "--name=value". */
+typedef struct {
+    int argc, i;
+    char **argv;
+    const char *cmd;
+} cli_args_t;
+
+/* If argv[i] is option `name` (with a value), set *val, advance and return 1;
+ * missing value: usage error, returns -1.  Otherwise 0. */
+int cli_opt(cli_args_t *a, const char *name, const char **val);
+/* If argv[i] is flag `name`, advance and return 1. */
+int cli_flag(cli_args_t *a, const char *name);
+
+/* Linearization I/O options collected from --input/--output/--open. */
+typedef struct {
+    int nin, nout, nopen;
+    const char *in[256], *out[256], *open[256];
+    int no_defaults;
+    const char *op;
+} cli_io_t;
+
+/* Consume one I/O option (--input, --output, --open, --no-default-io, --op);
+ * 1 consumed, 0 not an I/O option, -1 usage error (printed). */
+int cli_io_opt(cli_args_t *a, cli_io_t *io);
+/* Create the linearizer with the I/O options and operating point; exit code. */
+int cli_lin(const jg_program_t *p, const cli_io_t *io, jg_lin_t **l);
+
+int cmd_linearize(int argc, char **argv);
+int cmd_graph(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+
+#endif

@@ -1,0 +1,68 @@
+/* jacgraph info: blocks, states, sorted order, algebraic loops, feedthrough. */
+#include <string.h>
+#include "cli.h"
+
+static const char help[] =
+    "usage: jacgraph info MODEL\n"
+    "\n"
+    "Print the compiled model: every block with its type, port widths, states and\n"
+    "direct feedthrough; the state vector layout; the sorted order; the algebraic\n"
+    "loops (strongly connected components of the direct-feedthrough graph).\n";
+
+int cmd_info(int argc, char **argv)
+{
+    const char *model = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(help, stdout);
+            return 0;
+        }
+        if (argv[i][0] == '-' && argv[i][1]) return cli_usage("info", "unknown option '%s'", argv[i]);
+        if (model) return cli_usage("info", "more than one MODEL");
+        model = argv[i];
+    }
+    if (!model) return cli_usage("info", "missing MODEL");
+    jg_model_t *m;
+    jg_program_t *p;
+    int rc = cli_load(model, &m, &p);
+    if (rc) return rc;
+    int32_t nb = jg_program_nblocks(p), ns;
+    printf("model %s: %d blocks (%d non-virtual), %lld states, %d inputs, %d outputs, "
+           "%d algebraic loop%s\n\n",
+           jg_program_name(p), nb, jg_program_nreal(p), (long long)jg_program_nstates(p),
+           jg_program_ninputs(p), jg_program_noutputs(p), jg_program_nloops(p),
+           jg_program_nloops(p) == 1 ? "" : "s");
+    printf("blocks:\n");
+    for (int32_t b = 0; b < nb; b++) {
+        int nin, nout;
+        jg_program_block_nports(p, b, &nin, &nout);
+        printf("  %-32s %-12s", jg_program_block_path(p, b), jg_program_block_type(p, b));
+        printf(" in [");
+        for (int k = 0; k < nin; k++)
+            printf("%s%lld%s", k ? " " : "", (long long)jg_program_port_width(p, b, 0, k),
+                   jg_program_block_feedthrough(p, b, k) ? "*" : "");
+        printf("] out [");
+        for (int k = 0; k < nout; k++)
+            printf("%s%lld", k ? " " : "", (long long)jg_program_port_width(p, b, 1, k));
+        printf("]");
+        if (jg_program_block_nstates(p, b)) printf(" states %lld", (long long)jg_program_block_nstates(p, b));
+        if (jg_program_block_virtual(p, b)) printf(" virtual");
+        printf("\n");
+    }
+    printf("  (input widths marked * have direct feedthrough)\n\nstates:\n");
+    for (int64_t i = 0; i < jg_program_nstates(p); i++)
+        printf("  %lld  %s\n", (long long)i + 1, jg_program_state_name(p, i));
+    const int32_t *so = jg_program_sorted(p, &ns);
+    printf("\nsorted order:\n");
+    for (int32_t k = 0; k < ns; k++) {
+        int l = jg_program_block_loop(p, so[k]);
+        printf("  %d  %s", k + 1, jg_program_block_path(p, so[k]));
+        if (l >= 0) printf("  (algebraic loop %d)", l + 1);
+        printf("\n");
+    }
+    printf("\nalgebraic loops:%s\n", jg_program_nloops(p) ? "" : " none");
+    for (int l = 0; l < jg_program_nloops(p); l++) printf("  %d: %s\n", l + 1, jg_program_loop_names(p, l));
+    jg_program_free(p);
+    jg_model_free(m);
+    return 0;
+}
