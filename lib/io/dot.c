@@ -4,8 +4,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <gvc.h>
 #include "jacgraph/io.h"
+
+/* Only a regular file is removed: the path may name a device or a link such
+ * as /dev/stdout, which must survive a failed write. */
+static void discard(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) remove(path);
+}
 
 /* cgraph 2.42 takes char * everywhere but copies what it keeps (agstrdup). */
 static int set(void *obj, const char *name, const char *value, const char *def)
@@ -73,7 +82,7 @@ static jg_status_t finish(FILE *f, int bad, const char *path, jg_error_t *err)
         code = errno;
     }
     if (!bad) return JG_OK;
-    remove(path);
+    discard(path);
     return jg_error_set(err, JG_IO, "%s: cannot write: %s", path, strerror(code ? code : EIO));
 }
 
@@ -94,8 +103,9 @@ static jg_status_t build(const jg_graph_t *g, const char *title, Agraph_t *G, Ag
             shape = "ellipse";
             style = "dashed";
         }
+        const char *text = jg_graph_vertex_label(g, v);
         Agnode_t *n = node[v] = agnode(G, name, 1);
-        bad = !n || set_label(n, jg_graph_vertex_label(g, v)) || set(n, "shape", shape, "ellipse")
+        bad = !n || set_label(n, text ? text : name) || set(n, "shape", shape, "ellipse")
               || set(n, "style", style, "");
     }
     for (int64_t e = 0; e < ne && !bad; e++) {
@@ -134,7 +144,6 @@ jg_status_t jg_write_graph(const jg_graph_t *g, const char *title, const char *d
     Agnode_t **node = calloc(nv > 0 ? (size_t)nv : 1, sizeof *node);
     GVC_t *gvc = NULL;
     Agraph_t *G = NULL;
-    FILE *f = NULL;
     int laid = 0;
     if (!node) {
         st = jg_error_set(err, JG_NOMEM, "graph output: out of memory");
@@ -153,38 +162,38 @@ jg_status_t jg_write_graph(const jg_graph_t *g, const char *title, const char *d
 
     /* dot before layout, so the file holds the graph and not positions */
     if (dot_path) {
-        if (!(f = fopen(dot_path, "w"))) {
+        FILE *f = fopen(dot_path, "w");
+        if (!f) {
             st = jg_error_set(err, JG_IO, "%s: cannot write: %s", dot_path, strerror(errno));
             goto done;
         }
-        st = finish(f, agwrite(G, f) != 0, dot_path, err);
-        f = NULL;
-        if (st) goto done;
+        if ((st = finish(f, agwrite(G, f) != 0, dot_path, err))) goto done;
     }
     if (svg_path) {
-        /* our own FILE rather than gvRenderFilename: errno for the message,
-         * and no layout when the file cannot be written anyway */
-        if (!(f = fopen(svg_path, "w"))) {
+        /* rendered to memory and written here: Graphviz 2.42 calls exit(1)
+         * when a write to its own output file fails (gvwrite) */
+        char *svg = NULL;
+        unsigned int len = 0;
+        FILE *f = fopen(svg_path, "w");   /* first: no layout for an unwritable path */
+        if (!f) {
             st = jg_error_set(err, JG_IO, "%s: cannot write: %s", svg_path, strerror(errno));
             goto done;
         }
-        if (gvLayout(gvc, G, "dot")) {
-            st = gv_error(err, svg_path, "Graphviz layout failed");
+        int rc = gvLayout(gvc, G, "dot");
+        laid = !rc;
+        if (!rc) rc = gvRenderData(gvc, G, "svg", &svg, &len) || !svg;
+        if (rc) {
+            fclose(f);
+            discard(svg_path);
+            gvFreeRenderData(svg);
+            st = gv_error(err, svg_path,
+                          laid ? "Graphviz cannot render SVG" : "Graphviz layout failed");
             goto done;
         }
-        laid = 1;
-        if (gvRender(gvc, G, "svg", f)) {
-            st = gv_error(err, svg_path, "Graphviz cannot render SVG");
-            goto done;
-        }
-        st = finish(f, 0, svg_path, err);
-        f = NULL;
+        st = finish(f, fwrite(svg, 1, len, f) != len, svg_path, err);
+        gvFreeRenderData(svg);
     }
 done:
-    if (f) {                     /* only on a Graphviz failure with the SVG open */
-        fclose(f);
-        remove(svg_path);
-    }
     if (laid) gvFreeLayout(gvc, G);
     if (G) agclose(G);
     free(node);

@@ -4,11 +4,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "jacgraph/io.h"
 
 static const char *const WHAT[4] = {"A", "B", "C", "D"};
 static const char *const ROWS[4] = {"states", "states", "outputs", "outputs"};
 static const char *const COLS[4] = {"states", "inputs", "states", "inputs"};
+
+/* Only a regular file is removed: the path may name a device or a link such
+ * as /dev/stdout, which must survive a failed write. */
+static void discard(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) remove(path);
+}
 
 /* Rows sorted within each column, duplicates summed, zeros dropped. */
 static cs_dl *sorted(const cs_dl *M)
@@ -58,7 +67,7 @@ static jg_status_t write_file(const char *path, int k, const cs_dl *S, const jg_
         code = errno;
     }
     if (!bad) return JG_OK;
-    remove(path);
+    discard(path);
     return jg_error_set(err, JG_IO, "%s: cannot write: %s", path, strerror(code ? code : EIO));
 }
 
@@ -102,7 +111,7 @@ jg_status_t jg_write_linsys_mm(const char *prefix, const jg_linsys_t *s, jg_erro
     }
     /* a partial set would mix this model with files of an earlier run */
     if (st)
-        for (int k = 0; k < done; k++) remove(path + k * len);
+        for (int k = 0; k < done; k++) discard(path + k * len);
     free(path);
     return st;
 }

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Run the whole test suite in each given build directory and print the TAP
+# totals as one closing line "N passed, N failed".
+# usage: tests/run.sh BUILD_DIR [BUILD_DIR...]
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+passed=0
+failed=0
+for bdir in "$@"; do
+    label=$(basename "$bdir")
+    # every test program and script, in a fixed order
+    tests=()
+    while IFS= read -r t; do tests+=("$t"); done < <(find "$bdir/tests" -maxdepth 1 -type f -name 'test_*' -perm -u+x | sort)
+    for sh in "$top"/tests/*_test.sh; do tests+=("$sh"); done
+    for t in "${tests[@]}"; do
+        name=$(basename "$t")
+        out=$(cd "$top" && JACGRAPH="$bdir/tools/jacgraph" timeout 600 "$t" 2>&1)
+        rc=$?
+        p=$(grep -c '^ok ' <<<"$out")
+        f=$(grep -c '^not ok ' <<<"$out")
+        if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; fi   # a test that ran nothing fails
+        if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi   # a crash after the last check fails
+        passed=$((passed + p))
+        failed=$((failed + f))
+        printf '%-10s %-28s %4d passed %4d failed\n' "$label" "$name" "$p" "$f"
+        if [ "$f" -ne 0 ]; then
+            grep -E '^(not ok|#)' <<<"$out" | head -40 | sed 's/^/    /'
+            [ $rc -ne 0 ] && tail -20 <<<"$out" | sed 's/^/    | /'
+        fi
+    done
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

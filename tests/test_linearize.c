@@ -1,0 +1,372 @@
+/* Linearization against hand-derived results, I/O points, operating points,
+ * numeric replay, and the library's error statuses. */
+#include <complex.h>
+#include <stdlib.h>
+#include <string.h>
+#include "jacgraph/jacgraph.h"
+#include "tap.h"
+
+typedef struct {
+    jg_model_t *m;
+    jg_program_t *p;
+    jg_lin_t *l;
+    jg_error_t err;
+} fx_t;
+
+static jg_status_t load(fx_t *f, const char *json, const jg_lin_opts_t *o)
+{
+    memset(f, 0, sizeof *f);
+    jg_status_t st = jg_model_parse(json, "<test>", &f->m, &f->err);
+    if (!st) st = jg_program_compile(f->m, &f->p, &f->err);
+    if (!st) st = jg_lin_create(f->p, o, &f->l, &f->err);
+    return st;
+}
+
+static void unload(fx_t *f)
+{
+    jg_lin_free(f->l);
+    jg_program_free(f->p);
+    jg_model_free(f->m);
+}
+
+static double entry(const cs_dl *A, int64_t i, int64_t j)
+{
+    for (int64_t k = A->p[j]; k < A->p[j + 1]; k++)
+        if (A->i[k] == i) return A->x[k];
+    return 0;
+}
+
+/* G(s) = C (sI - A)^-1 B + D for a SISO system, by dense complex elimination. */
+static double complex tf_eval(const jg_linsys_t *s, double complex z)
+{
+    int64_t n = s->nx;
+    double complex *M = calloc((size_t)(n * (n + 1) + 1), sizeof *M);
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t j = 0; j < n; j++) M[i * (n + 1) + j] = (i == j ? z : 0) - entry(s->A, i, j);
+        M[i * (n + 1) + n] = entry(s->B, i, 0);
+    }
+    for (int64_t k = 0; k < n; k++) {   /* Gaussian elimination with partial pivoting */
+        int64_t piv = k;
+        for (int64_t i = k + 1; i < n; i++)
+            if (cabs(M[i * (n + 1) + k]) > cabs(M[piv * (n + 1) + k])) piv = i;
+        for (int64_t j = 0; j <= n; j++) {
+            double complex t = M[k * (n + 1) + j];
+            M[k * (n + 1) + j] = M[piv * (n + 1) + j];
+            M[piv * (n + 1) + j] = t;
+        }
+        for (int64_t i = k + 1; i < n; i++) {
+            double complex f = M[i * (n + 1) + k] / M[k * (n + 1) + k];
+            for (int64_t j = k; j <= n; j++) M[i * (n + 1) + j] -= f * M[k * (n + 1) + j];
+        }
+    }
+    double complex *x = calloc((size_t)n + 1, sizeof *x);
+    for (int64_t i = n - 1; i >= 0; i--) {
+        double complex acc = M[i * (n + 1) + n];
+        for (int64_t j = i + 1; j < n; j++) acc -= M[i * (n + 1) + j] * x[j];
+        x[i] = acc / M[i * (n + 1) + i];
+    }
+    double complex g = entry(s->D, 0, 0);
+    for (int64_t j = 0; j < n; j++) g += entry(s->C, 0, j) * x[j];
+    free(M);
+    free(x);
+    return g;
+}
+
+static const struct {
+    jg_method_t m;
+    jg_reduce_t r;
+    const char *name;
+} paths[] = {{JG_METHOD_GRAPH, JG_REDUCE_NONE, "graph/none"},
+             {JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, "graph/markowitz"},
+             {JG_METHOD_GRAPH, JG_REDUCE_FULL, "graph/full"},
+             {JG_METHOD_MATRIX, JG_REDUCE_NONE, "matrix"},
+             {JG_METHOD_PERTURB, JG_REDUCE_NONE, "perturb"}};
+#define NPATHS (int)(sizeof paths / sizeof *paths)
+
+static const char vdp[] =
+    "{\"name\":\"vdp\",\"parameters\":{\"mu\":1},\"blocks\":["
+    "{\"name\":\"x1\",\"type\":\"Integrator\",\"InitialCondition\":2},"
+    "{\"name\":\"x2\",\"type\":\"Integrator\",\"InitialCondition\":0},"
+    "{\"name\":\"Sq\",\"type\":\"Math\",\"Operator\":\"square\"},"
+    "{\"name\":\"One\",\"type\":\"Constant\",\"Value\":1},"
+    "{\"name\":\"S1\",\"type\":\"Sum\",\"Inputs\":\"+-\"},"
+    "{\"name\":\"P\",\"type\":\"Product\",\"Inputs\":\"**\"},"
+    "{\"name\":\"Mu\",\"type\":\"Gain\",\"Gain\":\"mu\"},"
+    "{\"name\":\"S2\",\"type\":\"Sum\",\"Inputs\":\"+-\"}],"
+    "\"lines\":[{\"src\":\"x2:1\",\"dst\":[\"x1:1\",\"P:1\"]},"
+    "{\"src\":\"x1:1\",\"dst\":[\"Sq:1\",\"S2:2\"]},{\"src\":\"One:1\",\"dst\":\"S1:1\"},"
+    "{\"src\":\"Sq:1\",\"dst\":\"S1:2\"},{\"src\":\"S1:1\",\"dst\":\"P:2\"},"
+    "{\"src\":\"P:1\",\"dst\":\"Mu:1\"},{\"src\":\"Mu:1\",\"dst\":\"S2:1\"},"
+    "{\"src\":\"S2:1\",\"dst\":\"x2:1\"}]}";
+
+static void test_vdp(void)
+{
+    fx_t f;
+    tap_ok(!load(&f, vdp, NULL), "vdp compiles");
+    for (int k = 0; k < NPATHS; k++) {
+        jg_linsys_t *s = NULL;
+        jg_status_t st = jg_lin_run(f.l, paths[k].m, paths[k].r, &s, NULL, &f.err);
+        double tol = paths[k].m == JG_METHOD_PERTURB ? 1e-7 : 1e-14;
+        char name[96];
+        snprintf(name, sizeof name, "vdp at (2,0), mu=1, %s: A = [0 1; -1 -3]", paths[k].name);
+        tap_ok(!st && s && s->nx == 2 && fabs(entry(s->A, 0, 0)) <= tol &&
+                   fabs(entry(s->A, 0, 1) - 1) <= tol && fabs(entry(s->A, 1, 0) + 1) <= tol &&
+                   fabs(entry(s->A, 1, 1) + 3) <= tol,
+               "%s", name);
+        jg_linsys_free(s);
+    }
+    /* numeric replay at another operating point: (1, 1) gives [0 1; -3 0] */
+    double *x = jg_lin_states(f.l);
+    x[0] = 1;
+    x[1] = 1;
+    for (int k = 0; k < NPATHS; k++) {
+        jg_linsys_t *s = NULL;
+        jg_status_t st = jg_lin_run(f.l, paths[k].m, paths[k].r, &s, NULL, &f.err);
+        double tol = paths[k].m == JG_METHOD_PERTURB ? 1e-7 : 1e-14;
+        tap_ok(!st && fabs(entry(s->A, 1, 0) + 3) <= tol && fabs(entry(s->A, 1, 1)) <= tol &&
+                   fabs(entry(s->A, 0, 1) - 1) <= tol,
+               "vdp replayed at (1,1), %s: A = [0 1; -3 0]", paths[k].name);
+        jg_linsys_free(s);
+    }
+    unload(&f);
+}
+
+/* In1 -> TF 1/(s^2+3s+2) -> SS (A=-4, B=1, C=2) -> ZeroPole 2(s+3)/((s+1)(s+5)) -> Out1:
+ * G(s) = 4 (s+3) / ((s+1)^2 (s+2) (s+4) (s+5)), whatever the realizations. */
+static const char cascade[] =
+    "{\"name\":\"cascade\",\"blocks\":["
+    "{\"name\":\"In1\",\"type\":\"Inport\",\"Port\":1},"
+    "{\"name\":\"TF\",\"type\":\"TransferFcn\",\"Numerator\":[1],\"Denominator\":[1,3,2]},"
+    "{\"name\":\"SS\",\"type\":\"StateSpace\",\"A\":-4,\"B\":1,\"C\":2,\"D\":0},"
+    "{\"name\":\"ZP\",\"type\":\"ZeroPole\",\"Zeros\":[-3],\"Poles\":[-1,-5],\"Gain\":2},"
+    "{\"name\":\"Out1\",\"type\":\"Outport\",\"Port\":1}],"
+    "\"lines\":[{\"src\":\"In1:1\",\"dst\":\"TF:1\"},{\"src\":\"TF:1\",\"dst\":\"SS:1\"},"
+    "{\"src\":\"SS:1\",\"dst\":\"ZP:1\"},{\"src\":\"ZP:1\",\"dst\":\"Out1:1\"}]}";
+
+static void test_cascade(void)
+{
+    fx_t f;
+    tap_ok(!load(&f, cascade, NULL), "TransferFcn/StateSpace/ZeroPole cascade compiles");
+    const double complex pts[] = {1.0, 2.0 * I, 0.5 + 3.0 * I, -0.5 + 0.25 * I};
+    for (int k = 0; k < NPATHS; k++) {
+        jg_linsys_t *s = NULL;
+        jg_status_t st = jg_lin_run(f.l, paths[k].m, paths[k].r, &s, NULL, &f.err);
+        double worst = st ? INFINITY : 0;
+        for (size_t q = 0; !st && q < sizeof pts / sizeof *pts; q++) {
+            double complex z = pts[q];
+            double complex g = 4 * (z + 3) / ((z + 1) * (z + 1) * (z + 2) * (z + 4) * (z + 5));
+            worst = fmax(worst, cabs(tf_eval(s, z) - g) / cabs(g));
+        }
+        tap_ok(!st && s->nx == 5 && worst < (paths[k].m == JG_METHOD_PERTURB ? 1e-6 : 1e-12),
+               "cascade %s: transfer function 4(s+3)/((s+1)^2(s+2)(s+4)(s+5)) (rel err %.1e)",
+               paths[k].name, worst);
+        jg_linsys_free(s);
+    }
+    unload(&f);
+}
+
+/* Two parallel gains summed: after full elimination one edge In -> Out with
+ * the sum of the paths (Def. 2), and no algebraic vertex left. */
+static const char parallel[] =
+    "{\"name\":\"par\",\"blocks\":["
+    "{\"name\":\"In1\",\"type\":\"Inport\",\"Port\":1},"
+    "{\"name\":\"G1\",\"type\":\"Gain\",\"Gain\":3},"
+    "{\"name\":\"G2\",\"type\":\"Gain\",\"Gain\":-0.5},"
+    "{\"name\":\"S\",\"type\":\"Sum\",\"Inputs\":\"++\"},"
+    "{\"name\":\"Out1\",\"type\":\"Outport\",\"Port\":1}],"
+    "\"lines\":[{\"src\":\"In1:1\",\"dst\":[\"G1:1\",\"G2:1\"]},{\"src\":\"G1:1\",\"dst\":\"S:1\"},"
+    "{\"src\":\"G2:1\",\"dst\":\"S:2\"},{\"src\":\"S:1\",\"dst\":\"Out1:1\"}]}";
+
+static void test_parallel(void)
+{
+    fx_t f;
+    tap_ok(!load(&f, parallel, NULL), "parallel gains compile");
+    jg_linsys_t *s = NULL;
+    jg_status_t st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_FULL, &s, NULL, &f.err);
+    tap_ok(!st && fabs(entry(s->D, 0, 0) - 2.5) < 1e-15, "parallel paths sum: D = 3 - 0.5");
+    jg_linsys_free(s);
+    const jg_graph_t *g;
+    st = jg_lin_graph(f.l, JG_REDUCE_FULL, &g, &f.err);
+    int64_t nv, ne, alive_edge = -1;
+    jg_graph_count(g, &nv, &ne);
+    for (int64_t e = 0; e < jg_graph_nedges(g); e++) {
+        jg_edge_info_t ei;
+        jg_graph_edge(g, e, &ei);
+        if (ei.alive) alive_edge = e;
+    }
+    jg_edge_info_t ei = {0};
+    if (alive_edge >= 0) jg_graph_edge(g, alive_edge, &ei);
+    tap_ok(!st && nv == 2 && ne == 1 && ei.x && fabs(ei.x[0] - 2.5) < 1e-15,
+           "full elimination leaves in -> out with value 2.5 (V:%lld E:%lld)", (long long)nv,
+           (long long)ne);
+    unload(&f);
+}
+
+/* Markowitz on vdp (no I/O): every algebraic vertex qualifies, only states remain. */
+static void test_markowitz_states_only(void)
+{
+    fx_t f;
+    jg_lin_opts_t o = {.no_defaults = 1};
+    tap_ok(!load(&f, vdp, &o), "vdp without I/O");
+    const jg_graph_t *g;
+    jg_status_t st = jg_lin_graph(f.l, JG_REDUCE_MARKOWITZ, &g, &f.err);
+    int only_states = !st, nalive = 0;
+    for (int64_t v = 0; !st && v < jg_graph_nvertices(g); v++) {
+        jg_vertex_info_t vi;
+        jg_graph_vertex(g, v, &vi);
+        if (!vi.alive) continue;
+        nalive++;
+        only_states &= vi.kind == JG_V_STATE;
+    }
+    jg_graph_stats_t gs;
+    jg_graph_stats(g, &gs);
+    tap_ok(only_states && nalive == 2, "markowitz reduces vdp to its 2 state vertices");
+    /* by hand: 20 port/state vertices; 12 block edges + 10 connections; after:
+     * x1 -> x2, x2 -> x1 and the self-loop x2 -> x2 */
+    tap_ok(gs.v_before == 20 && gs.e_before == 22 && gs.v_after == 2 && gs.e_after == 3,
+           "vdp graph V:%lld E:%lld -> V:%lld E:%lld", (long long)gs.v_before,
+           (long long)gs.e_before, (long long)gs.v_after, (long long)gs.e_after);
+    unload(&f);
+}
+
+/* Loop In1 -> Sum(+-) -> Integrator, Sum -> G(2) -> Sum:2. */
+static const char loop[] =
+    "{\"name\":\"loop\",\"blocks\":["
+    "{\"name\":\"In1\",\"type\":\"Inport\",\"Port\":1},"
+    "{\"name\":\"Sum\",\"type\":\"Sum\",\"Inputs\":\"+-\"},"
+    "{\"name\":\"G\",\"type\":\"Gain\",\"Gain\":2},"
+    "{\"name\":\"x\",\"type\":\"Integrator\"},"
+    "{\"name\":\"Out1\",\"type\":\"Outport\",\"Port\":1}],"
+    "\"lines\":[{\"src\":\"In1:1\",\"dst\":\"Sum:1\"},{\"src\":\"Sum:1\",\"dst\":[\"G:1\",\"x:1\"]},"
+    "{\"src\":\"G:1\",\"dst\":\"Sum:2\"},{\"src\":\"x:1\",\"dst\":\"Out1:1\"}]}";
+
+static void test_loop_and_io(void)
+{
+    fx_t f;
+    tap_ok(!load(&f, loop, NULL), "linear algebraic loop compiles");
+    tap_ok(jg_program_nloops(f.p) == 1 && !strcmp(jg_program_loop_names(f.p, 0), "Sum, G"),
+           "one algebraic loop through Sum, G");
+    for (int k = 0; k < NPATHS; k++) {
+        jg_linsys_t *s = NULL;
+        jg_status_t st = jg_lin_run(f.l, paths[k].m, paths[k].r, &s, NULL, &f.err);
+        tap_ok(!st && fabs(entry(s->B, 0, 0) - 1.0 / 3) < 1e-9 && fabs(entry(s->C, 0, 0) - 1) < 1e-9,
+               "loop %s: B = 1/(1+2), C = 1", paths[k].name);
+        jg_linsys_free(s);
+    }
+    unload(&f);
+    /* open the loop at G:1 with an input and an output there: z = -2 w */
+    const char *pt[] = {"G:1"};
+    jg_lin_opts_t o = {.nin = 1, .in = pt, .nout = 1, .out = pt, .nopen = 1, .open = pt,
+                       .no_defaults = 1};
+    tap_ok(!load(&f, loop, &o), "loop opened at G:1");
+    for (int k = 0; k < NPATHS; k++) {
+        jg_linsys_t *s = NULL;
+        jg_status_t st = jg_lin_run(f.l, paths[k].m, paths[k].r, &s, NULL, &f.err);
+        tap_ok(!st && s->nu == 1 && s->ny == 1 && fabs(entry(s->D, 0, 0) + 2) < 1e-9 &&
+                   fabs(entry(s->B, 0, 0) + 1) < 1e-9 && !strcmp(s->input_names[0], "G:1"),
+               "open loop %s: D = -2 (loop transfer), B = -1", paths[k].name);
+        jg_linsys_free(s);
+    }
+    unload(&f);
+    /* closed-loop input at the Sum output: consumers see Sum + w */
+    const char *in2[] = {"Sum:1"}, *out2[] = {"G:1"};
+    jg_lin_opts_t o2 = {.nin = 1, .in = in2, .nout = 1, .out = out2, .no_defaults = 1};
+    tap_ok(!load(&f, loop, &o2), "loop with an input at Sum:1");
+    jg_linsys_t *s = NULL;
+    jg_status_t st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &f.err);
+    /* Sum = -2 (Sum + w) => Sum = -2w/3; G = 2 (Sum + w) = 2w/3; x' = Sum + w = w/3 */
+    tap_ok(!st && fabs(entry(s->D, 0, 0) - 2.0 / 3) < 1e-12 && fabs(entry(s->B, 0, 0) - 1.0 / 3) < 1e-12,
+           "closed-loop input at Sum:1: D = 2/3, B = 1/3");
+    jg_linsys_free(s);
+    unload(&f);
+}
+
+static void test_errors(void)
+{
+    fx_t f;
+    /* Sum "++" with a unit gain back: u = in + u has no solution */
+    const char *singular =
+        "{\"blocks\":[{\"name\":\"In1\",\"type\":\"Inport\",\"Port\":1},"
+        "{\"name\":\"Sum\",\"type\":\"Sum\",\"Inputs\":\"++\"},"
+        "{\"name\":\"G\",\"type\":\"Gain\",\"Gain\":1},"
+        "{\"name\":\"Out1\",\"type\":\"Outport\",\"Port\":1}],"
+        "\"lines\":[{\"src\":\"In1:1\",\"dst\":\"Sum:1\"},{\"src\":\"Sum:1\",\"dst\":[\"G:1\",\"Out1:1\"]},"
+        "{\"src\":\"G:1\",\"dst\":\"Sum:2\"}]}";
+    tap_ok(!load(&f, singular, NULL), "singular loop model compiles");
+    jg_linsys_t *s = NULL;
+    jg_status_t st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &f.err);
+    tap_ok(st == JG_SINGULAR_LOOP, "singular loop: status %s", jg_status_name(st));
+    tap_streq(f.err.msg,
+              "singular algebraic loop through Sum, G: the loop equations have no unique solution",
+              "singular loop message names the loop's blocks");
+    tap_ok(s == NULL, "no system on error");
+    unload(&f);
+    /* a Product on a loop: nonlinear, needs the loop solver */
+    const char *nonlin =
+        "{\"blocks\":[{\"name\":\"C\",\"type\":\"Constant\",\"Value\":0.5},"
+        "{\"name\":\"P\",\"type\":\"Product\",\"Inputs\":\"**\"},"
+        "{\"name\":\"Sum\",\"type\":\"Sum\",\"Inputs\":\"++\"},"
+        "{\"name\":\"T\",\"type\":\"Terminator\"}],"
+        "\"lines\":[{\"src\":\"C:1\",\"dst\":[\"P:1\",\"Sum:1\"]},{\"src\":\"P:1\",\"dst\":\"Sum:2\"},"
+        "{\"src\":\"Sum:1\",\"dst\":[\"P:2\",\"T:1\"]}]}";
+    tap_ok(!load(&f, nonlin, NULL), "nonlinear loop model compiles");
+    st = jg_lin_run(f.l, JG_METHOD_MATRIX, JG_REDUCE_NONE, &s, NULL, &f.err);
+    tap_ok(st == JG_NONLINEAR_LOOP, "nonlinear loop: status %s", jg_status_name(st));
+    tap_ok(strstr(f.err.msg, "contains the nonlinear block 'P' (Product)") != NULL,
+           "nonlinear loop message names the block: %s", f.err.msg);
+    unload(&f);
+    /* bad I/O point */
+    const char *bad[] = {"Nope:1"};
+    jg_lin_opts_t o = {.nin = 1, .in = bad};
+    st = load(&f, loop, &o);
+    tap_ok(st == JG_ARG, "unknown block in --input: %s", jg_status_name(st));
+    tap_streq(f.err.msg, "--input Nope:1: no block 'Nope' in the model", "unknown I/O block message");
+    unload(&f);
+    const char *bad2[] = {"G:2"};
+    jg_lin_opts_t o2 = {.nout = 1, .out = bad2};
+    st = load(&f, loop, &o2);
+    tap_streq(f.err.msg, "--output G:2: block 'G' (Gain) has 1 output port", "port out of range");
+    unload(&f);
+}
+
+/* Operating point file. */
+static void test_op_file(void)
+{
+    fx_t f;
+    tap_ok(!load(&f, vdp, NULL), "vdp for --op");
+    char path[] = "/tmp/jg_op_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *fp = fdopen(fd, "w");
+    fputs("{\"t\": 1.5, \"states\": {\"x1\": 1, \"x2\": [1]}}", fp);
+    fclose(fp);
+    jg_status_t st = jg_lin_read_op(f.l, path, &f.err);
+    jg_linsys_t *s = NULL;
+    if (!st) st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &f.err);
+    tap_ok(!st && s->t == 1.5 && fabs(entry(s->A, 1, 0) + 3) < 1e-14, "op file sets t and states");
+    jg_linsys_free(s);
+    fp = fopen(path, "w");
+    fputs("{\"states\": {\"x3\": 1}}", fp);
+    fclose(fp);
+    st = jg_lin_read_op(f.l, path, &f.err);
+    char want[256];
+    snprintf(want, sizeof want,
+             "%s: unknown state \"x3\" (expected the path of a block with states, or PATH(k) for "
+             "element k)",
+             path);
+    tap_ok(st == JG_ARG, "unknown state in op file is an error");
+    tap_streq(f.err.msg, want, "unknown state message");
+    remove(path);
+    unload(&f);
+}
+
+int main(void)
+{
+    test_vdp();
+    test_cascade();
+    test_parallel();
+    test_markowitz_states_only();
+    test_loop_and_io();
+    test_errors();
+    test_op_file();
+    return tap_done();
+}
