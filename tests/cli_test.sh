@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# CLI tests (TAP): golden outputs on shipped models, every bad input with its
+# exact message and exit code, and `jacgraph check` on every model in graphs/.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+J=${JACGRAPH:-$top/build/tools/jacgraph}
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+n=0
+fails=0
+
+ok() {   # ok COND-EXIT-STATUS NAME
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
+}
+
+# expect_err NAME EXIT "exact stderr" CMD...
+expect_err() {
+    local name=$1 code=$2 msg=$3
+    shift 3
+    local err rc
+    err=$("$@" 2>&1 >/dev/null)
+    rc=$?
+    if [ "$rc" -eq "$code" ] && [ "$err" = "$msg" ]; then
+        ok 0 "$name"
+    else
+        ok 1 "$name"
+        echo "#   exit $rc (expected $code)"
+        echo "#   got:      $err" | head -5
+        echo "#   expected: $msg"
+    fi
+}
+
+# golden NAME FILE CMD...: stdout must equal tests/golden/FILE
+golden() {
+    local name=$1 file=$2
+    shift 2
+    local out
+    out=$("$@" 2>&1)
+    if [ "$out" = "$(cat "$top/tests/golden/$file")" ]; then
+        ok 0 "$name"
+    else
+        ok 1 "$name"
+        diff <(echo "$out") "$top/tests/golden/$file" | head -20 | sed 's/^/#   /'
+    fi
+}
+
+cd "$top"
+
+# ---- golden outputs
+golden "vdp linearize text" vdp_linearize.txt "$J" linearize graphs/vdp.json
+golden "vdp linearize json" vdp_linearize.json "$J" linearize graphs/vdp.json --format json
+golden "vdp info" vdp_info.txt "$J" info graphs/vdp.json
+golden "vdp graph sizes" vdp_graph.txt "$J" graph graphs/vdp.json --reduced
+
+# ---- every shipped model passes check (graph x3 vs matrix vs perturbation)
+for m in graphs/*.json; do
+    out=$("$J" check "$m" 2>&1)
+    rc=$?
+    [ $rc -eq 0 ] && grep -q '^PASS$' <<<"$out"
+    ok $? "check $(basename "$m")"
+    [ $rc -ne 0 ] && sed 's/^/#   /' <<<"$out"
+done
+
+# ---- JSON, Matrix Market and graph files are written and well formed
+"$J" linearize graphs/vdp.json --format mm --out "$d/vdp" >/dev/null 2>&1
+[ -f "$d/vdp_A.mtx" ] && head -1 "$d/vdp_A.mtx" | grep -q '^%%MatrixMarket matrix coordinate real general' &&
+    grep -q '^x1$' "$d/vdp_names.txt"
+ok $? "Matrix Market output"
+"$J" graph graphs/vdp.json --reduced --dot "$d/g.dot" --svg "$d/g.svg" >/dev/null 2>&1 &&
+    grep -q 'digraph' "$d/g.dot" && grep -q '<svg' "$d/g.svg" && grep -q 'shape=circle' "$d/g.dot"
+ok $? "graph dot and svg"
+"$J" linearize graphs/vdp.json --format json --out "$d/v.json" >/dev/null 2>&1 &&
+    python3 -c "import json,sys; m=json.load(open('$d/v.json')); assert m['states']==['x1','x2']; A=m['A']; assert sorted(zip(A['i'],A['j'],A['x']))==[(0,1,1.0),(1,0,-1.0),(1,1,-3.0)]"
+ok $? "json output parses and holds A = [0 1; -1 -3]"
+
+# ---- bad input: exact message and exit code
+printf '{"blocks": [\n  {"name": "a", "type": "Gain",,}\n]}' >"$d/malformed.json"
+expect_err "malformed JSON gives line and column" 4 \
+    "jacgraph: error: $d/malformed.json:2:32: string or '}' expected near ','" \
+    "$J" linearize "$d/malformed.json"
+
+echo '{"blocks":[{"name":"a","type":"Gainz"}]}' >"$d/t1.json"
+expect_err "unknown block type lists the known ones" 4 \
+    "jacgraph: error: block 'a': unknown block type 'Gainz'; known types: Abs, Constant, Demux, Gain, Ground, Inport, Integrator, Math, Mux, Outport, Product, Saturation, Scope, Selector, StateSpace, SubSystem, Sum, Terminator, ToWorkspace, TransferFcn, Trigonometry, ZeroPole" \
+    "$J" linearize "$d/t1.json"
+
+echo '{"blocks":[{"name":"P","type":"SubSystem","blocks":[{"name":"s","type":"Selector"}]}]}' >"$d/t2.json"
+expect_err "missing parameter names block path and parameter" 4 \
+    "jacgraph: error: block 'P/s' (Selector), parameter 'Indices': missing: expected a vector of 1-based indices" \
+    "$J" linearize "$d/t2.json"
+
+echo '{"blocks":[{"name":"s","type":"StateSpace","A":[[1,0],[0,1]],"B":[[1],[2],[3]],"C":[[1,0]],"D":0}]}' >"$d/t3.json"
+expect_err "ill-shaped parameter gives the expected shape" 4 \
+    "jacgraph: error: block 's' (StateSpace), parameter 'B': expected 2x1 (rows of A x input width), got 3x1" \
+    "$J" linearize "$d/t3.json"
+
+echo '{"blocks":[{"name":"g","type":"Gain","Gain":[[1,2],[3]]}]}' >"$d/t3b.json"
+expect_err "ragged matrix parameter" 4 \
+    "jacgraph: error: block 'g' (Gain), parameter 'Gain': row 2 has 1 elements but row 1 has 2: expected a rectangular matrix" \
+    "$J" linearize "$d/t3b.json"
+
+echo '{"blocks":[{"name":"g","type":"Gain"},{"name":"c","type":"Constant"}],"lines":[{"src":"c:1","dst":"g:2"}]}' >"$d/t4.json"
+expect_err "unknown port" 4 \
+    "jacgraph: error: system '<root>': line destination \"g:2\": block 'g' (Gain) has 1 input port" \
+    "$J" linearize "$d/t4.json"
+
+echo '{"blocks":[{"name":"g","type":"Gain"}],"lines":[{"src":"nope:1","dst":"g:1"}]}' >"$d/t4b.json"
+expect_err "unknown block in a line" 4 \
+    "jacgraph: error: system '<root>': line source \"nope:1\": no block named 'nope' here" \
+    "$J" linearize "$d/t4b.json"
+
+echo '{"blocks":[{"name":"g","type":"Gain"},{"name":"c","type":"Constant"},{"name":"c2","type":"Constant"}],"lines":[{"src":"c:1","dst":"g:1"},{"src":"c2:1","dst":"g:1"}]}' >"$d/t5.json"
+expect_err "two drivers on one input" 4 \
+    "jacgraph: error: input 1 of block 'g' has two drivers: 'c:1' and 'c2:1'" \
+    "$J" linearize "$d/t5.json"
+
+echo '{"blocks":[{"name":"g","type":"Gain","Gain":[1,2]},{"name":"c","type":"Constant","Value":[1,2,3]},{"name":"T","type":"Terminator"}],"lines":[{"src":"c:1","dst":"g:1"},{"src":"g:1","dst":"T:1"}]}' >"$d/t6.json"
+expect_err "width mismatch" 4 \
+    "jacgraph: error: block 'g' (Gain), parameter 'Gain': element-wise gain has 2 elements but the input has width 3" \
+    "$J" linearize "$d/t6.json"
+
+echo '{"blocks":[{"name":"s","type":"Sum"},{"name":"c","type":"Constant","Value":[1,2,3]},{"name":"c2","type":"Constant","Value":[1,2]}],"lines":[{"src":"c:1","dst":"s:1"},{"src":"c2:1","dst":"s:2"}]}' >"$d/t6b.json"
+expect_err "width mismatch between Sum inputs" 4 \
+    "jacgraph: error: block 's' (Sum): input 2 has width 2 but an earlier input has width 3 (only scalars expand)" \
+    "$J" linearize "$d/t6b.json"
+
+echo '{"parameters":{"k":2},"blocks":[{"name":"S","type":"SubSystem","parameters":{"j":1},"blocks":[{"name":"g","type":"Gain","Gain":"kk"}]}]}' >"$d/t7.json"
+expect_err "unknown workspace name" 4 \
+    "jacgraph: error: block 'S/g' (Gain), parameter 'Gain': unknown workspace name 'kk' (define it in \"parameters\" of the model or of an enclosing SubSystem)" \
+    "$J" linearize "$d/t7.json"
+
+cat >"$d/t8.json" <<'JSON'
+{"blocks":[{"name":"In1","type":"Inport","Port":1},{"name":"Sum","type":"Sum","Inputs":"++"},
+ {"name":"G","type":"Gain","Gain":1},{"name":"Out1","type":"Outport","Port":1}],
+ "lines":[{"src":"In1:1","dst":"Sum:1"},{"src":"Sum:1","dst":["G:1","Out1:1"]},{"src":"G:1","dst":"Sum:2"}]}
+JSON
+expect_err "singular algebraic loop names its blocks" 5 \
+    "jacgraph: error: singular algebraic loop through Sum, G: the loop equations have no unique solution" \
+    "$J" linearize "$d/t8.json"
+
+expect_err "unreadable file" 3 \
+    "jacgraph: error: $d/none.json: cannot open: No such file or directory" \
+    "$J" linearize "$d/none.json"
+
+echo '{"blocks":[{"name":"g","type":"Gain","Gain":2},{"name":"Out1","type":"Outport","Port":1}],"lines":[{"src":"g:1","dst":"Out1:1"}]}' >"$d/t9.json"
+expect_err "unconnected input is a warning and reads zero" 0 \
+    "jacgraph: warning: input 1 of block 'g' is unconnected; it reads zero" \
+    "$J" linearize "$d/t9.json"
+
+expect_err "unknown method" 2 \
+    "jacgraph linearize: unknown --method 'foo' (graph, matrix, perturb)
+see 'jacgraph linearize --help'" \
+    "$J" linearize graphs/vdp.json --method foo
+
+expect_err "unknown --input block" 2 \
+    "jacgraph: error: --input Nope:1: no block 'Nope' in the model" \
+    "$J" linearize graphs/vdp.json --input Nope:1
+
+echo '{"blocks": 3}' >"$d/t10.json"
+expect_err "document shape" 4 \
+    "jacgraph: error: $d/t10.json: system '': \"blocks\" must be an array" \
+    "$J" linearize "$d/t10.json"
+
+echo "1..$n"
+[ $fails -eq 0 ]
