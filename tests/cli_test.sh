@@ -54,7 +54,7 @@ golden "vdp info" vdp_info.txt "$J" info graphs/vdp.json
 golden "vdp graph sizes" vdp_graph.txt "$J" graph graphs/vdp.json --reduced
 
 # ---- every shipped model passes check (graph x3 vs matrix vs perturbation)
-for m in graphs/*.json; do
+for m in graphs/*.json tests/data/regress_*.json; do
     out=$("$J" check "$m" 2>&1)
     rc=$?
     [ $rc -eq 0 ] && grep -q '^PASS$' <<<"$out"
@@ -161,6 +161,21 @@ echo '{"blocks": 3}' >"$d/t10.json"
 expect_err "document shape" 4 \
     "jacgraph: error: $d/t10.json: system '': \"blocks\" must be an array" \
     "$J" linearize "$d/t10.json"
+
+echo '{"blocks":[{"name":"G","type":"Gain","Gian":3},{"name":"T","type":"Terminator"}],"lines":[{"src":"G:1","dst":"T:1"}]}' >"$d/t11.json"
+expect_err "a misspelt parameter is a warning" 0 \
+    "jacgraph: warning: block 'G' (Gain): unknown parameter 'Gian' ignored
+jacgraph: warning: input 1 of block 'G' is unconnected; it reads zero" \
+    "$J" linearize "$d/t11.json"
+
+# ---- regressions: root Inport straight into a root Outport has D = 1; two
+# Outports may measure one signal
+out=$("$J" linearize tests/data/regress_inout.json --format json 2>&1)
+python3 -c "import json,sys; m=json.loads(sys.argv[1]); assert m['D']['x']==[1.0], m" "$out"
+ok $? "In1 -> Out1 gives D = 1"
+out=$("$J" linearize tests/data/regress_twoout.json --format json 2>&1)
+python3 -c "import json,sys; m=json.loads(sys.argv[1]); assert len(m['outputs'])==2, m" "$out"
+ok $? "two Outports on one signal"
 
 echo "1..$n"
 [ $fails -eq 0 ]

@@ -133,6 +133,12 @@ typedef struct jg_value {
 
 static inline int64_t jg_value_numel(const jg_value_t *v) { return v->rows * v->cols; }
 
+/* x is an integer in [lo, hi] (checked before any cast: casting 1e300 is UB). */
+static inline int jg_is_int(double x, double lo, double hi)
+{
+    return x >= lo && x <= hi && x == (double)(int64_t)x;
+}
+
 /* Numeric parameter `name`: a number, nested row-major array, or the name of a
  * workspace entry (SubSystem parameters shadow outer ones).  Returns 1 when
  * present, 0 when absent (out untouched), -1 on error (message set: block path,

@@ -35,8 +35,7 @@ static int port_parse(jg_block_t *b, jg_setup_t *s, port_t **out)
     r = jg_setup_num(b, s, "PortDimensions", &v);
     if (r < 0) return JG_BLOCK_FAIL;
     if (r > 0) {
-        if (jg_value_numel(&v) != 1 || v.x[0] != (double)(int64_t)v.x[0] ||
-            (v.x[0] < 1 && v.x[0] != -1))
+        if (jg_value_numel(&v) != 1 || !(jg_is_int(v.x[0], 1, 1e9) || v.x[0] == -1))
             return jg_setup_error(b, s, JG_PARAM, "PortDimensions",
                                   "expected a positive integer width or -1 (inherited)");
         d->width = (int64_t)v.x[0];
@@ -158,10 +157,7 @@ static int split_setup(jg_block_t *b, jg_setup_t *s, const char *param, int is_m
     int r = jg_setup_num(b, s, param, &v);
     if (r < 0) return JG_BLOCK_FAIL;
     if (r == 0) {
-        v.rows = v.cols = 1;
-        double two = 2;
-        v.x = &two;
-        d->n = 2;
+        d->n = 2;   /* Simulink's default: two ports of inherited width */
         d->w = jg_setup_alloc(s, 2 * sizeof *d->w);
         d->w[0] = d->w[1] = -1;
     } else if (jg_value_numel(&v) == 1) {
@@ -176,7 +172,7 @@ static int split_setup(jg_block_t *b, jg_setup_t *s, const char *param, int is_m
         d->w = jg_setup_alloc(s, (size_t)d->n * sizeof *d->w);
         for (int i = 0; i < d->n; i++) {
             double x = v.x[i];
-            if (x != (double)(int64_t)x || (x < 1 && x != -1))
+            if (!(jg_is_int(x, 1, 1e9) || x == -1))
                 return jg_setup_error(b, s, JG_PARAM, param,
                                       "element %d is %g: expected a width >= 1 or -1", i + 1, x);
             d->w[i] = (int64_t)x;
@@ -304,7 +300,7 @@ static int selector_setup(jg_block_t *b, jg_setup_t *s)
     d->idx = jg_setup_alloc(s, (size_t)d->n * sizeof *d->idx);
     for (int64_t i = 0; i < d->n; i++) {
         double x = v.x[i];
-        if (x < 1 || x != (double)(int64_t)x)
+        if (!jg_is_int(x, 1, 1e12))
             return jg_setup_error(b, s, JG_PARAM, "Indices",
                                   "element %lld is %g: expected a 1-based integer index",
                                   (long long)i + 1, x);
@@ -315,8 +311,7 @@ static int selector_setup(jg_block_t *b, jg_setup_t *s)
     r = jg_setup_num(b, s, "InputPortWidth", &v);
     if (r < 0) return JG_BLOCK_FAIL;
     if (r > 0) {
-        if (jg_value_numel(&v) != 1 || v.x[0] != (double)(int64_t)v.x[0] ||
-            (v.x[0] < 1 && v.x[0] != -1))
+        if (jg_value_numel(&v) != 1 || !(jg_is_int(v.x[0], 1, 1e9) || v.x[0] == -1))
             return jg_setup_error(b, s, JG_PARAM, "InputPortWidth",
                                   "expected a positive integer width or -1 (inherited)");
         d->inw = (int64_t)v.x[0];

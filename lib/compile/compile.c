@@ -129,13 +129,34 @@ static jg_status_t flatten(jg__cctx_t *c, const json_t *sysj, int32_t parent_sys
 
 /* ------------------------------------------------------------- set up */
 
+/* A misspelt parameter silently taking its default is the worst kind of wrong
+ * number: name every key the block's setup did not read. */
+static void warn_unknown_params(jg__cctx_t *c, const jg_block_t *b)
+{
+    static const char *const structural[] = {"name", "type", "blocks", "lines", "parameters",
+                                             "description"};
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)b->src, key, v) {
+        int known = 0;
+        for (size_t k = 0; !known && k < sizeof structural / sizeof *structural; k++)
+            known = !strcmp(key, structural[k]);
+        for (int k = 0; !known && k < c->nseen; k++) known = !strcmp(key, c->seen[k]);
+        if (!known)
+            jg__warn(c->p, "block '%s' (%s): unknown parameter '%s' ignored", b->path,
+                     b->type->name, key);
+    }
+}
+
 static jg_status_t setup_blocks(jg__cctx_t *c, jg_setup_t *s)
 {
     jg_program_t *p = c->p;
     for (int32_t id = 0; id < p->nblocks; id++) {
         jg_block_t *b = &p->blocks[id];
         if (b->type == &jg_block_subsystem) continue;
+        c->nseen = 0;
         if (b->type->setup(b, s) != JG_BLOCK_DONE) return c->err ? c->err->status : JG_PARAM;
+        warn_unknown_params(c, b);
         if (b->virt && (b->type == &jg_block_inport || b->type == &jg_block_outport)) {
             /* inner port blocks: Inport has one output, Outport one input */
             int r = b->type == &jg_block_inport ? jg_setup_ports(b, s, 0, 1)
@@ -156,7 +177,8 @@ static jg_status_t setup_blocks(jg__cctx_t *c, jg_setup_t *s)
         }
         for (int32_t k = id + 1; k < end; k++) {
             const jg_block_t *in = &p->blocks[k];
-            if (in->parent != id) continue;
+            if (in->parent != id || (in->type != &jg_block_inport && in->type != &jg_block_outport))
+                continue;
             int n = jg_block_port_number(in);
             if (in->type == &jg_block_inport && n > nin) nin = n;
             if (in->type == &jg_block_outport && n > nout) nout = n;
@@ -171,7 +193,8 @@ static jg_status_t setup_blocks(jg__cctx_t *c, jg_setup_t *s)
         for (int i = 0; i < nout; i++) d->out_blk[i] = -1;
         for (int32_t k = id + 1; k < end; k++) {
             const jg_block_t *in = &p->blocks[k];
-            if (in->parent != id) continue;
+            if (in->parent != id || (in->type != &jg_block_inport && in->type != &jg_block_outport))
+                continue;
             int n = jg_block_port_number(in) - 1;
             int32_t *slot = in->type == &jg_block_inport    ? &d->in_blk[n]
                             : in->type == &jg_block_outport ? &d->out_blk[n]
@@ -361,14 +384,28 @@ static jg_status_t build_consumers(jg_program_t *p, consumers_t *cs, jg_error_t 
 }
 
 /* Try to complete the widths of block b; returns JG_BLOCK_DONE/AGAIN/FAIL. */
-static int try_widths(jg__cctx_t *c, jg_setup_t *s, int32_t id)
+static int64_t driver_width(const jg_program_t *p, int64_t gin)
+{
+    int64_t d = p->in_drv[gin];
+    return d >= 0 ? p->blocks[p->out_blk[d]].out_w[p->out_port_of[d]] : -1;
+}
+
+static int try_widths(jg__cctx_t *c, jg_setup_t *s, const consumers_t *cs, int32_t id)
 {
     jg_program_t *p = c->p;
     jg_block_t *b = &p->blocks[id];
-    for (int k = 0; k < b->nin; k++) {
-        int64_t d = p->in_drv[p->in_base[id] + k];
-        if (d >= 0 && b->in_w[k] < 0) b->in_w[k] = p->blocks[p->out_blk[d]].out_w[p->out_port_of[d]];
-    }
+    for (int k = 0; k < b->nin; k++)
+        if (b->in_w[k] < 0) b->in_w[k] = driver_width(p, jg__inport(p, id, k));
+    /* sources without a width of their own (Ground, a root Inport without
+     * PortDimensions) take the width a reader has fixed for itself */
+    if (b->type->flags & JG_BT_SOURCE)
+        for (int q = 0; q < b->nout; q++) {
+            int64_t g = jg__outport(p, id, q);
+            for (int64_t k = cs->ptr[g]; b->out_w[q] < 0 && k < cs->ptr[g + 1]; k++) {
+                int64_t gi = cs->idx[k];
+                b->out_w[q] = p->blocks[p->in_blk[gi]].in_w[p->in_port_of[gi]];
+            }
+        }
     if (b->type == &jg_block_subsystem) {
         const subsys_t *d = b->data;
         int done = 1;
@@ -388,7 +425,9 @@ static int try_widths(jg__cctx_t *c, jg_setup_t *s, int32_t id)
     if (b->virt && b->type == &jg_block_inport) {
         const jg_block_t *S = &p->blocks[b->parent];
         int n = jg_block_port_number(b) - 1;
-        if (b->out_w[0] < 0) b->out_w[0] = S->in_w[n];
+        int64_t gin = jg__inport(p, b->parent, n);
+        if (b->out_w[0] < 0) b->out_w[0] = S->in_w[n] >= 0 ? S->in_w[n] : driver_width(p, gin);
+        if (b->out_w[0] < 0 && s->force && p->in_drv[gin] < 0) b->out_w[0] = 1;   /* unconnected */
         return b->out_w[0] >= 0 ? b->type->widths(b, s) : JG_BLOCK_AGAIN;
     }
     if (b->virt && b->type == &jg_block_outport) {
@@ -419,30 +458,39 @@ static jg_status_t propagate_widths(jg__cctx_t *c, jg_setup_t *s, const consumer
     tail %= n + 1;
     int32_t cap = n + 1;
     while (ndone < n) {
-        if (head == tail) {   /* stalled: apply a default to the first open block */
+        if (head == tail) {
+            /* stalled: let the first open block that can apply a default (an
+             * Integrator's IC width, a scalar for an unconnected port) do so */
             while (cursor < n && state[cursor] == 2) cursor++;
+            int32_t k = cursor;
+            int r = JG_BLOCK_AGAIN;
             s->force = 1;
-            int r = try_widths(c, s, cursor);
+            for (; k < n; k++) {
+                if (state[k] == 2) continue;
+                if ((r = try_widths(c, s, cs, k)) != JG_BLOCK_AGAIN) break;
+            }
             s->force = 0;
             if (r == JG_BLOCK_FAIL) {
                 st = c->err->status;
                 goto done;
             }
-            if (r == JG_BLOCK_AGAIN) {
-                st = jg_error_set(c->err, JG_INTERNAL,
-                                  "block '%s': widths could not be determined",
-                                  p->blocks[cursor].path);
+            if (k == n) {
+                st = jg_error_set(c->err, JG_WIDTH,
+                                  "block '%s' (%s): the signal widths around it cannot be "
+                                  "determined (set PortDimensions on an Inport or a width "
+                                  "parameter)",
+                                  p->blocks[cursor].path, p->blocks[cursor].type->name);
                 goto done;
             }
-            queue[tail] = cursor;
+            queue[tail] = k;   /* finish it through the normal path below */
             tail = (tail + 1) % cap;
-            state[cursor] = 1;
+            state[k] = 1;
         }
         int32_t b = queue[head];
         head = (head + 1) % cap;
         if (state[b] == 2) continue;
         state[b] = 0;
-        int r = try_widths(c, s, b);
+        int r = try_widths(c, s, cs, b);
         if (r == JG_BLOCK_FAIL) {
             st = c->err->status;
             goto done;
@@ -452,17 +500,29 @@ static jg_status_t propagate_widths(jg__cctx_t *c, jg_setup_t *s, const consumer
         ndone++;
         /* wake the blocks that can use what b now knows */
         const jg_block_t *B = &p->blocks[b];
+#define WAKE(t)                            \
+    do {                                   \
+        int32_t t_ = (t);                  \
+        if (state[t_] == 0) {              \
+            state[t_] = 1;                 \
+            queue[tail] = t_;              \
+            tail = (tail + 1) % cap;       \
+        }                                  \
+    } while (0)
         for (int q = 0; q < B->nout; q++) {
             int64_t g = jg__outport(p, b, q);
             for (int64_t k = cs->ptr[g]; k < cs->ptr[g + 1]; k++) {
                 int32_t t = p->in_blk[cs->idx[k]];
-                if (state[t] == 0) {
-                    state[t] = 1;
-                    queue[tail] = t;
-                    tail = (tail + 1) % cap;
-                }
+                WAKE(t);
+                if (p->blocks[t].type == &jg_block_subsystem)   /* the Inport inside */
+                    WAKE(((const subsys_t *)p->blocks[t].data)->in_blk[p->in_port_of[cs->idx[k]]]);
             }
         }
+        for (int k = 0; k < B->nin; k++) {   /* a source may take b's input width */
+            int64_t d = p->in_drv[jg__inport(p, b, k)];
+            if (d >= 0) WAKE(p->out_blk[d]);
+        }
+#undef WAKE
         int32_t wake[2] = {-1, -1};
         if (B->virt && B->type == &jg_block_outport) wake[0] = B->parent;
         if (B->type == &jg_block_subsystem) {   /* its inner Inports */

@@ -7,6 +7,14 @@ typedef struct jg__cctx {
     jg_program_t *p;
     jg_error_t *err;
     int part_cap_blk;     /* capacity of the current block's part array */
+    const char *seen[64]; /* parameters the current block's setup asked for */
+    int nseen;
 } jg__cctx_t;
+
+/* Remember that the block being set up read parameter `name`. */
+static inline void jg__seen(jg__cctx_t *c, const char *name)
+{
+    if (c->nseen < 64) c->seen[c->nseen++] = name;
+}
 
 #endif

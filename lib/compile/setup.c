@@ -102,6 +102,7 @@ static const json_t *workspace_lookup(const jg__cctx_t *c, int32_t sys, const ch
 int jg_setup_num(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *out)
 {
     jg__cctx_t *c = s->priv;
+    jg__seen(c, name);
     const json_t *j = json_object_get((const json_t *)b->src, name);
     if (!j) return 0;
     /* a string names a workspace entry; entries may name other entries */
@@ -136,6 +137,7 @@ int jg_setup_num_def(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t 
 
 int jg_setup_str(jg_block_t *b, jg_setup_t *s, const char *name, const char **out)
 {
+    jg__seen(s->priv, name);
     const json_t *j = json_object_get((const json_t *)b->src, name);
     if (!j) return 0;
     if (!json_is_string(j)) {
@@ -149,6 +151,7 @@ int jg_setup_str(jg_block_t *b, jg_setup_t *s, const char *name, const char **ou
 int jg_setup_str_or_num(jg_block_t *b, jg_setup_t *s, const char *name, const char **str,
                         jg_value_t *num)
 {
+    jg__seen(s->priv, name);
     const json_t *j = json_object_get((const json_t *)b->src, name);
     if (!j) return 0;
     if (json_is_string(j)) {

@@ -110,12 +110,11 @@ jg_status_t jg__iospec_create(const jg_program_t *p, int nin, const char *const 
     jg_status_t st = JG_OK;
     jg_iospec_t *s = calloc(1, sizeof *s);
     int *in_at = malloc(sizeof(int) * (size_t)(p->nout_ports + 1));
-    int *out_at = malloc(sizeof(int) * (size_t)(p->nout_ports + 1));
     unsigned char *op = calloc((size_t)p->nout_ports + 1, 1);
     visit_t vis = {0};
     *spec = NULL;
-    if (!s || !in_at || !out_at || !op) goto nomem;
-    for (int64_t k = 0; k < p->nout_ports; k++) in_at[k] = out_at[k] = -1;
+    if (!s || !in_at || !op) goto nomem;
+    for (int64_t k = 0; k < p->nout_ports; k++) in_at[k] = -1;
     int ni = defaults ? p->nin_root : 0, no = defaults ? p->nout_root : 0;
     s->in = calloc((size_t)(ni + nin) + 1, sizeof *s->in);
     s->out = calloc((size_t)(no + nout) + 1, sizeof *s->out);
@@ -136,6 +135,7 @@ jg_status_t jg__iospec_create(const jg_program_t *p, int nin, const char *const 
         pt->name = dupstr(B->path);
         pt->gport = p->in_drv[jg__inport(p, B->id, 0)];   /* -1: undriven outport */
         pt->width = B->in_w[0];
+        pt->as_consumer = 1;
         if (!pt->name) goto nomem;
     }
     for (int k = 0; k < nin; k++) {
@@ -173,16 +173,7 @@ jg_status_t jg__iospec_create(const jg_program_t *p, int nin, const char *const 
         s->in[k].off = s->nw;
         s->nw += s->in[k].width;
     }
-    for (int k = 0; k < s->nout; k++) {
-        if (s->out[k].gport >= 0) {
-            if (out_at[s->out[k].gport] >= 0) {
-                st = jg_error_set(err, JG_ARG,
-                                  "output point %s: the signal already has output point %s",
-                                  s->out[k].name, s->out[out_at[s->out[k].gport]].name);
-                goto fail;
-            }
-            out_at[s->out[k].gport] = k;
-        }
+    for (int k = 0; k < s->nout; k++) {   /* several outputs may measure one signal */
         s->out[k].off = s->nz;
         s->nz += s->out[k].width;
     }
@@ -225,7 +216,7 @@ jg_status_t jg__iospec_create(const jg_program_t *p, int nin, const char *const 
     for (int k = 0; k < s->nout; k++) {
         for (int64_t el = 0; el < s->out[k].width; el++, e++) {
             s->inj_ptr[e] = vis.ninj;
-            vis.skip_first = 1;
+            vis.skip_first = !s->out[k].as_consumer;
             s->src[e] = s->out[k].gport >= 0 ? jg__trace(p, s->out[k].gport, el, visit, &vis) : -1;
         }
     }
@@ -242,7 +233,6 @@ fail:
 done:
     free(vis.inj);
     free(in_at);
-    free(out_at);
     free(op);
     jg__iospec_free(s);
     return st;

@@ -1,11 +1,12 @@
 /* iopoints.h -- linearization I/O points resolved on a compiled program (internal).
  *
- * Semantics (docs/linearize.md): an input point on signal BLOCK:N adds w to the
+ * Semantics (docs/cli.md): an input point on signal BLOCK:N adds w to the
  * signal as its consumers see it; an output point measures the value driven
  * onto BLOCK:N (before any perturbation or opening on that same signal); an
  * opening cuts the signal from its consumers, which then see only the input
  * perturbations on it or downstream of it.  By default the inputs are the root
- * Inports and the outputs the signals into the root Outports.
+ * Inports and the outputs what the root Outports read (their signal with the
+ * perturbations on it, like any consumer).
  */
 #ifndef JG_LINEARIZE_IOPOINTS_H
 #define JG_LINEARIZE_IOPOINTS_H
@@ -16,6 +17,7 @@ typedef struct jg_iopoint {
     int64_t gport;           /* global output port of the signal */
     int64_t width;
     int64_t off;             /* first element in w (inputs) or z (outputs) */
+    int as_consumer;         /* root Outport: measures what the Outport reads */
 } jg_iopoint_t;
 
 typedef struct jg_iospec {

@@ -72,7 +72,7 @@ void jg_lin_free(jg_lin_t *l);
 double *jg_lin_states(jg_lin_t *l);
 double *jg_lin_inputs(jg_lin_t *l);
 void jg_lin_set_time(jg_lin_t *l, double t);
-/* Read an operating point file (docs/linearize.md): {"t": T, "states":
+/* Read an operating point file (docs/model-format.md): {"t": T, "states":
  * {"Plant/x1": 1, "Plant/ss": [1, 2], "Plant/ss(2)": 3}, "inputs": {"In1": 0.5}}.
  * Unnamed entries keep their defaults.  Errors name the file and the entry. */
 jg_status_t jg_lin_read_op(jg_lin_t *l, const char *path, jg_error_t *err);
