@@ -122,7 +122,7 @@ expect_err "width mismatch" 4 \
 
 echo '{"blocks":[{"name":"s","type":"Sum"},{"name":"c","type":"Constant","Value":[1,2,3]},{"name":"c2","type":"Constant","Value":[1,2]}],"lines":[{"src":"c:1","dst":"s:1"},{"src":"c2:1","dst":"s:2"}]}' >"$d/t6b.json"
 expect_err "width mismatch between Sum inputs" 4 \
-    "jacgraph: error: block 's' (Sum): input 2 has width 2 but an earlier input has width 3 (only scalars expand)" \
+    "jacgraph: error: block 's' (Sum): input 2 has width 2 but another input has width 3 (only scalars expand)" \
     "$J" linearize "$d/t6b.json"
 
 echo '{"parameters":{"k":2},"blocks":[{"name":"S","type":"SubSystem","parameters":{"j":1},"blocks":[{"name":"g","type":"Gain","Gain":"kk"}]}]}' >"$d/t7.json"

@@ -66,14 +66,22 @@ static void sb_printf(sb_t *b, const char *fmt, ...) __attribute__((format(print
 static void sb_printf(sb_t *b, const char *fmt, ...)
 {
     va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    sb_reserve(b, (size_t)n);
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->n += (size_t)n;
+    sb_reserve(b, 128);
+    for (;;) {
+        size_t room = b->cap - b->n;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s + b->n, room, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            fprintf(stderr, "gen: formatting failed\n");
+            abort();
+        }
+        if ((size_t)n < room) {
+            b->n += (size_t)n;
+            return;
+        }
+        sb_reserve(b, (size_t)n);
+    }
 }
 
 /* A value in hundredths, printed exactly: -35 -> "-0.35", 200 -> "2.00". */
@@ -181,6 +189,7 @@ typedef struct sys {
     pend_t *pend;
     int npend, cappend;
     int hide_new;     /* building an algebraic loop: new signals start hidden */
+    int nports;       /* the system's Inport signals are sig[0 .. nports-1] */
 } sys_t;
 
 struct gen {
@@ -210,6 +219,10 @@ static int add_sig(sys_t *s, const char *blk, int port, int width, int hidden)
     snprintf(x->src, sizeof x->src, "%s:%d", blk, port);
     x->width = width;
     x->hidden = hidden || s->hide_new;
+    if (width < 1 || width > 8) {   /* the fixed-size arrays below assume this */
+        fprintf(stderr, "gen: signal %s has width %d (internal error)\n", x->src, width);
+        abort();
+    }
     if (width > 1) {
         s->g->info.nvector++;
         if (width > s->g->info.maxwidth) s->g->info.maxwidth = width;
@@ -267,6 +280,10 @@ static void sys_free(sys_t *s)
  * uniform (DAG fan-out). */
 static int pick_any(sys_t *s)
 {
+    if (s->nports && rng_pct(R, 20)) {   /* an Inport nothing reads yet */
+        int i = rng_int(R, 0, s->nports - 1);
+        if (!s->sig[i].ndst && !s->sig[i].hidden) return i;
+    }
     for (int t = 0; t < 8; t++) {
         int i = rng_pct(R, 50) ? s->nsig - 1 - rng_int(R, 0, s->nsig < 4 ? s->nsig - 1 : 3)
                                : rng_int(R, 0, s->nsig - 1);
@@ -455,7 +472,7 @@ static int adapt(sys_t *s, int in, int w)
     }
     int c = rng_int(R, 0, 2);
     if (c == 1 && ws % w == 0) {
-        int parts[8], out[8], np = ws / w;
+        int parts[8] = {0}, out[8] = {0}, np = ws / w;
         if (np <= 8) {
             for (int i = 0; i < np; i++) parts[i] = w;
             mk_demux(s, in, parts, np, out);
@@ -502,7 +519,10 @@ static void rand_sparse(sys_t *s, int *m, int rows, int cols, int mag, int zpct)
         m[i] = rng_pct(R, zpct) ? 0 : rng_nz(R, mag);
         nz += m[i] != 0;
     }
-    if (!nz) m[rng_int(R, 0, rows * cols - 1)] = rng_nz(R, mag);
+    if (!nz) {
+        int at = rng_int(R, 0, rows * cols - 1);   /* two statements: a fixed call order */
+        m[at] = rng_nz(R, mag);
+    }
 }
 
 /* Hurwitz denominator of degree n (1..3), coefficients in hundredths,
@@ -589,8 +609,8 @@ static void rand_ss(sys_t *s, ss_par_t *q, int m, int p, int hasD, int dmag, int
 
 /* TransferFcn num/den: den degree 1..3; feedthrough 1: numerator of full
  * degree (D = b0/a0 != 0), 0: strictly proper, 2: either.  Returns the
- * output signal; *dnorm = |D| when D != 0. */
-static int mk_tf(sys_t *s, int in, int feedthrough, int pend, double *dnorm, int dmag)
+ * output signal; |D| = dnorm[0] / dnorm[1] when D != 0. */
+static int mk_tf(sys_t *s, int in, int feedthrough, int pend, long long *dnorm, int dmag)
 {
     int n = rng_int(R, 1, 3), den[4], num[5], nn;
     rand_den(s, den, n);
@@ -605,7 +625,10 @@ static int mk_tf(sys_t *s, int in, int feedthrough, int pend, double *dnorm, int
         int b0 = (int)((long long)num[0] * den[0] / 100);
         if (b0 == 0) b0 = num[0] < 0 ? -1 : 1;
         num[0] = b0;
-        if (dnorm) *dnorm = (double)iabs(num[0]) / (double)den[0];
+        if (dnorm) {
+            dnorm[0] = iabs(num[0]);
+            dnorm[1] = den[0];
+        }
     }
     char nm[40];
     new_name(s, "TF", nm);
@@ -627,7 +650,7 @@ static int mk_tf(sys_t *s, int in, int feedthrough, int pend, double *dnorm, int
 
 static void act_gain(sys_t *s)
 {
-    int in = pick_any(s), w = s->sig[in].width, k[16], c = rng_int(R, 0, 9);
+    int in = pick_any(s), w = s->sig[in].width, k[64], c = rng_int(R, 0, 9);
     if (VEC && c == 9) {   /* Matrix(K*u) */
         int rows = rng_int(R, 1, 3);
         rand_sparse(s, k, rows, w, 120, 25);
@@ -739,6 +762,62 @@ static void act_tf(sys_t *s, int feedback)
 {
     int in = feedback ? -1 : get_sig_w(s, 1);
     mk_tf(s, in, feedback ? 0 : 2, feedback, NULL, 150);
+}
+
+/* Roots as a real vector, or as [re im] rows when there is a complex pair
+ * (re[i], im[i]) with im > 0 for the first of the pair. */
+static void sb_roots(sb_t *b, const int *re, const int *im, int n, int cplx)
+{
+    if (!cplx) {
+        sb_vec(b, re, n);
+        return;
+    }
+    sb_cat(b, "[");
+    for (int i = 0; i < n; i++) {
+        int row[2] = {re[i], im[i]};
+        if (i) sb_cat(b, ", ");
+        sb_vec(b, row, 2);
+    }
+    sb_cat(b, "]");
+}
+
+/* ZeroPole: stable poles (a complex pair sometimes), zeros anywhere, gain.
+ * Feedthrough (D = gain) exactly when there are as many zeros as poles. */
+static void act_zeropole(sys_t *s, int feedback)
+{
+    int np = rng_int(R, 1, 3), nz = feedback ? rng_int(R, 0, np - 1) : rng_int(R, 0, np);
+    int pre[3], pim[3] = {0}, zre[3], zim[3] = {0}, pc = 0, zc = 0;
+    for (int i = 0; i < np; i++) pre[i] = -rng_int(R, 20, 400);
+    if (np >= 2 && rng_pct(R, 50)) {
+        int at = rng_int(R, 0, np - 2);
+        pre[at + 1] = pre[at];
+        pim[at] = rng_int(R, 10, 300);
+        pim[at + 1] = -pim[at];
+        pc = 1;
+    }
+    for (int i = 0; i < nz; i++) zre[i] = rng_int(R, -300, 300);
+    if (nz >= 2 && rng_pct(R, 30)) {
+        zre[1] = zre[0];
+        zim[0] = rng_int(R, 10, 200);
+        zim[1] = -zim[0];
+        zc = 1;
+    }
+    int k = rng_nz(R, 200);
+    char nm[40];
+    new_name(s, "ZP", nm);
+    blk_open(s, nm, "ZeroPole");
+    sb_cat(&s->blocks, ", \"Zeros\": ");
+    sb_roots(&s->blocks, zre, zim, nz, zc);
+    sb_cat(&s->blocks, ", \"Poles\": ");
+    sb_roots(&s->blocks, pre, pim, np, pc);
+    sb_cat(&s->blocks, ", \"Gain\": ");
+    sb_h(&s->blocks, k);
+    blk_close(s);
+    if (feedback) pending(s, nm, 1, 1, 0);
+    else connect(s, get_sig_w(s, 1), nm, 1);
+    s->g->info.nzeropole++;
+    s->g->info.nstates += np;
+    add_sig(s, nm, 1, 1, 0);
 }
 
 static void act_mux(sys_t *s)
@@ -861,7 +940,7 @@ static void emit_body(sys_t *s, sb_t *out)
 /* A SubSystem taking k pool signals; its inside is built with `budget`
  * blocks.  Returns the first of its output signals in s. */
 static int mk_subsystem(sys_t *s, const int *in, int k, int budget, int nout_want,
-                        int inner_gain_loop, double *norm, int hide)
+                        int inner_gain_loop, long long *norm, int hide)
 {
     char nm[40];
     new_name(s, "Sub", nm);
@@ -882,6 +961,7 @@ static int mk_subsystem(sys_t *s, const int *in, int k, int budget, int nout_wan
         blk_close(&t);
         add_sig(&t, pn, 1, w, 0);
     }
+    t.nports = k;
     int outs[4], nout;
     if (inner_gain_loop) {
         /* In1 -> Gain -> Out1: a feedthrough element of an algebraic loop */
@@ -890,7 +970,8 @@ static int mk_subsystem(sys_t *s, const int *in, int k, int budget, int nout_wan
             kk[i] = rng_nz(R, 100);
             if (iabs(kk[i]) > mx) mx = iabs(kk[i]);
         }
-        *norm = mx / 100.0;
+        norm[0] = mx;
+        norm[1] = 100;
         outs[0] = mk_gain(&t, 0, kk, nk);
         nout = 1;
         if (rng_pct(R, 40)) act_integrator(&t, 0);   /* a state beside the loop path */
@@ -934,9 +1015,9 @@ static int mk_subsystem(sys_t *s, const int *in, int k, int budget, int nout_wan
 
 static void act_subsystem(sys_t *s, int budget)
 {
-    int k = rng_int(R, 1, 3), in[3];
+    int k = rng_pct(R, 8) ? 0 : rng_int(R, 1, 3), in[3];
     for (int i = 0; i < k; i++) in[i] = pick_any(s);
-    mk_subsystem(s, in, k, budget, rng_int(R, 1, 3), 0, NULL, 0);
+    mk_subsystem(s, in, k, budget, rng_pct(R, 5) ? 0 : rng_int(R, 1, 3), 0, NULL, 0);
 }
 
 /* An algebraic loop: Sum -> chain of feedthrough elements -> scaled Gain ->
@@ -955,8 +1036,8 @@ static void act_loop(sys_t *s)
     char lname[40];
     int cur = mk_sum(s, in, n, w, lp, 1, lname);
     s->hide_new = 1;   /* nothing outside the loop may read its signals yet */
-    double norm = 1;
-    int len = rng_int(R, 1, 3), fix_at = INFER ? -1 : rng_int(R, 0, len - 1);
+    long long num = 1, den = 1;   /* bound of the loop gain's infinity norm: num / den */
+    int len = rng_int(R, 0, 3), fix_at = INFER ? -1 : rng_int(R, 0, len - 1);
     for (int e = 0; e < len; e++) {
         int c;
         if (e == fix_at) {
@@ -969,31 +1050,33 @@ static void act_loop(sys_t *s)
             if (c == 8) c = 3;
         }
         int out;
-        double en = 1;
+        long long en[2] = {1, 1};   /* this element's norm bound en[0] / en[1] */
         if (c == 0) {          /* Matrix(K*u), w x w */
             int k[16];
             rand_sparse(s, k, w, w, 100 / w, 20);
-            double mx = 0;
+            int mx = 0;
             for (int r = 0; r < w; r++) {
                 int rs = 0;
                 for (int j = 0; j < w; j++) rs += iabs(k[r * w + j]);
-                if (rs / 100.0 > mx) mx = rs / 100.0;
+                if (rs > mx) mx = rs;
             }
             out = mk_gain_matrix(s, cur, k, w);
-            en = mx;
+            en[0] = mx;
+            en[1] = 100;
         } else if (c == 1) {   /* StateSpace with nonzero D, w -> w */
             ss_par_t q;
             rand_ss(s, &q, w, w, 1, 100 / w, 1);
-            double mx = 0;
+            int mx = 0;
             for (int r = 0; r < w; r++) {
                 int rs = 0;
                 for (int j = 0; j < w; j++) rs += iabs(q.d[r * w + j]);
-                if (rs / 100.0 > mx) mx = rs / 100.0;
+                if (rs > mx) mx = rs;
             }
             out = mk_ss(s, cur, &q, NULL);
-            en = mx;
+            en[0] = mx;
+            en[1] = 100;
         } else if (c == 2) {   /* TransferFcn with D != 0 */
-            out = mk_tf(s, cur, 1, 0, &en, 120);
+            out = mk_tf(s, cur, 1, 0, en, 120);
         } else if (c == 3) {   /* element-wise Gain */
             int k[4], nk = w > 1 && rng_pct(R, 50) ? w : 1, mx = 0;
             for (int i = 0; i < nk; i++) {
@@ -1001,7 +1084,8 @@ static void act_loop(sys_t *s)
                 if (iabs(k[i]) > mx) mx = iabs(k[i]);
             }
             out = mk_gain(s, cur, k, nk);
-            en = mx / 100.0;
+            en[0] = mx;
+            en[1] = 100;
         } else if (c == 4) {   /* Selector permutation with repeats */
             int idx[4];
             for (int i = 0; i < w; i++) idx[i] = rng_int(R, 1, w);
@@ -1015,18 +1099,30 @@ static void act_loop(sys_t *s)
             out = mk_sum(s, ins, m, w, -1, 1, NULL);
         } else {               /* c == 7: through a SubSystem */
             int ins[1] = {cur};
-            out = mk_subsystem(s, ins, 1, 0, 1, 1, &en, 1);
+            out = mk_subsystem(s, ins, 1, 0, 1, 1, en, 1);
         }
         cur = out;
-        norm *= en;
+        num *= en[0];
+        den *= en[1];
     }
-    /* the closing Gain: |g| * norm <= 0.85 */
-    int gmax = (int)(85.0 / norm);
-    if (gmax > 120) gmax = 120;
-    if (gmax < 1) gmax = 1;
+    /* the closing Gain g (hundredths): |g| / 100 * num / den <= 0.85, in
+     * integers so that every machine makes the same choice */
+    long long gm = 85 * den / num;
+    int gmax = gm > 120 ? 120 : (int)gm;
+    if (gmax < 1) {
+        fprintf(stderr, "gen: loop norm bound %lld/%lld too large (internal error)\n", num, den);
+        abort();
+    }
     int g = rng_int(R, gmax / 3 > 0 ? gmax / 3 : 1, gmax);
     if (rng_pct(R, 50)) g = -g;
-    int back = mk_gain(s, cur, &g, 1);
+    int back;
+    if (len == 0 && !INFER) {   /* Sum -> Matrix(K*u) with K = g I -> Sum */
+        int k[16] = {0};
+        for (int i = 0; i < w; i++) k[i * w + i] = g;
+        back = mk_gain_matrix(s, cur, k, w);
+    } else {
+        back = mk_gain(s, cur, &g, 1);
+    }
     connect(s, back, lname, lp + 1);
     s->hide_new = 0;
     for (int i = sig0; i < s->nsig; i++) s->sig[i].hidden = 0;
@@ -1073,6 +1169,9 @@ static void build_body(sys_t *s, int budget)
 {
     gen_t *g = s->g;
     int start = g->info.nblocks;
+    if (!s->nsig) {   /* no Inports: start from a Constant or a state */
+        if (rng_pct(R, 50)) act_constant(s); else act_integrator(s, 1);
+    }
     while (g->info.nblocks - start < budget && g->info.nblocks < g->o.nblocks) {
         int left = budget - (g->info.nblocks - start);
         int c = rng_int(R, 0, 99);
@@ -1082,8 +1181,10 @@ static void build_body(sys_t *s, int budget)
         else if (c < 43) act_integrator(s, 1);
         else if (c < 48) act_statespace(s, 0);
         else if (c < 50) act_statespace(s, 1);
-        else if (c < 54) act_tf(s, 0);
-        else if (c < 56) act_tf(s, 1);
+        else if (c < 53) act_tf(s, 0);
+        else if (c < 54) act_zeropole(s, 0);
+        else if (c < 55) act_tf(s, 1);
+        else if (c < 56) act_zeropole(s, 1);
         else if (c < 60) { if (VEC) act_mux(s); else act_gain(s); }
         else if (c < 63) { if (VEC) act_demux(s); else act_sum(s); }
         else if (c < 67) { if (VEC) act_selector(s); else act_gain(s); }
@@ -1135,7 +1236,7 @@ char *gen_model(const gen_opts_t *opts, gen_info_t *info)
     g.r.s = opts->seed * 0x2545F4914F6CDD1Dull + 0x1234567ull;
     sys_t root = {0}, *s = &root;
     root.g = &g;
-    int nin = rng_int(R, 1, 3), nout = rng_int(R, 1, 3);
+    int nin = rng_pct(R, 4) ? 0 : rng_int(R, 1, 3), nout = rng_pct(R, 4) ? 0 : rng_int(R, 1, 3);
     char nm[40];
     for (int i = 0; i < nin; i++) {
         int w = i == 0 || !rng_pct(R, 50) ? rand_width(s) : 1;
@@ -1146,6 +1247,7 @@ char *gen_model(const gen_opts_t *opts, gen_info_t *info)
         blk_close(s);
         add_sig(s, nm, 1, w, 0);
     }
+    s->nports = nin;
     build_body(s, g.o.nblocks - nin - nout);
     for (int j = 0; j < nout; j++) {
         int o = -1;

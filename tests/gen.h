@@ -12,7 +12,9 @@
  *     Matrix(K*u)), Sum (1-3 inputs, mixed signs, "|" separators, scalar
  *     expansion), Integrator (scalar/vector IC), StateSpace (with and without
  *     D, occasionally without states), TransferFcn (proper, Hurwitz
- *     denominators), Constant, Scope/Terminator sinks;
+ *     denominators), ZeroPole (stable poles, complex pairs), Constant,
+ *     Scope/Terminator sinks; rarely a model or SubSystem without inputs or
+ *     outputs;
  *   - Mux/Demux/Selector routing (vectors split and recombined, Selector
  *     picking and repeating indices) when vectors is set;
  *   - feedback through Integrators / strictly proper StateSpace / TransferFcn;
@@ -52,7 +54,7 @@ typedef struct gen_info {
     int64_t nstates;    /* continuous states the model must have */
     int nloops;         /* algebraic loops built (= expected jg_program_nloops) */
     int nsubsystems, depth;   /* SubSystems, deepest nesting reached */
-    int ngain, nsum, nintegrator, nstatespace, ntransferfcn, nconstant, nsink;
+    int ngain, nsum, nintegrator, nstatespace, ntransferfcn, nzeropole, nconstant, nsink;
     int nmux, ndemux, nselector;
     int nfeedback;      /* feedback paths closed into a state-holding block */
     int nvector;        /* signals of width > 1 */

@@ -1,9 +1,10 @@
 /* gen_model -- print a random linear block diagram (tests/gen.h) as JSON.
  *
- * usage: gen_model SEED NBLOCKS [DEPTH] [--no-vectors] [--no-loops] [--infer-widths]
+ * usage: gen_model SEED NBLOCKS [DEPTH] [--no-vectors] [--no-loops] [--infer-widths] [-q]
  *   e.g. gen_model 1 10000 2 > /tmp/m10k.json
- * The description line of the model names the options, and the summary of
- * what was generated goes to stderr. */
+ * DEPTH is the maximum SubSystem nesting (default 2).  The model's
+ * "description" names the options; a summary of what was generated goes to
+ * stderr (-q: none).  The same arguments give the same bytes on any machine. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: gen_model SEED NBLOCKS [DEPTH] [--no-vectors] [--no-loops] "
-                    "[--infer-widths] > model.json\n");
+                    "[--infer-widths] [-q] > model.json\n");
     return 2;
 }
 

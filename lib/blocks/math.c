@@ -47,6 +47,7 @@ static int gain_widths(jg_block_t *b, jg_setup_t *s)
         return JG_BLOCK_DONE;
     }
     if (b->in_w[0] < 0) {
+        if (nk > 1) b->out_w[0] = nk;   /* known already: u is 1 or nk wide */
         if (!s->force) return JG_BLOCK_AGAIN;
         b->in_w[0] = nk;   /* nothing drives the width: follow the gain */
     }
@@ -150,6 +151,34 @@ static int sum_setup(jg_block_t *b, jg_setup_t *s)
     return jg_setup_ports(b, s, d->n, 1);
 }
 
+int jg_widths_elementwise(jg_block_t *b, jg_setup_t *s)
+{
+    int64_t w = -1;
+    int unknown = 0;
+    for (int p = 0; p < b->nin; p++) {
+        if (b->in_w[p] < 0) {
+            unknown++;
+            continue;
+        }
+        if (b->in_w[p] != 1) {
+            if (w > 1 && b->in_w[p] != w)
+                return jg_setup_error(b, s, JG_WIDTH, NULL,
+                                      "input %d has width %lld but another input has width "
+                                      "%lld (only scalars expand)",
+                                      p + 1, (long long)b->in_w[p], (long long)w);
+            w = b->in_w[p];
+        }
+    }
+    if (w > 1) b->out_w[0] = w;   /* known before the other inputs: lets loops resolve */
+    if (unknown) {
+        if (!s->force) return JG_BLOCK_AGAIN;
+        for (int p = 0; p < b->nin; p++)   /* unconnected, or a loop nothing fixes */
+            if (b->in_w[p] < 0) b->in_w[p] = w > 1 ? w : 1;
+    }
+    b->out_w[0] = w > 1 ? w : 1;
+    return JG_BLOCK_DONE;
+}
+
 static int sum_widths(jg_block_t *b, jg_setup_t *s)
 {
     sum_t *d = b->data;
@@ -161,23 +190,7 @@ static int sum_widths(jg_block_t *b, jg_setup_t *s)
         b->out_w[0] = 1;
         return JG_BLOCK_DONE;
     }
-    int64_t w = -1;
-    for (int p = 0; p < d->n; p++) {
-        if (b->in_w[p] < 0) {
-            if (!s->force) return JG_BLOCK_AGAIN;
-            b->in_w[p] = 1;   /* unconnected: a scalar zero */
-        }
-        if (b->in_w[p] != 1) {
-            if (w > 1 && b->in_w[p] != w)
-                return jg_setup_error(b, s, JG_WIDTH, NULL,
-                                      "input %d has width %lld but an earlier input has width "
-                                      "%lld (only scalars expand)",
-                                      p + 1, (long long)b->in_w[p], (long long)w);
-            w = b->in_w[p];
-        }
-    }
-    b->out_w[0] = w > 0 ? w : 1;
-    return JG_BLOCK_DONE;
+    return jg_widths_elementwise(b, s);
 }
 
 static int sum_pattern(jg_block_t *b, jg_setup_t *s)

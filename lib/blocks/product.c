@@ -65,23 +65,7 @@ static int product_widths(jg_block_t *b, jg_setup_t *s)
         b->out_w[0] = 1;
         return JG_BLOCK_DONE;
     }
-    int64_t w = -1;
-    for (int p = 0; p < d->n; p++) {
-        if (b->in_w[p] < 0) {
-            if (!s->force) return JG_BLOCK_AGAIN;
-            b->in_w[p] = 1;   /* unconnected: a scalar */
-        }
-        if (b->in_w[p] != 1) {
-            if (w > 1 && b->in_w[p] != w)
-                return jg_setup_error(b, s, JG_WIDTH, NULL,
-                                      "input %d has width %lld but an earlier input has width "
-                                      "%lld (only scalars expand)",
-                                      p + 1, (long long)b->in_w[p], (long long)w);
-            w = b->in_w[p];
-        }
-    }
-    b->out_w[0] = w > 0 ? w : 1;
-    return JG_BLOCK_DONE;
+    return jg_widths_elementwise(b, s);
 }
 
 static int product_pattern(jg_block_t *b, jg_setup_t *s)

@@ -490,16 +490,22 @@ static jg_status_t propagate_widths(jg__cctx_t *c, jg_setup_t *s, const consumer
         head = (head + 1) % cap;
         if (state[b] == 2) continue;
         state[b] = 0;
+        const jg_block_t *B = &p->blocks[b];
+        int known = 0, known_after = 0;
+        for (int q = 0; q < B->nout; q++) known += B->out_w[q] >= 0;
         int r = try_widths(c, s, cs, b);
         if (r == JG_BLOCK_FAIL) {
             st = c->err->status;
             goto done;
         }
-        if (r == JG_BLOCK_AGAIN) continue;
-        state[b] = 2;
-        ndone++;
-        /* wake the blocks that can use what b now knows */
-        const jg_block_t *B = &p->blocks[b];
+        for (int q = 0; q < B->nout; q++) known_after += B->out_w[q] >= 0;
+        if (r == JG_BLOCK_AGAIN && known_after == known) continue;
+        if (r == JG_BLOCK_DONE) {
+            state[b] = 2;
+            ndone++;
+        }
+        /* wake the blocks that can use what b now knows (some output widths
+         * may be known before b is complete: Sum in a vector loop) */
 #define WAKE(t)                            \
     do {                                   \
         int32_t t_ = (t);                  \
