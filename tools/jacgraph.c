@@ -18,8 +18,13 @@ static const char usage[] =
     "Exit codes: 0 ok, 1 check disagreement, 2 usage, 3 file I/O, 4 invalid model,\n"
     "5 numerical failure (singular or nonlinear algebraic loop, domain error), 70 internal.\n";
 
+/* OpenBLAS (openblas-pthread) would start a thread pool that spins on every
+ * LAPACK call; our dense problems are loop blocks of a few dozen unknowns. */
+void openblas_set_num_threads(int num_threads);
+
 int main(int argc, char **argv)
 {
+    openblas_set_num_threads(1);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
         fputs(usage, argc < 2 ? stderr : stdout);

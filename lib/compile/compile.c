@@ -79,6 +79,22 @@ static void count_blocks(const json_t *sys, int32_t *nb, int32_t *ns)
     }
 }
 
+/* "sys/name" ("name" at the root) in the arena; printf is too slow for a
+ * million paths. */
+static char *join_path(jg_arena_t *a, const char *sys, const char *name, size_t len)
+{
+    size_t ls = strlen(sys);
+    char *d = jg_arena_alloc(a, ls + len + 2);
+    if (!d) return NULL;
+    if (ls) {
+        memcpy(d, sys, ls);
+        d[ls++] = '/';
+    }
+    memcpy(d + ls, name, len);
+    d[ls + len] = '\0';
+    return d;
+}
+
 /* Depth first: a SubSystem's blocks follow it directly (the state layout). */
 static jg_status_t flatten(jg__cctx_t *c, const json_t *sysj, int32_t parent_sys,
                            int32_t sys_block, jg_error_t *err)
@@ -103,8 +119,7 @@ static jg_status_t flatten(jg__cctx_t *c, const json_t *sysj, int32_t parent_sys
         b->parent = sys_block;
         b->sys = si;
         b->src = bj;
-        b->path = *sy->path ? jg_arena_printf(&p->arena, "%s/%s", sy->path, name)
-                            : jg_arena_strdup(&p->arena, name);
+        b->path = join_path(&p->arena, sy->path, name, strlen(name));
         if (!b->path) return jg_error_set(err, JG_NOMEM, "out of memory");
         b->name = strrchr(b->path, '/') ? strrchr(b->path, '/') + 1 : b->path;
         b->type = jg_block_type_find(type);
@@ -275,12 +290,17 @@ static jg_status_t parse_ref(jg__cctx_t *c, int32_t sy, const char *ref, int is_
                             "system '%s': bad port reference \"%s\": expected \"BLOCK:N\" with N "
                             ">= 1",
                             where, ref);
-    size_t len = (size_t)(colon - ref);
-    char *path = *p->sys[sy].path ? jg_arena_printf(&p->arena, "%s/%.*s", p->sys[sy].path,
-                                                    (int)len, ref)
-                                  : jg_arena_printf(&p->arena, "%.*s", (int)len, ref);
+    size_t len = (size_t)(colon - ref), ls = strlen(p->sys[sy].path);
+    char local[512], *path = ls + len + 2 <= sizeof local ? local : malloc(ls + len + 2);
     if (!path) return jg_error_set(c->err, JG_NOMEM, "out of memory");
+    if (ls) {
+        memcpy(path, p->sys[sy].path, ls);
+        path[ls++] = '/';
+    }
+    memcpy(path + ls, ref, len);
+    path[ls + len] = '\0';
     int32_t b = jg_program_find_block(p, path);
+    if (path != local) free(path);
     if (b < 0 || p->blocks[b].sys != sy)
         return jg_error_set(c->err, JG_MODEL, "system '%s': line %s \"%s\": no block named '%.*s' here",
                             where, is_src ? "source" : "destination", ref, (int)len, ref);

@@ -22,6 +22,12 @@ static cs_dl *sorted(const cs_dl *A)
     return B;
 }
 
+static int cmp_long(const void *a, const void *b)
+{
+    cs_long_t x = *(const cs_long_t *)a, y = *(const cs_long_t *)b;
+    return (x > y) - (x < y);
+}
+
 static cs_dl *identity(cs_long_t n)
 {
     cs_dl *E = cs_dl_spalloc(n, n, n, 1, 0);   /* not "I": complex.h via cs.h */
@@ -45,6 +51,7 @@ jg_status_t jg_lft(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, const c
     klu_l_numeric *num = NULL;
     klu_l_common kc;
     double *b = NULL, *acc = NULL;
+    cs_long_t *mark = NULL, *touched = NULL;
     *F = NULL;
     if (info) *info = (jg_lft_info_t){.n = ny, .nnz_lu = 0, .rcond = 1};
     cs_long_t nu = M ? M->m : ny;
@@ -85,26 +92,45 @@ jg_status_t jg_lft(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, const c
     }
     b = calloc((size_t)ny + 1, sizeof(double));
     acc = calloc((size_t)no + 1, sizeof(double));
+    mark = malloc(sizeof(cs_long_t) * (size_t)(no + 1));
+    touched = malloc(sizeof(cs_long_t) * (size_t)(no + 1));
     R = cs_dl_spalloc(no, ni, P11->nzmax + ni + 1, 1, 0);
-    if (!b || !acc || !R) goto nomem;
+    if (!b || !acc || !mark || !touched || !R) goto nomem;
+    for (cs_long_t i = 0; i < no; i++) mark[i] = -1;
     cs_long_t nz = 0;
+    /* column j of F: scatter into acc, remembering the rows touched so the
+     * gather costs the column's nonzeros, not the row count */
+#define ACC(row, v)                          \
+    do {                                     \
+        cs_long_t r_ = (row);                \
+        if (mark[r_] != j) {                 \
+            mark[r_] = j;                    \
+            touched[nt++] = r_;              \
+        }                                    \
+        acc[r_] += (v);                      \
+    } while (0)
     for (cs_long_t j = 0; j < ni; j++) {
-        for (cs_long_t k = P11->p[j]; k < P11->p[j + 1]; k++) acc[P11->i[k]] += P11->x[k];
+        cs_long_t nt = 0;
+        for (cs_long_t k = P11->p[j]; k < P11->p[j + 1]; k++) ACC(P11->i[k], P11->x[k]);
         if (ny > 0 && P21->p[j + 1] > P21->p[j]) {
             memset(b, 0, sizeof(double) * (size_t)ny);
             for (cs_long_t k = P21->p[j]; k < P21->p[j + 1]; k++) b[P21->i[k]] += P21->x[k];
             if (!klu_l_solve(sym, num, ny, 1, b, &kc)) goto klu_fail;
             for (cs_long_t c = 0; c < ny; c++) {
                 if (b[c] == 0) continue;
-                for (cs_long_t k = pm->p[c]; k < pm->p[c + 1]; k++) acc[pm->i[k]] += pm->x[k] * b[c];
+                for (cs_long_t k = pm->p[c]; k < pm->p[c + 1]; k++) ACC(pm->i[k], pm->x[k] * b[c]);
             }
         }
+#undef ACC
+        qsort(touched, (size_t)nt, sizeof *touched, cmp_long);
         R->p[j] = nz;
-        for (cs_long_t i = 0; i < no; i++) {
-            if (acc[i] == 0) continue;
-            if (nz == R->nzmax && !cs_dl_sprealloc(R, 2 * R->nzmax + no)) goto nomem;
-            R->i[nz] = i;
-            R->x[nz++] = acc[i];
+        if (nz + nt > R->nzmax && !cs_dl_sprealloc(R, 2 * R->nzmax + nt)) goto nomem;
+        for (cs_long_t t = 0; t < nt; t++) {
+            cs_long_t i = touched[t];
+            if (acc[i] != 0) {
+                R->i[nz] = i;
+                R->x[nz++] = acc[i];
+            }
             acc[i] = 0;
         }
     }
@@ -129,5 +155,7 @@ done:
     cs_dl_spfree(R);
     free(b);
     free(acc);
+    free(mark);
+    free(touched);
     return st;
 }

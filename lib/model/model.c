@@ -146,8 +146,32 @@ jg_status_t jg_model_read(const char *path, jg_model_t **out, jg_error_t *err)
     *out = NULL;
     FILE *f = fopen(path, "rb");
     if (!f) return jg_error_set(err, JG_IO, "%s: cannot open: %s", path, strerror(errno));
-    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    /* one read and json_loadb: json_loadf reads a character at a time */
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len == cap) {
+            cap = cap ? 2 * cap : 1 << 16;
+            char *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return jg_error_set(err, JG_NOMEM, "%s: out of memory", path);
+            }
+            buf = nb;
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0) break;
+    }
+    int rerr = ferror(f);
     fclose(f);
+    if (rerr) {
+        free(buf);
+        return jg_error_set(err, JG_IO, "%s: read error", path);
+    }
+    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+    free(buf);
     if (!root)
         return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
     return finish(root, path, out, err);
