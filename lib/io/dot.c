@@ -4,17 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <gvc.h>
 #include "jacgraph/io.h"
-
-/* Only a regular file is removed: the path may name a device or a link such
- * as /dev/stdout, which must survive a failed write. */
-static void discard(const char *path)
-{
-    struct stat sb;
-    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) remove(path);
-}
+#include "io_impl.h"
 
 /* cgraph 2.42 takes char * everywhere but copies what it keeps (agstrdup). */
 static int set(void *obj, const char *name, const char *value, const char *def)
@@ -82,7 +74,7 @@ static jg_status_t finish(FILE *f, int bad, const char *path, jg_error_t *err)
         code = errno;
     }
     if (!bad) return JG_OK;
-    discard(path);
+    jg__io_discard(path);
     return jg_error_set(err, JG_IO, "%s: cannot write: %s", path, strerror(code ? code : EIO));
 }
 
@@ -184,7 +176,7 @@ jg_status_t jg_write_graph(const jg_graph_t *g, const char *title, const char *d
         if (!rc) rc = gvRenderData(gvc, G, "svg", &svg, &len) || !svg;
         if (rc) {
             fclose(f);
-            discard(svg_path);
+            jg__io_discard(svg_path);
             gvFreeRenderData(svg);
             st = gv_error(err, svg_path,
                           laid ? "Graphviz cannot render SVG" : "Graphviz layout failed");

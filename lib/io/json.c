@@ -4,17 +4,9 @@
 #include <stdio.h>
 #include <jansson.h>
 #include "jacgraph/io.h"
+#include "io_impl.h"
 
 #define DUMP_FLAGS (JSON_ENCODE_ANY | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
-
-/* Rows sorted within each column, duplicates summed, zeros dropped. */
-static cs_dl *sorted(const cs_dl *M)
-{
-    cs_dl *T = cs_dl_transpose(M, 1), *S = NULL;
-    if (T && cs_dl_dupl(T) && cs_dl_dropzeros(T) >= 0) S = cs_dl_transpose(T, 1);
-    cs_dl_spfree(T);
-    return S;
-}
 
 /* JSON has no inf or nan; they are written as null rather than failing the
  * whole file. */
@@ -41,7 +33,7 @@ static json_t *names(char *const *v, int64_t n, char pfx)
 
 static json_t *matrix(const cs_dl *M)
 {
-    cs_dl *S = sorted(M);
+    cs_dl *S = jg__io_sorted(M);
     json_t *ri = json_array(), *cj = json_array(), *vx = json_array(), *o = NULL;
     if (!S || !ri || !cj || !vx) goto done;
     for (int64_t j = 0; j < S->n; j++)
@@ -60,11 +52,6 @@ done:
     return o;
 }
 
-static int shape_ok(const cs_dl *M, int64_t m, int64_t n)
-{
-    return M && M->nz == -1 && M->m == m && M->n == n && M->p && (M->x || M->p[n] == 0);
-}
-
 jg_status_t jg_write_linsys_json(FILE *f, const jg_linsys_t *s, jg_error_t *err)
 {
     if (!f || !s) return jg_error_set(err, JG_ARG, "JSON output: no file or no model");
@@ -72,7 +59,7 @@ jg_status_t jg_write_linsys_json(FILE *f, const jg_linsys_t *s, jg_error_t *err)
     const cs_dl *mats[4] = {s->A, s->B, s->C, s->D};
     const int64_t dims[4][2] = {{s->nx, s->nx}, {s->nx, s->nu}, {s->ny, s->nx}, {s->ny, s->nu}};
     for (int k = 0; k < 4; k++)
-        if (!shape_ok(mats[k], dims[k][0], dims[k][1]))
+        if (!jg__io_shape_ok(mats[k], dims[k][0], dims[k][1]))
             return jg_error_set(err, JG_ARG, "JSON output: matrix %s is missing or not %lldx%lld",
                                 what[k], (long long)dims[k][0], (long long)dims[k][1]);
 

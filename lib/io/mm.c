@@ -4,29 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "jacgraph/io.h"
+#include "io_impl.h"
 
 static const char *const WHAT[4] = {"A", "B", "C", "D"};
 static const char *const ROWS[4] = {"states", "states", "outputs", "outputs"};
 static const char *const COLS[4] = {"states", "inputs", "states", "inputs"};
-
-/* Only a regular file is removed: the path may name a device or a link such
- * as /dev/stdout, which must survive a failed write. */
-static void discard(const char *path)
-{
-    struct stat sb;
-    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) remove(path);
-}
-
-/* Rows sorted within each column, duplicates summed, zeros dropped. */
-static cs_dl *sorted(const cs_dl *M)
-{
-    cs_dl *T = cs_dl_transpose(M, 1), *S = NULL;
-    if (T && cs_dl_dupl(T) && cs_dl_dropzeros(T) >= 0) S = cs_dl_transpose(T, 1);
-    cs_dl_spfree(T);
-    return S;
-}
 
 static void put_matrix(FILE *f, int k, const cs_dl *S, const jg_linsys_t *s)
 {
@@ -67,13 +50,8 @@ static jg_status_t write_file(const char *path, int k, const cs_dl *S, const jg_
         code = errno;
     }
     if (!bad) return JG_OK;
-    discard(path);
+    jg__io_discard(path);
     return jg_error_set(err, JG_IO, "%s: cannot write: %s", path, strerror(code ? code : EIO));
-}
-
-static int shape_ok(const cs_dl *M, int64_t m, int64_t n)
-{
-    return M && M->nz == -1 && M->m == m && M->n == n && M->p && (M->x || M->p[n] == 0);
 }
 
 jg_status_t jg_write_linsys_mm(const char *prefix, const jg_linsys_t *s, jg_error_t *err)
@@ -83,7 +61,7 @@ jg_status_t jg_write_linsys_mm(const char *prefix, const jg_linsys_t *s, jg_erro
     const cs_dl *mats[4] = {s->A, s->B, s->C, s->D};
     const int64_t dims[4][2] = {{s->nx, s->nx}, {s->nx, s->nu}, {s->ny, s->nx}, {s->ny, s->nu}};
     for (int k = 0; k < 4; k++)
-        if (!shape_ok(mats[k], dims[k][0], dims[k][1]))
+        if (!jg__io_shape_ok(mats[k], dims[k][0], dims[k][1]))
             return jg_error_set(err, JG_ARG,
                                 "Matrix Market output: matrix %s is missing or not %lldx%lld",
                                 WHAT[k], (long long)dims[k][0], (long long)dims[k][1]);
@@ -99,7 +77,7 @@ jg_status_t jg_write_linsys_mm(const char *prefix, const jg_linsys_t *s, jg_erro
         else snprintf(path + k * len, len, "%s_names.txt", prefix);
     }
     for (int k = 0; k < 5 && !st; k++) {
-        if (k < 4 && !(S = sorted(mats[k]))) {
+        if (k < 4 && !(S = jg__io_sorted(mats[k]))) {
             st = jg_error_set(err, JG_NOMEM, "Matrix Market output: out of memory for %s",
                               WHAT[k]);
             break;
@@ -111,7 +89,7 @@ jg_status_t jg_write_linsys_mm(const char *prefix, const jg_linsys_t *s, jg_erro
     }
     /* a partial set would mix this model with files of an earlier run */
     if (st)
-        for (int k = 0; k < done; k++) discard(path + k * len);
+        for (int k = 0; k < done; k++) jg__io_discard(path + k * len);
     free(path);
     return st;
 }

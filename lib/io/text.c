@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "jacgraph/io.h"
+#include "io_impl.h"
 
 #define DENSE_MAX 40    /* a dimension above this switches to the listing */
 #define LINE_W 100      /* dense lines are kept within this many characters */
@@ -33,16 +34,6 @@ static int num(char buf[NUM_MAX], double v, int digits)
 }
 
 static int imax(int a, int b) { return a > b ? a : b; }
-
-/* Rows sorted within each column, duplicates summed, zeros dropped: the
- * listing is then deterministic whatever order the producer left. */
-static cs_dl *sorted(const cs_dl *M)
-{
-    cs_dl *T = cs_dl_transpose(M, 1), *S = NULL;
-    if (T && cs_dl_dupl(T) && cs_dl_dropzeros(T) >= 0) S = cs_dl_transpose(T, 1);
-    cs_dl_spfree(T);
-    return S;
-}
 
 static void dense(FILE *f, const mat_t *a, int digits)
 {
@@ -92,7 +83,7 @@ static void dense(FILE *f, const mat_t *a, int digits)
 
 static int listing(FILE *f, const mat_t *a, int digits)
 {
-    cs_dl *S = sorted(a->M);
+    cs_dl *S = jg__io_sorted(a->M);
     char nb[NUM_MAX], rb[32], cb[32];
     int pw = 0, vw = 0;
     if (!S) return 0;
@@ -118,11 +109,6 @@ static int listing(FILE *f, const mat_t *a, int digits)
     return 1;
 }
 
-static int shape_ok(const cs_dl *M, int64_t m, int64_t n)
-{
-    return M && M->nz == -1 && M->m == m && M->n == n && M->p && (M->x || M->p[n] == 0);
-}
-
 jg_status_t jg_write_linsys_text(FILE *f, const jg_linsys_t *s, int digits, jg_error_t *err)
 {
     if (!f || !s) return jg_error_set(err, JG_ARG, "text output: no file or no model");
@@ -136,7 +122,7 @@ jg_status_t jg_write_linsys_text(FILE *f, const jg_linsys_t *s, int digits, jg_e
     };
     const int64_t dims[4][2] = {{s->nx, s->nx}, {s->nx, s->nu}, {s->ny, s->nx}, {s->ny, s->nu}};
     for (int k = 0; k < 4; k++)
-        if (!shape_ok(mats[k].M, dims[k][0], dims[k][1]))
+        if (!jg__io_shape_ok(mats[k].M, dims[k][0], dims[k][1]))
             return jg_error_set(err, JG_ARG, "text output: matrix %s is missing or not %lldx%lld",
                                 mats[k].what, (long long)dims[k][0], (long long)dims[k][1]);
 

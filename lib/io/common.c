@@ -1,0 +1,23 @@
+/* Helpers shared by the writers: canonical sparse copies, checks, cleanup. */
+#include <stdio.h>
+#include <sys/stat.h>
+#include "io_impl.h"
+
+cs_dl *jg__io_sorted(const cs_dl *M)
+{
+    cs_dl *T = cs_dl_transpose(M, 1), *S = NULL;
+    if (T && cs_dl_dupl(T) && cs_dl_dropzeros(T) >= 0) S = cs_dl_transpose(T, 1);
+    cs_dl_spfree(T);
+    return S;
+}
+
+int jg__io_shape_ok(const cs_dl *M, int64_t m, int64_t n)
+{
+    return M && M->nz == -1 && M->m == m && M->n == n && M->p && (M->x || M->p[n] == 0);
+}
+
+void jg__io_discard(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) remove(path);
+}

@@ -1,0 +1,17 @@
+/* Helpers shared by the writers (lib/io, internal). */
+#ifndef JG_IO_IMPL_H
+#define JG_IO_IMPL_H
+#include <stdint.h>
+#include <cs.h>
+
+/* A copy with rows sorted within each column, duplicates summed, zeros
+ * dropped, so every writer's output is deterministic whatever order the
+ * producer left.  NULL when out of memory. */
+cs_dl *jg__io_sorted(const cs_dl *M);
+/* M is a compressed-column m x n matrix with values. */
+int jg__io_shape_ok(const cs_dl *M, int64_t m, int64_t n);
+/* Remove a partly written output, but only a regular file: the path may name
+ * a device or a link such as /dev/stdout, which must survive a failed write. */
+void jg__io_discard(const char *path);
+
+#endif
