@@ -176,10 +176,12 @@ int jg_jac_from_value(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int row_
                       int col_port, const jg_value_t *v);
 
 /* Widths of element-wise n-input blocks (Sum, Product): non-scalar inputs
- * share one width, scalars expand.  The output width is set as soon as one
- * non-scalar input is known, so vector widths flow around feedback loops.
- * (lib/blocks/math.c) */
+ * share one width, scalars expand; one input reduces over its elements to a
+ * scalar.  The output width is set as soon as one non-scalar input is known,
+ * so vector widths flow around feedback loops.  (lib/blocks/math.c) */
 int jg_widths_elementwise(jg_block_t *b, jg_setup_t *s);
+/* Their Jacobian pattern: one d part per input, diagonal, column or row. */
+int jg_pattern_elementwise(jg_block_t *b, jg_setup_t *s);
 
 /* Run-time error from a block function; returns -1. */
 int jg_eval_error(const jg_block_t *b, jg_eval_t *e, const char *fmt, ...)

@@ -153,6 +153,14 @@ static int sum_setup(jg_block_t *b, jg_setup_t *s)
 
 int jg_widths_elementwise(jg_block_t *b, jg_setup_t *s)
 {
+    if (b->nin == 1) {   /* one input: the block reduces over its elements */
+        if (b->in_w[0] < 0) {
+            if (!s->force) return JG_BLOCK_AGAIN;
+            b->in_w[0] = 1;
+        }
+        b->out_w[0] = 1;
+        return JG_BLOCK_DONE;
+    }
     int64_t w = -1;
     int unknown = 0;
     for (int p = 0; p < b->nin; p++) {
@@ -179,26 +187,13 @@ int jg_widths_elementwise(jg_block_t *b, jg_setup_t *s)
     return JG_BLOCK_DONE;
 }
 
-static int sum_widths(jg_block_t *b, jg_setup_t *s)
+int jg_pattern_elementwise(jg_block_t *b, jg_setup_t *s)
 {
-    sum_t *d = b->data;
-    if (d->n == 1) {  /* one input: sum over its elements */
-        if (b->in_w[0] < 0) {
-            if (!s->force) return JG_BLOCK_AGAIN;
-            b->in_w[0] = 1;
-        }
-        b->out_w[0] = 1;
-        return JG_BLOCK_DONE;
-    }
-    return jg_widths_elementwise(b, s);
-}
-
-static int sum_pattern(jg_block_t *b, jg_setup_t *s)
-{
-    sum_t *d = b->data;
-    for (int p = 0; p < d->n; p++) {
-        int k = b->in_w[p] == b->out_w[0] && d->n > 1 ? jg_jac_diag(b, s, JG_JAC_D, 0, p)
-                                                       : jg_jac_dense(b, s, JG_JAC_D, 0, p);
+    /* diagonal for a full-width input, a column for a scalar-expanded one, a
+     * row for the one-input reduction */
+    for (int p = 0; p < b->nin; p++) {
+        int k = b->in_w[p] == b->out_w[0] && b->nin > 1 ? jg_jac_diag(b, s, JG_JAC_D, 0, p)
+                                                         : jg_jac_dense(b, s, JG_JAC_D, 0, p);
         if (k < 0) return -1;
     }
     return 0;
@@ -237,6 +232,6 @@ static int sum_jacobian(const jg_block_t *b, jg_eval_t *e)
 
 const jg_block_type_t jg_block_sum = {
     .name = "Sum", .flags = JG_BT_LINEAR,
-    .setup = sum_setup, .widths = sum_widths, .pattern = sum_pattern,
+    .setup = sum_setup, .widths = jg_widths_elementwise, .pattern = jg_pattern_elementwise,
     .outputs = sum_outputs, .jacobian = sum_jacobian,
 };

@@ -54,33 +54,6 @@ static int product_setup(jg_block_t *b, jg_setup_t *s)
     return jg_setup_ports(b, s, d->n, 1);
 }
 
-static int product_widths(jg_block_t *b, jg_setup_t *s)
-{
-    prod_t *d = b->data;
-    if (d->n == 1) {  /* one input: product over its elements */
-        if (b->in_w[0] < 0) {
-            if (!s->force) return JG_BLOCK_AGAIN;
-            b->in_w[0] = 1;
-        }
-        b->out_w[0] = 1;
-        return JG_BLOCK_DONE;
-    }
-    return jg_widths_elementwise(b, s);
-}
-
-static int product_pattern(jg_block_t *b, jg_setup_t *s)
-{
-    prod_t *d = b->data;
-    /* diagonal for a full-width input, a column for a scalar-expanded one, a row
-     * for the one-input collapse */
-    for (int p = 0; p < d->n; p++) {
-        int k = b->in_w[p] == b->out_w[0] && d->n > 1 ? jg_jac_diag(b, s, JG_JAC_D, 0, p)
-                                                       : jg_jac_dense(b, s, JG_JAC_D, 0, p);
-        if (k < 0) return -1;
-    }
-    return 0;
-}
-
 static int product_div0(const jg_block_t *b, jg_eval_t *e, int p, int64_t i)
 {
     return jg_eval_error(b, e, "division by zero: element %lld of input %d is 0",
@@ -217,7 +190,7 @@ static int product_jacobian(const jg_block_t *b, jg_eval_t *e)
 
 const jg_block_type_t jg_block_product = {
     .name = "Product", .flags = 0,
-    .setup = product_setup, .widths = product_widths, .pattern = product_pattern,
+    .setup = product_setup, .widths = jg_widths_elementwise, .pattern = jg_pattern_elementwise,
     .outputs = product_outputs, .jacobian = product_jacobian,
 };
 
