@@ -1,7 +1,7 @@
 /* F = P11 + P12 M (I - P22 M)^-1 P21 with CXSparse products and a KLU solve. */
 #include <stdlib.h>
 #include <string.h>
-#include <klu.h>
+#include <math.h>
 #include "jacgraph/lft.h"
 
 size_t jg_csc_bytes(const cs_dl *A)
@@ -9,17 +9,6 @@ size_t jg_csc_bytes(const cs_dl *A)
     if (!A) return 0;
     return sizeof(cs_dl) + sizeof(cs_long_t) * (size_t)(A->n + 1) +
            (sizeof(cs_long_t) + sizeof(double)) * (size_t)A->nzmax;
-}
-
-/* Sorted row indices (KLU wants no duplicates; sorting by double transpose
- * also sums nothing, cs_add already merged duplicates). */
-static cs_dl *sorted(const cs_dl *A)
-{
-    cs_dl *T = cs_dl_transpose(A, 1);
-    if (!T) return NULL;
-    cs_dl *B = cs_dl_transpose(T, 1);
-    cs_dl_spfree(T);
-    return B;
 }
 
 static int cmp_long(const void *a, const void *b)
@@ -46,19 +35,17 @@ jg_status_t jg_lft(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, const c
 {
     jg_status_t st = JG_OK;
     cs_long_t no = P11->m, ni = P11->n, ny = P21->m;
-    cs_dl *PM = NULL, *DM = NULL, *Id = NULL, *K0 = NULL, *K = NULL, *R = NULL;
-    klu_l_symbolic *sym = NULL;
-    klu_l_numeric *num = NULL;
-    klu_l_common kc;
-    double *b = NULL, *acc = NULL;
-    cs_long_t *mark = NULL, *touched = NULL;
+    cs_dl *PM = NULL, *DM = NULL, *Id = NULL, *K = NULL, *R = NULL, *Y = NULL;
+    cs_dls *S = NULL;
+    cs_dln *N = NULL;
+    double *x = NULL, *z = NULL, *acc = NULL;
+    cs_long_t *xi = NULL, *mark = NULL, *touched = NULL;
     *F = NULL;
     if (info) *info = (jg_lft_info_t){.n = ny, .nnz_lu = 0, .rcond = 1};
     cs_long_t nu = M ? M->m : ny;
     if (P12->m != no || P12->n != nu || P21->n != ni || P22->m != ny || P22->n != nu ||
         (M && M->n != ny))
         return jg_error_set(err, JG_ARG, "lft: inconsistent operand sizes");
-    klu_l_defaults(&kc);
     if (M) {
         PM = cs_dl_multiply(P12, M);
         DM = cs_dl_multiply(P22, M);
@@ -66,36 +53,47 @@ jg_status_t jg_lft(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, const c
     }
     const cs_dl *pm = M ? PM : P12, *dm = M ? DM : P22;
     if (ny > 0) {
+        /* I - P22 M is block triangular up to the algebraic loops; AMD on A+A'
+         * keeps the fill of its LU at the loops */
         Id = identity(ny);
         if (!Id) goto nomem;
-        K0 = cs_dl_add(Id, dm, 1.0, -1.0);
-        if (!K0) goto nomem;
-        K = sorted(K0);
+        K = cs_dl_add(Id, dm, 1.0, -1.0);
         if (!K) goto nomem;
-        sym = klu_l_analyze(ny, K->p, K->i, &kc);
-        if (!sym) goto klu_fail;
-        num = klu_l_factor(K->p, K->i, K->x, sym, &kc);
-        if (!num || kc.status == KLU_SINGULAR) {
+        S = cs_dl_sqr(1, K, 0);
+        if (!S) goto nomem;
+        N = cs_dl_lu(K, S, 1.0);   /* partial pivoting; NULL on a zero pivot */
+        if (!N) {
             st = jg_error_set(err, JG_SINGULAR_LOOP, "I - D*M is singular");
             goto done;
         }
-        if (!klu_l_rcond(sym, num, &kc)) goto klu_fail;
-        if (info) {
-            info->rcond = kc.rcond;
-            info->nnz_lu = num->lnz + num->unz;
+        /* U keeps its diagonal last in each column: the pivot ratio is a cheap
+         * lower bound of the condition number's reciprocal */
+        double umax = 0, umin = INFINITY;
+        for (cs_long_t k = 0; k < ny; k++) {
+            double d = fabs(N->U->x[N->U->p[k + 1] - 1]);
+            umax = fmax(umax, d);
+            umin = fmin(umin, d);
         }
-        if (!(kc.rcond > 1e-14)) {
+        double rcond = umax > 0 ? umin / umax : 0;
+        if (info) {
+            info->rcond = rcond;
+            info->nnz_lu = N->L->p[ny] + N->U->p[ny];
+        }
+        if (!(rcond > 1e-14)) {
             st = jg_error_set(err, JG_SINGULAR_LOOP,
-                              "I - D*M is singular to working precision (rcond %.3g)", kc.rcond);
+                              "I - D*M is singular to working precision (pivot ratio %.3g)", rcond);
             goto done;
         }
     }
-    b = calloc((size_t)ny + 1, sizeof(double));
+    x = malloc(sizeof(double) * (size_t)(ny + 1));
+    z = malloc(sizeof(double) * (size_t)(ny + 1));
+    xi = malloc(sizeof(cs_long_t) * (size_t)(2 * ny + 1));
+    Y = cs_dl_spalloc(ny, 1, ny + 1, 1, 0);
     acc = calloc((size_t)no + 1, sizeof(double));
     mark = malloc(sizeof(cs_long_t) * (size_t)(no + 1));
     touched = malloc(sizeof(cs_long_t) * (size_t)(no + 1));
     R = cs_dl_spalloc(no, ni, P11->nzmax + ni + 1, 1, 0);
-    if (!b || !acc || !mark || !touched || !R) goto nomem;
+    if (!x || !z || !xi || !Y || !acc || !mark || !touched || !R) goto nomem;
     for (cs_long_t i = 0; i < no; i++) mark[i] = -1;
     cs_long_t nz = 0;
     /* column j of F: scatter into acc, remembering the rows touched so the
@@ -113,12 +111,31 @@ jg_status_t jg_lft(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, const c
         cs_long_t nt = 0;
         for (cs_long_t k = P11->p[j]; k < P11->p[j + 1]; k++) ACC(P11->i[k], P11->x[k]);
         if (ny > 0 && P21->p[j + 1] > P21->p[j]) {
-            memset(b, 0, sizeof(double) * (size_t)ny);
-            for (cs_long_t k = P21->p[j]; k < P21->p[j + 1]; k++) b[P21->i[k]] += P21->x[k];
-            if (!klu_l_solve(sym, num, ny, 1, b, &kc)) goto klu_fail;
-            for (cs_long_t c = 0; c < ny; c++) {
-                if (b[c] == 0) continue;
-                for (cs_long_t k = pm->p[c]; k < pm->p[c + 1]; k++) ACC(pm->i[k], pm->x[k] * b[c]);
+            /* sparse right-hand side: each triangular solve costs the reach of
+             * P21(:,j) (the signals it influences), not the order of K */
+            /* L U = K(pinv, q): solve L y = b(pinv), U w = y, x(q) = w.  (After
+             * cs_lu, L's rows are already permuted: permute b, pass no pinv.) */
+            Y->p[0] = 0;
+            cs_long_t blen = 0;
+            for (cs_long_t k = P21->p[j]; k < P21->p[j + 1]; k++) {
+                Y->i[blen] = N->pinv[P21->i[k]];
+                Y->x[blen++] = P21->x[k];
+            }
+            Y->p[1] = blen;
+            cs_long_t top = cs_dl_spsolve(N->L, Y, 0, xi, x, NULL, 1);
+            cs_long_t ylen = 0;
+            for (cs_long_t q = top; q < ny; q++) {
+                Y->i[ylen] = xi[q];
+                Y->x[ylen++] = x[xi[q]];
+            }
+            Y->p[1] = ylen;
+            cs_long_t top2 = cs_dl_spsolve(N->U, Y, 0, xi, z, NULL, 0);
+            for (cs_long_t q = top2; q < ny; q++) {
+                cs_long_t k = xi[q];
+                double v = z[k];
+                if (v == 0) continue;
+                cs_long_t c = S->q ? S->q[k] : k;
+                for (cs_long_t t = pm->p[c]; t < pm->p[c + 1]; t++) ACC(pm->i[t], pm->x[t] * v);
             }
         }
 #undef ACC
@@ -138,22 +155,20 @@ jg_status_t jg_lft(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, const c
     *F = R;
     R = NULL;
     goto done;
-klu_fail:
-    st = jg_error_set(err, kc.status == KLU_OUT_OF_MEMORY ? JG_NOMEM : JG_NUMERIC,
-                      "KLU failed (status %d)", (int)kc.status);
-    goto done;
 nomem:
     st = jg_error_set(err, JG_NOMEM, "out of memory in the LFT");
 done:
-    if (num) klu_l_free_numeric(&num, &kc);
-    if (sym) klu_l_free_symbolic(&sym, &kc);
+    cs_dl_nfree(N);
+    cs_dl_sfree(S);
     cs_dl_spfree(PM);
     cs_dl_spfree(DM);
     cs_dl_spfree(Id);
-    cs_dl_spfree(K0);
     cs_dl_spfree(K);
     cs_dl_spfree(R);
-    free(b);
+    cs_dl_spfree(Y);
+    free(x);
+    free(z);
+    free(xi);
     free(acc);
     free(mark);
     free(touched);
