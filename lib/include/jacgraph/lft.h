@@ -5,8 +5,12 @@
  *
  * With P = [Ao Bo; Co Do] and the connection matrix M this is the model
  * Jacobian of Fig. 1; with a reduced Jacobian graph M is the identity (Fig. 4).
- * I - P22 M is factorized with KLU (its block-triangular form isolates each
- * algebraic loop).  All matrices are CXSparse cs_dl in compressed-column form.
+ * I - P22 M is factorized once with CXSparse's sparse LU (AMD ordering,
+ * partial pivoting); every column of P21 is then solved as a sparse right-hand
+ * side (cs_dl_spsolve), so its cost is the set of signals it reaches, not the
+ * order of the matrix.  KLU, tried first, has no sparse right-hand side: a
+ * 100,000-block model spent a second in dense solves.  All matrices are
+ * CXSparse cs_dl in compressed-column form.
  */
 #ifndef JACGRAPH_LFT_H
 #define JACGRAPH_LFT_H
@@ -22,14 +26,15 @@ extern "C" {
 typedef struct jg_lft_info {
     int64_t n;          /* order of I - P22 M */
     int64_t nnz_lu;     /* nonzeros of its LU factors */
-    double rcond;       /* KLU's cheap reciprocal condition estimate (1 when n == 0) */
+    double rcond;       /* min/max |pivot| of U, a cheap bound (1 when n == 0) */
 } jg_lft_info_t;
 
 /* *F is a new matrix (cs_dl_spfree).  M == NULL means the identity.  Exact
  * zeros of the result are dropped.  Errors: JG_SINGULAR_LOOP when I - P22 M is
- * singular or its rcond is below 1e-14 (the message is generic: callers add
- * which loop), JG_ARG on mismatched sizes, JG_NOMEM.  Cost: one sparse LU of
- * I - P22 M plus, per column of P21, one solve and one product with P12 M. */
+ * singular or its pivot ratio is below 1e-14 (the message is generic: callers
+ * add which loop), JG_ARG on mismatched sizes, JG_NOMEM.  Cost: one sparse LU of
+ * I - P22 M plus, per nonempty column of P21, two sparse triangular solves over
+ * its reach and the product of the result with P12 M. */
 jg_status_t jg_lft(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, const cs_dl *P22,
                    const cs_dl *M, cs_dl **F, jg_lft_info_t *info, jg_error_t *err);
 
