@@ -1,4 +1,4 @@
-/* F = P11 + P12 M (I - P22 M)^-1 P21 with CXSparse products and a KLU solve. */
+/* F = P11 + P12 M (I - P22 M)^-1 P21 with CXSparse products, LU and sparse solves. */
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
