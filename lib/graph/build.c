@@ -17,22 +17,43 @@ static int cmp_trip(const void *a, const void *b)
     return (x->row > y->row) - (x->row < y->row);
 }
 
-/* Turn triplets into one edge per source vertex into `dst`; entry values count
- * duplicate connections (a Mux taking one signal twice sums, Def. 2). */
-static jg_status_t connect(jg_graph_t *g, int64_t dst, trip_t *t, int64_t n, int64_t *colp)
+/* Scratch for the connection triplets of one destination vertex. */
+typedef struct {
+    trip_t *t;
+    int64_t *rowi;
+    double *cnt;
+    int64_t cap;
+    int64_t *colp;   /* maxw + 2 */
+} scratch_t;
+
+static int scratch_reserve(scratch_t *s, int64_t n)
 {
+    if (n <= s->cap) return 0;
+    int64_t cap = 2 * n + 16;
+    trip_t *t = realloc(s->t, sizeof *t * (size_t)cap);
+    if (t) s->t = t;
+    int64_t *r = realloc(s->rowi, sizeof *r * (size_t)cap);
+    if (r) s->rowi = r;
+    double *c = realloc(s->cnt, sizeof *c * (size_t)cap);
+    if (c) s->cnt = c;
+    if (!t || !r || !c) return -1;
+    s->cap = cap;
+    return 0;
+}
+
+/* Turn the n triplets in s->t into one edge per source vertex into `dst`;
+ * entry values count duplicate connections (a Mux taking one signal twice
+ * sums, Def. 2). */
+static jg_status_t connect(jg_graph_t *g, int64_t dst, scratch_t *s, int64_t n)
+{
+    trip_t *t = s->t;
     if (n > 1) qsort(t, (size_t)n, sizeof *t, cmp_trip);
     for (int64_t a = 0; a < n;) {
         int64_t b = a;
         while (b < n && t[b].v == t[a].v) b++;
         int64_t src = t[a].v, m = g->v[dst].width, nc = g->v[src].width, nz = 0;
-        double *cnt = malloc(sizeof(double) * (size_t)(b - a + 1));
-        int64_t *rowi = malloc(sizeof(int64_t) * (size_t)(b - a + 1));
-        if (!cnt || !rowi) {
-            free(cnt);
-            free(rowi);
-            return JG_NOMEM;
-        }
+        int64_t *colp = s->colp, *rowi = s->rowi;
+        double *cnt = s->cnt;
         for (int64_t j = 0; j <= nc; j++) colp[j] = 0;
         for (int64_t k = a; k < b; k++) {
             if (nz && k > a && t[k].col == t[k - 1].col && t[k].row == t[k - 1].row) {
@@ -45,13 +66,8 @@ static jg_status_t connect(jg_graph_t *g, int64_t dst, trip_t *t, int64_t n, int
         }
         for (int64_t j = 0; j < nc; j++) colp[j + 1] += colp[j];
         int64_t mat = jg__gmat_new(g, m, nc, colp, rowi);
-        free(rowi);
-        if (mat < 0 || jg__gedge_add(g, src, dst, mat) < 0) {
-            free(cnt);
-            return JG_NOMEM;
-        }
+        if (mat < 0 || jg__gedge_add(g, src, dst, mat) < 0) return JG_NOMEM;
         memcpy(g->x + g->mat[mat].xoff, cnt, sizeof(double) * (size_t)nz);
-        free(cnt);
         a = b;
     }
     return JG_OK;
@@ -60,21 +76,15 @@ static jg_status_t connect(jg_graph_t *g, int64_t dst, trip_t *t, int64_t n, int
 /* Edges into vertex dst from what its elements o..o+w-1 read (io->src and the
  * injected input points). */
 static jg_status_t connect_elems(jg_graph_t *g, const jg_iospec_t *io, int64_t o, int64_t w,
-                                 int64_t dst, trip_t **tp, int64_t *capt, int64_t *colp,
-                                 const int64_t *sig_port, const int64_t *yv, int64_t wv0)
+                                 int64_t dst, scratch_t *sc, const int64_t *sig_port,
+                                 const int64_t *yv, int64_t wv0)
 {
     const jg_program_t *p = g->prog;
     int64_t n = 0;
     for (int64_t e = 0; e < w; e++) {
         int64_t s = io->src[o + e], ninj = io->inj_ptr[o + e + 1] - io->inj_ptr[o + e];
-        if (n + 1 + ninj > *capt) {
-            int64_t cap = 2 * (n + 1 + ninj);
-            trip_t *nt = realloc(*tp, sizeof *nt * (size_t)cap);
-            if (!nt) return JG_NOMEM;
-            *tp = nt;
-            *capt = cap;
-        }
-        trip_t *t = *tp;
+        if (scratch_reserve(sc, n + 1 + ninj)) return JG_NOMEM;
+        trip_t *t = sc->t;
         if (s >= 0) {
             int64_t go = sig_port[s];
             t[n++] = (trip_t){yv[go], s - p->y_off[go], e};
@@ -86,7 +96,7 @@ static jg_status_t connect_elems(jg_graph_t *g, const jg_iospec_t *io, int64_t o
             t[n++] = (trip_t){wv0 + pt, wi - io->in[pt].off, e};
         }
     }
-    return connect(g, dst, *tp, n, colp);
+    return connect(g, dst, sc, n);
 }
 
 jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_graph_t **out,
@@ -95,9 +105,8 @@ jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_gra
     jg_status_t st = JG_OK;
     *out = NULL;
     jg_graph_t *g = calloc(1, sizeof *g);
-    int64_t *xv = NULL, *uv = NULL, *yv = NULL, *sig_port = NULL, *colp = NULL;
-    trip_t *t = NULL;
-    int64_t capt = 0;
+    int64_t *xv = NULL, *uv = NULL, *yv = NULL, *sig_port = NULL;
+    scratch_t sc = {0};
     if (!g) return jg_error_set(err, JG_NOMEM, "out of memory");
     jg_arena_init(&g->arena, 1 << 16);
     g->prog = p;
@@ -161,8 +170,8 @@ jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_gra
     g->maxw = maxw;
     g->ws = calloc((size_t)maxw + 1, sizeof(double));
     g->ws_mark = malloc(sizeof(int64_t) * (size_t)(maxw + 1));
-    colp = malloc(sizeof(int64_t) * (size_t)(maxw + 2));
-    if (!g->ws || !g->ws_mark || !colp) goto nomem;
+    sc.colp = malloc(sizeof(int64_t) * (size_t)(maxw + 2));
+    if (!g->ws || !g->ws_mark || !sc.colp) goto nomem;
     for (int64_t k = 0; k <= maxw; k++) g->ws_mark[k] = -1;
 
     /* ---- block Jacobian edges (Fig. 3) */
@@ -171,7 +180,13 @@ jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_gra
     g->pe_mat = malloc(sizeof(int64_t) * (size_t)(nparts + 1));
     g->pe_part = malloc(sizeof(int64_t) * (size_t)(nparts + 1));
     if (!g->pe_mat || !g->pe_part) goto nomem;
-    int64_t pidx = 0;
+    int64_t pidx = 0, nvals = p->nu + io->nz + io->inj_ptr[p->nu + io->nz];
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int k = 0; k < p->blocks[b].npart; k++) nvals += p->blocks[b].part[k].m->nzmax;
+    /* original edges: parts, plus at most one connection per source of each
+     * destination port; the elimination fill then grows from there */
+    if (jg__graph_reserve(g, 2 * (nparts + p->nin_ports + io->nout + 16), 2 * nvals + 64))
+        goto nomem;
     for (int32_t b = 0; b < p->nblocks; b++) {
         const jg_block_t *B = &p->blocks[b];
         for (int k = 0; k < B->npart; k++, pidx++) {
@@ -199,14 +214,14 @@ jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_gra
         if (B->virt) continue;
         for (int k = 0; k < B->nin; k++) {
             int64_t gi = jg__inport(p, b, k);
-            if ((st = connect_elems(g, io, p->u_off[gi], B->in_w[k], uv[gi], &t, &capt, colp,
-                                    sig_port, yv, wv0)))
+            if ((st = connect_elems(g, io, p->u_off[gi], B->in_w[k], uv[gi], &sc, sig_port, yv,
+                                    wv0)))
                 goto fail;
         }
     }
     for (int k = 0; k < io->nout; k++)
-        if ((st = connect_elems(g, io, p->nu + io->out[k].off, io->out[k].width, zv0 + k, &t,
-                                &capt, colp, sig_port, yv, wv0)))
+        if ((st = connect_elems(g, io, p->nu + io->out[k].off, io->out[k].width, zv0 + k, &sc,
+                                sig_port, yv, wv0)))
             goto fail;
     g->x_orig = g->nx;
     g->x_init = malloc(sizeof(double) * (size_t)(g->nx + 1));
@@ -228,8 +243,10 @@ done:
     free(uv);
     free(yv);
     free(sig_port);
-    free(colp);
-    free(t);
+    free(sc.colp);
+    free(sc.t);
+    free(sc.rowi);
+    free(sc.cnt);
     *out = g;
     return st;
 }

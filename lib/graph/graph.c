@@ -18,6 +18,29 @@ int jg_reduce_parse(const char *s)
     return -1;
 }
 
+int jg__graph_reserve(jg_graph_t *g, int64_t nedges, int64_t nvals)
+{
+    if (nedges > g->capne) {
+        jg_gedge_t *e = realloc(g->e, sizeof *e * (size_t)nedges);
+        if (!e) return -1;
+        g->e = e;
+        g->capne = nedges;
+    }
+    if (nedges > g->capmat) {
+        jg_gmat_t *m = realloc(g->mat, sizeof *m * (size_t)nedges);
+        if (!m) return -1;
+        g->mat = m;
+        g->capmat = nedges;
+    }
+    if (nvals > g->capx) {
+        double *x = realloc(g->x, sizeof *x * (size_t)nvals);
+        if (!x) return -1;
+        g->x = x;
+        g->capx = nvals;
+    }
+    return 0;
+}
+
 int64_t jg__gmat_new(jg_graph_t *g, int64_t m, int64_t n, const int64_t *p, const int64_t *i)
 {
     if (g->nmat == g->capmat) {

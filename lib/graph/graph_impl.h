@@ -64,6 +64,9 @@ struct jg_graph {
     int64_t *ws_mark;        /* symbolic workspace */
 };
 
+/* Make room for nedges edges and matrices and nvals values (a build knows its
+ * sizes; growing by doubling would copy and fault the pages twice). */
+int jg__graph_reserve(jg_graph_t *g, int64_t nedges, int64_t nvals);
 /* Create a matrix with the given pattern (copied into the arena); returns its
  * index or -1 (out of memory).  Values are appended to g->x, zeroed. */
 int64_t jg__gmat_new(jg_graph_t *g, int64_t m, int64_t n, const int64_t *p, const int64_t *i);
