@@ -144,7 +144,10 @@ static inline int jg_is_int(double x, double lo, double hi)
  * present, 0 when absent (out untouched), -1 on error (message set: block path,
  * parameter, what was expected). */
 int jg_setup_num(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *out);
-/* Same, but an absent parameter takes the default (copied). */
+/* A workspace entry by name (model or enclosing SubSystem "parameters"), for
+ * blocks whose parameters are expressions (Fcn): 1 found, 0 not, -1 error. */
+int jg_setup_workspace(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *out);
+/* Same as jg_setup_num, but an absent parameter takes the default (copied). */
 int jg_setup_num_def(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *out,
                      double def);
 /* Literal string parameter (not resolved in the workspace): 1 present, 0 absent,

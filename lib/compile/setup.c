@@ -123,6 +123,19 @@ int jg_setup_num(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *out
     return json_to_value(b, s, name, j, out) < 0 ? -1 : 1;
 }
 
+int jg_setup_workspace(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *out)
+{
+    jg__cctx_t *c = s->priv;
+    const json_t *j = workspace_lookup(c, b->sys, name);
+    for (int depth = 0; j && json_is_string(j); depth++) {   /* aliases */
+        if (depth > 16)
+            return jg_setup_error(b, s, JG_PARAM, name, "workspace names refer to each other in a cycle");
+        j = workspace_lookup(c, b->sys, json_string_value(j));
+    }
+    if (!j) return 0;
+    return json_to_value(b, s, name, j, out) < 0 ? -1 : 1;
+}
+
 int jg_setup_num_def(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *out, double def)
 {
     int r = jg_setup_num(b, s, name, out);
