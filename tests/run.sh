@@ -4,6 +4,9 @@
 # usage: tests/run.sh BUILD_DIR [BUILD_DIR...]
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
+# Graphviz and fontconfig leak by design; the sanitizer build must not count it
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$top/tests/lsan.supp}
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 passed=0
 failed=0
 for bdir in "$@"; do
