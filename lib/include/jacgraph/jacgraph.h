@@ -13,4 +13,5 @@
 #include "jacgraph/lft.h"
 #include "jacgraph/linearize.h"
 #include "jacgraph/io.h"
+#include "jacgraph/solver.h"
 #endif

@@ -1,0 +1,126 @@
+/* jacgraph/solver.h -- explicit Runge-Kutta solvers for x' = f(t, x) behind one
+ * interface, selected by name (issue 4, section 3).
+ *
+ * Fixed-step, the number being the order:
+ *   ode1  Euler                 ode4  classical Runge-Kutta
+ *   ode2  Heun                  ode5  Dormand-Prince (the 5th-order weights)
+ *   ode3  Bogacki-Shampine      discrete  no continuous states: time advances only
+ * Variable-step, with local extrapolation (the higher order propagates):
+ *   ode45 Dormand-Prince 5(4), first same as last (FSAL), 4th-order dense output
+ *         of Shampine (MATLAB's ntrp45)
+ *   ode23 Bogacki-Shampine 3(2), FSAL, cubic Hermite dense output
+ * Error control and the starting step follow Hairer, Norsett & Wanner, Solving
+ * Ordinary Differential Equations I, II.4: the error norm is the RMS of
+ * err_i / (atol + rtol max(|x_i|, |xnew_i|)); a step is accepted when it is
+ * <= 1; the next step is h * clamp(0.9 norm^(-1/(q+1)), 0.2, 5) with q the
+ * order of the embedded solution, and no growth right after a rejection.
+ *
+ * Life cycle (SUNDIALS-like): create -> init -> step ... (interpolate, reset)
+ * -> get_stats -> free.  The solver owns a copy of the state; jg_solver_step
+ * reports each new point and allocates nothing.  Not thread-safe per object;
+ * separate objects are independent.
+ */
+#ifndef JACGRAPH_SOLVER_H
+#define JACGRAPH_SOLVER_H
+#include <stdint.h>
+#include "jacgraph/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Right-hand side: write dx[n] = f(t, x).  Return 0 on success, > 0 for a
+ * recoverable failure (a variable-step solver rejects the step and retries with
+ * half of it; a fixed-step solver fails with JG_NUMERIC), < 0 for a fatal one
+ * (the solver call returns at once).  To report its own error, f writes it into
+ * the jg_error_t the caller passes to the solver call (reach it through user):
+ * a status set there during the call is returned as is, message included;
+ * otherwise the call fails with JG_NUMERIC "right-hand side failed at t = ...".
+ * x is solver scratch: read it, never keep the pointer. */
+typedef int (*jg_rhs_fn)(double t, const double *x, double *dx, void *user);
+
+typedef struct jg_solver jg_solver_t;
+
+/* Options; 0 selects the default.  rtol (default 1e-3, raised to 100 eps when
+ * smaller) and atol (default 1e-6, the same for every state) are Simulink's
+ * defaults; max_step defaults to (tstop - t0)/50; initial_step by default is
+ * estimated from f (Hairer's algorithm, one extra evaluation of f).  These four
+ * only matter for variable-step solvers.  fixed_step is the step of a
+ * fixed-step solver and is required for one. */
+typedef struct jg_solver_opts {
+    double rtol, atol, max_step, initial_step, fixed_step;
+} jg_solver_opts_t;
+
+/* Counters since jg_solver_init: accepted steps, rejected step attempts
+ * (error test or recoverable f failure), evaluations of f. */
+typedef struct jg_solver_stats {
+    long steps, rejected, fevals;
+} jg_solver_stats_t;
+
+/* Create solver `name` for n states.  f and user are kept (user is not owned).
+ * o may be NULL (all defaults).  *out is the caller's (jg_solver_free).
+ * Errors: JG_ARG for an unknown name ("unknown solver 'X' (valid: ode1 ...)"),
+ * a fixed-step solver without a positive fixed_step ("non-positive step ..."),
+ * a negative or NaN option, n < 0, f NULL, "discrete" with n > 0; JG_NOMEM.
+ * Cost: O(n) memory, (4 + stages) n doubles. */
+jg_status_t jg_solver_create(const char *name, int64_t n, jg_rhs_fn f, void *user,
+                             const jg_solver_opts_t *o, jg_solver_t **out, jg_error_t *err);
+/* Accepts NULL. */
+void jg_solver_free(jg_solver_t *s);
+
+/* The valid names, space-separated: "ode1 ode2 ode3 ode4 ode5 ode23 ode45 discrete". */
+const char *jg_solver_names(void);
+/* The name s was created with (static storage). */
+const char *jg_solver_name(const jg_solver_t *s);
+/* 1 for ode1..ode5 and discrete, 0 for ode23 and ode45. */
+int jg_solver_is_fixed(const jg_solver_t *s);
+
+/* Start at (t0, x0[n]) for a run that ends at tstop (may be +INFINITY).  x0 is
+ * copied.  Clears the statistics.  Does not call f.  Errors: JG_ARG for a
+ * non-finite t0 or x0, a NaN tstop, tstop < t0 ("stop time T before start
+ * time T0").  Cost: O(n). */
+jg_status_t jg_solver_init(jg_solver_t *s, double t0, const double *x0, double tstop,
+                           jg_error_t *err);
+
+/* One major step from the current point, ending at no more than
+ * min(t_limit, tstop) (pass INFINITY for no per-call limit: t_limit is meant
+ * for output times and events).  A variable-step solver takes the step its
+ * error control allows; a fixed-step one steps to the next point of the grid
+ * t0 + k fixed_step, shortened to end at the limit when that comes first (the
+ * grid is kept: the step after ends on the grid again).  On success the new
+ * time and state are written to *t and x[n] when these are not NULL.  err is
+ * cleared on entry so that f can report into it (see jg_rhs_fn).
+ * Errors: JG_ARG when the current time is already at the limit; JG_NUMERIC
+ * "step size too small at t = ..." when the step falls below 16 eps |t|, or a
+ * fixed-step solver's f returns > 0; f's own error when it returns < 0.  After
+ * an error the solver still holds the last accepted point.  Cost: stages
+ * evaluations of f per attempt (ode45 6 and ode23 3 thanks to FSAL, plus one
+ * for the first step after init or reset, plus one for the starting-step
+ * estimate) and O(stages n) arithmetic; no allocation. */
+jg_status_t jg_solver_step(jg_solver_t *s, double t_limit, double *t, double *x,
+                           jg_error_t *err);
+
+/* Dense output on the last step [jg_solver_last_step_start(s), t]: xq[n] at
+ * any tq in it, exact (copies) at both ends.  Valid until the next step,
+ * reset or init; with no step taken only tq = t is valid.  Errors: JG_ARG when
+ * tq is outside (no message: there is no err).  Cost: O(stages n).  Order of
+ * the interpolant: ode45/ode5 4, ode23/ode3 3 (Hermite), ode4 3, ode2 2,
+ * ode1 1 (linear), discrete constant. */
+jg_status_t jg_solver_interpolate(const jg_solver_t *s, double tq, double *xq);
+/* Start time of the last step (the current time when there is none). */
+double jg_solver_last_step_start(const jg_solver_t *s);
+
+/* Restart at (t, x[n]) after a discontinuity (an event, a state reset): f at
+ * the new point is evaluated afresh (no FSAL reuse) and a variable-step solver
+ * estimates its step again (or takes initial_step); a fixed-step solver keeps
+ * its grid.  Statistics continue.  Errors: JG_ARG for a non-finite t or x or
+ * t beyond tstop.  Cost: O(n). */
+jg_status_t jg_solver_reset(jg_solver_t *s, double t, const double *x, jg_error_t *err);
+
+/* Copy the counters into *st.  Cost: O(1). */
+void jg_solver_get_stats(const jg_solver_t *s, jg_solver_stats_t *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
