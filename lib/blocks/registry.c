@@ -7,7 +7,7 @@
     X(inport) X(outport) X(subsystem) X(mux) X(demux) X(selector)                      \
     X(constant) X(ground) X(terminator) X(scope) X(toworkspace)                        \
     X(gain) X(sum) X(product) X(abs) X(math) X(trigonometry) X(saturation)             \
-    X(integrator) X(statespace) X(transferfcn) X(zeropole)
+    X(integrator) X(statespace) X(transferfcn) X(zeropole) X(fcn)
 
 #define JG__DECL(n) extern const jg_block_type_t jg_block_##n;
 JG_BLOCK_TYPES(JG__DECL)
@@ -29,7 +29,7 @@ const jg_block_type_t *jg_block_type_find(const char *name)
 const char *jg_block_type_names(void)
 {
     static const char names[] =
-        "Abs, Constant, Demux, Gain, Ground, Inport, Integrator, Math, Mux, Outport, Product, "
+        "Abs, Constant, Demux, Fcn, Gain, Ground, Inport, Integrator, Math, Mux, Outport, Product, "
         "Saturation, Scope, Selector, StateSpace, SubSystem, Sum, Terminator, ToWorkspace, "
         "TransferFcn, Trigonometry, ZeroPole";
     return names;
