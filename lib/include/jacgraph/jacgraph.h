@@ -14,4 +14,5 @@
 #include "jacgraph/linearize.h"
 #include "jacgraph/io.h"
 #include "jacgraph/solver.h"
+#include "jacgraph/simulate.h"
 #endif

@@ -1,0 +1,63 @@
+/* jacgraph/simulate.h -- simulating a compiled program (seed 003, the
+ * simulation loop): each major step evaluates the outputs in sorted order,
+ * then the derivatives, and advances the continuous states with a solver of
+ * jacgraph/solver.h.  Simulation and linearization call the same block
+ * functions (jacgraph/eval.h).
+ *
+ * This first kernel covers continuous-time models of the current block set:
+ * sample times, discrete states, zero crossings and the algebraic-loop Newton
+ * solver come with the rest of issue 4 (loops of linear blocks are solved
+ * exactly at every evaluation, as in linearization).
+ */
+#ifndef JACGRAPH_SIMULATE_H
+#define JACGRAPH_SIMULATE_H
+#include <stdint.h>
+#include "jacgraph/program.h"
+#include "jacgraph/solver.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct jg_sim jg_sim_t;
+
+typedef struct jg_sim_opts {
+    const char *solver;       /* jg_solver_names(); NULL: "ode45" */
+    double t0, tstop;         /* tstop > t0 (or equal: nothing to integrate) */
+    jg_solver_opts_t so;      /* rtol, atol, max_step, initial_step, fixed_step */
+    double out_step;          /* > 0: log at t0 + k*out_step (dense output);
+                                 0: log every major step */
+    int decimation;           /* log every n-th output point (0 or 1: all) */
+} jg_sim_opts_t;
+
+/* Called at each output point: the time, the states (nstates) and the values
+ * of the logged signals (jg_sim_nlogged); return nonzero to stop the run. */
+typedef int (*jg_sim_log_fn)(double t, const double *x, const double *sig, void *user);
+
+/* Create a simulation of p from its initial states (p must outlive it).
+ * Errors: JG_ARG (unknown solver with the list of valid names, non-positive
+ * step, stop before start), JG_NOMEM. */
+jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_t **out,
+                          jg_error_t *err);
+void jg_sim_free(jg_sim_t *s);
+
+/* Logged signals: root Outports (in port order), then the inputs of Scope
+ * and ToWorkspace blocks, element by element.  Names: "Out1", "Scope:1(2)". */
+int64_t jg_sim_nlogged(const jg_sim_t *s);
+const char *jg_sim_logged_name(const jg_sim_t *s, int64_t k);
+
+/* Integrate up to t_until (clamped to tstop), calling log at t0 (first call
+ * only) and at every output point.  Errors: those of evaluation (block domain
+ * errors naming the block and time, JG_NONLINEAR_LOOP) and of the solver
+ * (JG_NUMERIC "step size too small at t = ..."). */
+jg_status_t jg_sim_run(jg_sim_t *s, double t_until, jg_sim_log_fn log, void *user,
+                       jg_error_t *err);
+
+double jg_sim_time(const jg_sim_t *s);
+const double *jg_sim_states(const jg_sim_t *s);   /* nstates values at jg_sim_time */
+void jg_sim_stats(const jg_sim_t *s, jg_solver_stats_t *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
