@@ -177,5 +177,25 @@ out=$("$J" linearize tests/data/regress_twoout.json --format json 2>&1)
 python3 -c "import json,sys; m=json.loads(sys.argv[1]); assert len(m['outputs'])==2, m" "$out"
 ok $? "two Outports on one signal"
 
+# ---- simulate: CSV header and output points; snapshots; bad options
+out=$("$J" simulate graphs/vdp.json --stop 2 --out-step 0.5 2>&1)
+[ "$(head -1 <<<"$out")" = "time,x1,x2,Out1,Out2,Scope:1(1),Scope:1(2)" ] && [ "$(wc -l <<<"$out")" -eq 6 ] &&
+    [ "$(tail -1 <<<"$out" | cut -d, -f1)" = "2" ]
+ok $? "simulate writes a named CSV header and the output points"
+"$J" simulate graphs/vdp.json --stop 3 --save-op 3 "$d/op.json" >/dev/null 2>&1 &&
+    "$J" linearize graphs/vdp.json --op "$d/op.json" --format json >"$d/a.json" 2>&1 &&
+    "$J" linearize graphs/vdp.json --at 3 --format json >"$d/b.json" 2>&1 &&
+    python3 -c "import json; a=json.load(open('$d/a.json')); b=json.load(open('$d/b.json'))[0]; assert a['t']==3 and b['t']==3 and all(abs(p-q)<1e-9 for p,q in zip(a['A']['x'],b['A']['x'])), (a,b)"
+ok $? "simulate --save-op then linearize --op equals linearize --at"
+expect_err "unknown solver" 2 \
+    "jacgraph: error: unknown solver 'ode99' (valid: ode1 ode2 ode3 ode4 ode5 ode23 ode45 discrete)" \
+    "$J" simulate graphs/vdp.json --solver ode99
+expect_err "stop before start" 2 \
+    "jacgraph: error: stop time 1 before start time 2" \
+    "$J" simulate graphs/vdp.json --start 2 --stop 1
+expect_err "fixed step required" 2 \
+    "jacgraph: error: non-positive step 0 for fixed-step solver 'ode4'" \
+    "$J" simulate graphs/vdp.json --solver ode4
+
 echo "1..$n"
 [ $fails -eq 0 ]

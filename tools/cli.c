@@ -28,11 +28,13 @@ int cli_load(const char *path, jg_model_t **m, jg_program_t **p)
     *m = NULL;
     *p = NULL;
     if (jg_model_read(path, m, &err)) return cli_fail(&err);
-    if (jg_program_compile(*m, p, &err)) {
-        jg_model_free(*m);
-        *m = NULL;
-        return cli_fail(&err);
-    }
+    jg_status_t st = jg_program_compile(*m, p, &err);
+    /* the program keeps nothing of the model: give its memory back before the
+     * graph is built (a heap full of JSON nodes makes every later allocation
+     * slower) */
+    jg_model_free(*m);
+    *m = NULL;
+    if (st) return cli_fail(&err);
     for (int k = 0; k < jg_program_nwarnings(*p); k++)
         fprintf(stderr, "jacgraph: warning: %s\n", jg_program_warning(*p, k));
     return 0;

@@ -14,7 +14,7 @@ int cli_fail(const jg_error_t *err);
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Read and compile MODEL; prints compile warnings to stderr.  Returns an exit
- * code (0 on success). */
+ * code (0 on success).  *m is NULL on return: the model is freed once compiled. */
 int cli_load(const char *path, jg_model_t **m, jg_program_t **p);
 
 /* Option scanner over argv: "--name value" or "--name=value". */
@@ -48,5 +48,8 @@ int cmd_linearize(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_generate(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
 
 #endif

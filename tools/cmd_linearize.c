@@ -2,6 +2,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "jacgraph/simulate.h"
+
+/* "1,2.5,10" -> increasing times; the count, or -1 when malformed. */
+static int parse_times(const char *s, double *t, int max)
+{
+    int n = 0;
+    while (*s) {
+        char *end;
+        double v = strtod(s, &end);
+        if (end == s || n == max || (n && !(v > t[n - 1])) || !(v >= 0)) return -1;
+        t[n++] = v;
+        s = end;
+        if (*s == ',') s++;
+        else if (*s) return -1;
+    }
+    return n ? n : -1;
+}
 
 static const char help[] =
     "usage: jacgraph linearize MODEL [options]\n"
@@ -21,6 +38,9 @@ static const char help[] =
     "  --format text|json|mm   output format (default text)\n"
     "  --out PATH          write to PATH instead of stdout (mm: file prefix, required)\n"
     "  --digits N          significant digits of the text format (default 6)\n"
+    "  --at T1,T2,...      simulate (ode45, default tolerances) to each time and\n"
+    "                      linearize there with the numeric replay; one system\n"
+    "                      per snapshot (json: an array; mm: PREFIX_tK_*)\n"
     "  --stats             graph sizes before/after elimination, memory and time of\n"
     "                      the graph and the matrix algorithms\n";
 
@@ -51,7 +71,7 @@ int cmd_linearize(int argc, char **argv)
     cli_args_t a = {argc, 1, argv, "linearize"};
     cli_io_t io = {0};
     const char *model = NULL, *method = "graph", *reduce = "markowitz", *format = "text",
-               *out = NULL, *digits_s = NULL;
+               *out = NULL, *digits_s = NULL, *at_s = NULL;
     int stats = 0, r;
     while (a.i < argc) {
         if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
@@ -60,7 +80,8 @@ int cmd_linearize(int argc, char **argv)
         }
         if ((r = cli_io_opt(&a, &io)) || (r = cli_opt(&a, "--method", &method)) ||
             (r = cli_opt(&a, "--reduce", &reduce)) || (r = cli_opt(&a, "--format", &format)) ||
-            (r = cli_opt(&a, "--out", &out)) || (r = cli_opt(&a, "--digits", &digits_s))) {
+            (r = cli_opt(&a, "--out", &out)) || (r = cli_opt(&a, "--digits", &digits_s)) ||
+            (r = cli_opt(&a, "--at", &at_s))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
@@ -85,64 +106,110 @@ int cmd_linearize(int argc, char **argv)
         if (*end || d < 1 || d > 17) return cli_usage(a.cmd, "--digits must be 1..17");
         digits = (int)d;
     }
+    double at[256];
+    int nat = 0;
+    if (at_s && (nat = parse_times(at_s, at, 256)) < 0)
+        return cli_usage(a.cmd, "--at expects increasing times separated by commas, e.g. 1,2.5,10");
     jg_model_t *md;
     jg_program_t *p;
     jg_lin_t *l = NULL;
+    jg_sim_t *sim = NULL;
     jg_linsys_t *s = NULL, *sm = NULL;
     jg_lin_stats_t st, stm;
     jg_error_t err;
     jg_error_clear(&err);
+    FILE *f = NULL;
     int rc = cli_load(model, &md, &p);
     if (rc) return rc;
     if ((rc = cli_lin(p, &io, &l))) goto done;
-    if (jg_lin_run(l, (jg_method_t)m, (jg_reduce_t)red, &s, &st, &err)) {
-        rc = cli_fail(&err);
-        goto done;
-    }
-    if (stats && jg_lin_run(l, JG_METHOD_MATRIX, JG_REDUCE_NONE, &sm, &stm, &err)) {
-        rc = cli_fail(&err);
-        goto done;
-    }
-    if (stats && m != JG_METHOD_GRAPH) {   /* the comparison needs the graph figures */
-        jg_linsys_t *sg = NULL;
-        if (jg_lin_run(l, JG_METHOD_GRAPH, (jg_reduce_t)red, &sg, &st, &err)) {
+    if (nat) {   /* snapshots: simulate there, then the numeric replay at each */
+        jg_sim_opts_t so = {.solver = "ode45", .t0 = 0, .tstop = at[nat - 1]};
+        if (jg_sim_create(p, &so, &sim, &err)) {
             rc = cli_fail(&err);
             goto done;
         }
-        jg_linsys_free(sg);
     }
-    if (!strcmp(format, "mm")) {
-        if (jg_write_linsys_mm(out, s, &err)) rc = cli_fail(&err);
-        goto done;
+    if (strcmp(format, "mm")) {
+        f = out ? fopen(out, "w") : stdout;
+        if (!f) {
+            jg_error_set(&err, JG_IO, "%s: cannot write", out);
+            rc = cli_fail(&err);
+            goto done;
+        }
     }
-    FILE *f = out ? fopen(out, "w") : stdout;
-    if (!f) {
-        jg_error_set(&err, JG_IO, "%s: cannot write", out);
-        rc = cli_fail(&err);
-        goto done;
-    }
-    if (!strcmp(format, "json")) {
-        if (jg_write_linsys_json(f, s, &err)) rc = cli_fail(&err);
-    } else {
+    if (nat && !strcmp(format, "json")) fputs("[\n", f);
+    for (int k = 0; k < (nat ? nat : 1); k++) {
+        if (nat) {
+            if (jg_sim_run(sim, at[k], NULL, NULL, &err)) {
+                rc = cli_fail(&err);
+                goto done;
+            }
+            memcpy(jg_lin_states(l), jg_sim_states(sim),
+                   sizeof(double) * (size_t)jg_program_nstates(p));
+            jg_lin_set_time(l, jg_sim_time(sim));
+        }
+        jg_linsys_free(s);
+        s = NULL;
+        if (jg_lin_run(l, (jg_method_t)m, (jg_reduce_t)red, &s, &st, &err)) {
+            rc = cli_fail(&err);
+            goto done;
+        }
+        int first = k == 0;
+        if (first && stats && jg_lin_run(l, JG_METHOD_MATRIX, JG_REDUCE_NONE, &sm, &stm, &err)) {
+            rc = cli_fail(&err);
+            goto done;
+        }
+        if (first && stats && m != JG_METHOD_GRAPH) {   /* the comparison needs the graph figures */
+            jg_linsys_t *sg = NULL;
+            if (jg_lin_run(l, JG_METHOD_GRAPH, (jg_reduce_t)red, &sg, &st, &err)) {
+                rc = cli_fail(&err);
+                goto done;
+            }
+            jg_linsys_free(sg);
+        }
+        if (!strcmp(format, "mm")) {
+            char prefix[4096];
+            if (nat) snprintf(prefix, sizeof prefix, "%s_t%d", out, k + 1);
+            else snprintf(prefix, sizeof prefix, "%s", out);
+            if (jg_write_linsys_mm(prefix, s, &err)) {
+                rc = cli_fail(&err);
+                goto done;
+            }
+            continue;
+        }
+        if (!strcmp(format, "json")) {
+            if (k) fputs(",\n", f);
+            if (jg_write_linsys_json(f, s, &err)) {
+                rc = cli_fail(&err);
+                goto done;
+            }
+            continue;
+        }
+        if (k) fputc('\n', f);
         fprintf(f, "%s: linearized at t = %g by the %s method%s%s%s\n", jg_program_name(p), s->t,
                 jg_method_name((jg_method_t)m), m == JG_METHOD_GRAPH ? " (" : "",
                 m == JG_METHOD_GRAPH ? jg_reduce_name((jg_reduce_t)red) : "",
                 m == JG_METHOD_GRAPH ? " elimination)" : "");
         fprintf(f, "states: %lld, inputs: %lld, outputs: %lld\n\n", (long long)s->nx,
                 (long long)s->nu, (long long)s->ny);
-        if (jg_write_linsys_text(f, s, digits, &err)) rc = cli_fail(&err);
-        if (stats) {
+        if (jg_write_linsys_text(f, s, digits, &err)) {
+            rc = cli_fail(&err);
+            goto done;
+        }
+        if (first && stats) {
             fputc('\n', f);
             print_stats(f, (jg_reduce_t)red, &st, &stm);
         }
     }
-    if (out && fclose(f)) {
+    if (nat && !strcmp(format, "json")) fputs("]\n", f);
+done:
+    if (f && f != stdout && fclose(f) && !rc) {
         jg_error_set(&err, JG_IO, "%s: write failed", out);
         rc = cli_fail(&err);
     }
-done:
     jg_linsys_free(s);
     jg_linsys_free(sm);
+    jg_sim_free(sim);
     jg_lin_free(l);
     jg_program_free(p);
     jg_model_free(md);

@@ -13,6 +13,9 @@ static const char usage[] =
     "  graph       the Jacobian graph as Graphviz dot / SVG\n"
     "  info        blocks, states, sorted order, algebraic loops, feedthrough\n"
     "  check       graph (each reduction) vs matrix vs perturbation\n"
+    "  simulate    integrate a model and log states and signals to CSV\n"
+    "  generate    large seeded models (aerospace-like, power-network-like, deep)\n"
+    "  bench       graph vs matrix algorithm on a model: sizes, memory, time\n"
     "\n"
     "'jacgraph COMMAND --help' describes each command.  Models: docs/model-format.md.\n"
     "Exit codes: 0 ok, 1 check disagreement, 2 usage, 3 file I/O, 4 invalid model,\n"
@@ -39,6 +42,9 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "graph")) return cmd_graph(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
+    if (!strcmp(cmd, "simulate")) return cmd_simulate(argc - 1, argv + 1);
+    if (!strcmp(cmd, "generate")) return cmd_generate(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench")) return cmd_bench(argc - 1, argv + 1);
     fprintf(stderr, "jacgraph: unknown command '%s'\n\n%s", cmd, usage);
     return EXIT_USAGE;
 }
