@@ -62,6 +62,12 @@ for m in graphs/*.json tests/data/regress_*.json; do
     [ $rc -ne 0 ] && sed 's/^/#   /' <<<"$out"
 done
 
+# ---- I/O points on virtual signals (SubSystem ports) and on real ones agree across methods
+"$J" check graphs/watertank.json --input Controller:1 --output 'Water-Tank System:1' --open Controller:1 >/dev/null 2>&1
+ok $? "check with an opened loop at a SubSystem port"
+"$J" check graphs/hierarchy.json --input Outer:1 --output Outer:2 --open Outer:1 >/dev/null 2>&1
+ok $? "check with points on a nested SubSystem's outputs"
+
 # ---- JSON, Matrix Market and graph files are written and well formed
 "$J" linearize graphs/vdp.json --format mm --out "$d/vdp" >/dev/null 2>&1
 [ -f "$d/vdp_A.mtx" ] && head -1 "$d/vdp_A.mtx" | grep -q '^%%MatrixMarket matrix coordinate real general' &&

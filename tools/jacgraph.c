@@ -1,4 +1,6 @@
 /* jacgraph: command-line front end; one subcommand per file. */
+#define _DEFAULT_SOURCE 1   /* mallopt */
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
@@ -28,6 +30,12 @@ void openblas_set_num_threads(int num_threads);
 int main(int argc, char **argv)
 {
     openblas_set_num_threads(1);
+    /* Keep freed memory in the heap instead of handing it back to the kernel:
+     * on a large model the graph is built right after the JSON document is
+     * freed, and reusing those pages instead of faulting in fresh ones is the
+     * difference between 1 s and 3 s at a million blocks on this machine. */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
         fputs(usage, argc < 2 ? stderr : stdout);

@@ -37,13 +37,19 @@ jg_status_t jg_work_create(const jg_program_t *p, jg_work_t **out, jg_error_t *e
         if (p->u_off[g] >= 0) w->uptr[g] = w->u + p->u_off[g];
     for (int64_t g = 0; g < p->nout_ports; g++)
         if (p->y_off[g] >= 0) w->yptr[g] = w->y + p->y_off[g];
-    int64_t k = 0;
+    /* all parts' values in one array: a million blocks, one allocation */
+    int64_t k = 0, nval = 0;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int j = 0; j < p->blocks[b].npart; j++) nval += p->blocks[b].part[j].m->nzmax;
+    w->jacx = calloc((size_t)nval + 1, sizeof(double));
+    if (!w->jacx) goto nomem;
+    nval = 0;
     for (int32_t b = 0; b < p->nblocks; b++) {
         w->part_base[b] = k;
         for (int j = 0; j < p->blocks[b].npart; j++, k++) {
             w->jac[k] = *p->blocks[b].part[j].m;
-            w->jac[k].x = calloc((size_t)w->jac[k].nzmax + 1, sizeof(double));
-            if (!w->jac[k].x) goto nomem;
+            w->jac[k].x = w->jacx + nval;
+            nval += w->jac[k].nzmax;
             w->jacp[k] = &w->jac[k];
         }
     }
@@ -63,11 +69,7 @@ nomem:
 void jg_work_free(jg_work_t *w)
 {
     if (!w) return;
-    if (w->jac) {
-        int64_t n = 0;
-        for (int32_t b = 0; b < w->p->nblocks; b++) n += w->p->blocks[b].npart;
-        for (int64_t k = 0; k < n; k++) free(w->jac[k].x);
-    }
+    free(w->jacx);
     free(w->ext_off);
     free(w->x);
     free(w->ext);

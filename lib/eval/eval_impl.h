@@ -22,6 +22,7 @@ struct jg_work {
     int64_t *ext_off;         /* per root inport */
     double **uptr, **yptr;    /* per global port */
     cs_dl *jac;               /* per part, values owned here, pattern shared */
+    double *jacx;             /* the values of every part, one array */
     cs_dl **jacp;             /* pointers into jac */
     int64_t *part_base;       /* per block: first part index */
     jg_conn_t conn;

@@ -200,7 +200,37 @@ jg_status_t jg__iospec_create(const jg_program_t *p, int nin, const char *const 
     if (!s->src || !s->inj_ptr) goto nomem;
     vis = (visit_t){.p = p, .in_at = in_at, .open = op, .in = s->in};
     int64_t e = 0;
-    for (int32_t b = 0; b < p->nblocks; b++) {
+    /* When every point sits on a real block's output (root Inports, most user
+     * points), a trace only meets it at its last step, where the compiled
+     * u_src already ends: no re-trace of a million elements is needed. */
+    int virtual_marks = 0;
+    for (int k = 0; k < s->nin; k++) virtual_marks |= p->blocks[p->out_blk[s->in[k].gport]].virt;
+    for (int64_t g = 0; g < p->nout_ports && !virtual_marks; g++)
+        virtual_marks |= op[g] && p->blocks[p->out_blk[g]].virt;
+    if (!virtual_marks) {
+        int64_t *sig_port = malloc(sizeof(int64_t) * (size_t)(p->ny + 1));
+        if (!sig_port) goto nomem;
+        for (int64_t g = 0; g < p->nout_ports; g++)
+            if (p->y_off[g] >= 0)
+                for (int64_t k = 0; k < p->blocks[p->out_blk[g]].out_w[p->out_port_of[g]]; k++)
+                    sig_port[p->y_off[g] + k] = g;
+        for (; e < p->nu; e++) {
+            int64_t src = p->u_src[e];
+            s->inj_ptr[e] = vis.ninj;
+            if (src >= 0) {
+                int64_t g = sig_port[src];
+                int64_t before = vis.ninj;
+                if (visit(&vis, g, src - p->y_off[g])) src = -1;
+                if (vis.ninj > before && !vis.inj) {
+                    free(sig_port);
+                    goto nomem;
+                }
+            }
+            s->src[e] = src;
+        }
+        free(sig_port);
+    }
+    for (int32_t b = 0; b < p->nblocks && virtual_marks; b++) {
         const jg_block_t *B = &p->blocks[b];
         if (B->virt) continue;
         for (int k = 0; k < B->nin; k++) {

@@ -85,10 +85,34 @@ static jg_status_t check_system(const json_t *sys, const char *src, const char *
     return JG_OK;
 }
 
-static jg_status_t finish(json_t *root, const char *source, jg_model_t **out, jg_error_t *err)
+/* jansson allocates every node with malloc, and a million-block model is tens
+ * of millions of small blocks whose malloc, free and consolidation cost more
+ * than the parse.  During the parse jansson allocates from the model's arena
+ * instead; the document is released with the arena, never with json_decref.
+ * jansson's allocator hooks are process-wide: this makes jg_model_read and
+ * jg_model_parse unsafe to run while another thread uses jansson. */
+static _Thread_local jg_arena_t *parse_arena;
+
+static void *arena_malloc(size_t n) { return jg_arena_alloc(parse_arena, n); }
+static void arena_free(void *p) { (void)p; }
+
+static json_t *load_in_arena(jg_arena_t *a, const char *buf, size_t len, json_error_t *je)
+{
+    json_malloc_t old_m;
+    json_free_t old_f;
+    json_get_alloc_funcs(&old_m, &old_f);
+    parse_arena = a;
+    json_set_alloc_funcs(arena_malloc, arena_free);
+    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, je);
+    json_set_alloc_funcs(old_m, old_f);
+    parse_arena = NULL;
+    return root;
+}
+
+static jg_status_t finish(jg_model_t *m, json_t *root, const char *source, jg_model_t **out,
+                          jg_error_t *err)
 {
     jg_status_t st;
-    jg_model_t *m = NULL;
     if (!json_is_object(root)) {
         st = jg_error_set(err, JG_MODEL, "%s: the document must be a JSON object", source);
         goto done;
@@ -99,13 +123,7 @@ static jg_status_t finish(json_t *root, const char *source, jg_model_t **out, jg
         goto done;
     }
     if ((st = check_system(root, source, "", err))) goto done;
-    m = calloc(1, sizeof *m);
-    if (!m) {
-        st = jg_error_set(err, JG_NOMEM, "out of memory");
-        goto done;
-    }
     m->root = root;
-    root = NULL;
     m->source = dupstr(source);
     if (name) {
         m->name = dupstr(json_string_value(name));
@@ -124,9 +142,15 @@ static jg_status_t finish(json_t *root, const char *source, jg_model_t **out, jg
     m = NULL;
     st = JG_OK;
 done:
-    json_decref(root);
     jg_model_free(m);
     return st;
+}
+
+static jg_model_t *model_new(void)
+{
+    jg_model_t *m = calloc(1, sizeof *m);
+    if (m) jg_arena_init(&m->arena, 1 << 20);
+    return m;
 }
 
 jg_status_t jg_model_parse(const char *text, const char *source, jg_model_t **out,
@@ -134,10 +158,14 @@ jg_status_t jg_model_parse(const char *text, const char *source, jg_model_t **ou
 {
     json_error_t je;
     *out = NULL;
-    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
-    if (!root)
+    jg_model_t *m = model_new();
+    if (!m) return jg_error_set(err, JG_NOMEM, "out of memory");
+    json_t *root = load_in_arena(&m->arena, text, strlen(text), &je);
+    if (!root) {
+        jg_model_free(m);
         return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", source, je.line, je.column, je.text);
-    return finish(root, source, out, err);
+    }
+    return finish(m, root, source, out, err);
 }
 
 jg_status_t jg_model_read(const char *path, jg_model_t **out, jg_error_t *err)
@@ -170,11 +198,15 @@ jg_status_t jg_model_read(const char *path, jg_model_t **out, jg_error_t *err)
         free(buf);
         return jg_error_set(err, JG_IO, "%s: read error", path);
     }
-    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+    jg_model_t *m = model_new();
+    json_t *root = m ? load_in_arena(&m->arena, buf, len, &je) : NULL;
     free(buf);
-    if (!root)
+    if (!m) return jg_error_set(err, JG_NOMEM, "%s: out of memory", path);
+    if (!root) {
+        jg_model_free(m);
         return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-    return finish(root, path, out, err);
+    }
+    return finish(m, root, path, out, err);
 }
 
 const char *jg_model_name(const jg_model_t *m) { return m->name; }
@@ -183,7 +215,7 @@ const char *jg_model_source(const jg_model_t *m) { return m->source; }
 void jg_model_free(jg_model_t *m)
 {
     if (!m) return;
-    json_decref(m->root);
+    jg_arena_free(&m->arena);   /* the document: see load_in_arena */
     free(m->source);
     free(m->name);
     free(m);

@@ -3,9 +3,11 @@
 #define JG_MODEL_IMPL_H
 #include <jansson.h>
 #include "jacgraph/model.h"
+#include "../core/arena.h"
 
 struct jg_model {
-    json_t *root;      /* the validated document (owned) */
+    jg_arena_t arena;  /* every node of the document lives here */
+    json_t *root;      /* the validated document (in the arena: never json_decref) */
     char *source;      /* file name for messages */
     char *name;
 };
