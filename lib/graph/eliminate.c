@@ -331,6 +331,17 @@ fail:
 done:
     if (!st) {
         jg_graph_count(g, &g->st.v_after, &g->st.e_after);
+        free(g->live);   /* the surviving edges, for every later extraction */
+        g->live = malloc(sizeof(int64_t) * (size_t)(g->st.e_after + 1));
+        g->nlive = 0;
+        if (!g->live) {
+            st = jg_error_set(err, JG_NOMEM, "out of memory");
+        } else {
+            for (int64_t k = 0; k < g->ne; k++)
+                if (g->e[k].alive) g->live[g->nlive++] = k;
+        }
+    }
+    if (!st) {
         g->st.ops = g->ops_n;
         g->st.bytes_graph = g->arena.used + sizeof(jg_gvert_t) * (size_t)g->nv +
                             sizeof(jg_gedge_t) * (size_t)g->ne + sizeof(jg_gmat_t) * (size_t)g->nmat +

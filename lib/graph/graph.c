@@ -217,6 +217,7 @@ void jg_graph_free(jg_graph_t *g)
     free(g->ops);
     free(g->ws);
     free(g->ws_mark);
+    free(g->live);
     jg_arena_free(&g->arena);
     free(g);
 }

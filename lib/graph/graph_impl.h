@@ -62,6 +62,7 @@ struct jg_graph {
     jg_graph_stats_t st;
     int replayed;
     int64_t *ws_mark;        /* symbolic workspace */
+    int64_t *live, nlive;    /* live edges after elimination (extraction scans only these) */
 };
 
 /* Make room for nedges edges and matrices and nvals values (a build knows its
