@@ -26,6 +26,7 @@ struct jg_work {
     cs_dl **jacp;             /* pointers into jac */
     int64_t *part_base;       /* per block: first part index */
     jg_conn_t conn;
+    int64_t *loop_pos;        /* per signal: place in the loop being solved, -1 */
 };
 
 void jg__work_set_conn(jg_work_t *w, const jg_conn_t *conn);

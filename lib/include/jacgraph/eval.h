@@ -29,9 +29,11 @@ int64_t jg_work_input_offset(const jg_work_t *w, int k);  /* root Inport k's fir
 const double *jg_work_signals(const jg_work_t *w);         /* real block outputs */
 
 /* Evaluate every real block's outputs at time t in sorted order.  Algebraic
- * loops of linear blocks are solved exactly; a loop through a nonlinear block
- * is JG_NONLINEAR_LOOP (until the loop solver exists), a singular one
- * JG_SINGULAR_LOOP; a block domain error is JG_NUMERIC naming the block. */
+ * loops are solved by Newton's method with the analytic loop Jacobian, a line
+ * search and Broyden updates, starting from the loop's previous values (exact
+ * in one step for loops of linear blocks); a loop that does not converge is
+ * JG_NONLINEAR_LOOP, a singular one JG_SINGULAR_LOOP (both name the loop's
+ * blocks); a block domain error is JG_NUMERIC naming the block. */
 jg_status_t jg_work_outputs(jg_work_t *w, double t, jg_error_t *err);
 /* Derivatives dx[nstates] after jg_work_outputs at the same point. */
 jg_status_t jg_work_derivatives(jg_work_t *w, double *dx, jg_error_t *err);

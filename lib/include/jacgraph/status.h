@@ -24,7 +24,7 @@ extern "C" {
     X(WIDTH,         4, "signal width mismatch")                                   \
     X(ARG,           2, "invalid argument")                                        \
     X(SINGULAR_LOOP, 5, "singular algebraic loop")                                 \
-    X(NONLINEAR_LOOP,5, "nonlinear algebraic loop needs the loop solver")           \
+    X(NONLINEAR_LOOP,5, "algebraic loop did not converge")                           \
     X(NUMERIC,       5, "numerical failure")                                       \
     X(MISMATCH,      1, "results disagree beyond tolerance")                       \
     X(INTERNAL,     70, "internal error")
