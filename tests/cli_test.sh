@@ -88,7 +88,7 @@ expect_err "malformed JSON gives line and column" 4 \
 
 echo '{"blocks":[{"name":"a","type":"Gainz"}]}' >"$d/t1.json"
 expect_err "unknown block type lists the known ones" 4 \
-    "jacgraph: error: block 'a': unknown block type 'Gainz'; known types: Abs, Constant, Demux, Fcn, Gain, Ground, Inport, Integrator, Math, Mux, Outport, Product, Saturation, Scope, Selector, StateSpace, SubSystem, Sum, Terminator, ToWorkspace, TransferFcn, Trigonometry, ZeroPole" \
+    "jacgraph: error: block 'a': unknown block type 'Gainz'; known types: Abs, Clock, Constant, DeadZone, Demux, Fcn, FromWorkspace, Gain, Ground, Inport, Integrator, Lookup1D, Lookup2D, Math, MinMax, Mux, Outport, Product, PulseGenerator, Ramp, Relay, Saturation, Scope, Selector, Sign, SineWave, StateSpace, Step, SubSystem, Sum, Switch, Terminator, ToWorkspace, TransferFcn, Trigonometry, ZeroPole" \
     "$J" linearize "$d/t1.json"
 
 echo '{"blocks":[{"name":"P","type":"SubSystem","blocks":[{"name":"s","type":"Selector"}]}]}' >"$d/t2.json"

@@ -7,7 +7,9 @@
     X(inport) X(outport) X(subsystem) X(mux) X(demux) X(selector)                      \
     X(constant) X(ground) X(terminator) X(scope) X(toworkspace)                        \
     X(gain) X(sum) X(product) X(abs) X(math) X(trigonometry) X(saturation)             \
-    X(integrator) X(statespace) X(transferfcn) X(zeropole) X(fcn)
+    X(integrator) X(statespace) X(transferfcn) X(zeropole) X(fcn)                     \
+    X(step) X(sinewave) X(ramp) X(clock) X(pulsegenerator) X(fromworkspace)            \
+    X(lookup1d) X(lookup2d) X(deadzone) X(sign) X(minmax) X(relay) X(switch)
 
 #define JG__DECL(n) extern const jg_block_type_t jg_block_##n;
 JG_BLOCK_TYPES(JG__DECL)
@@ -29,8 +31,9 @@ const jg_block_type_t *jg_block_type_find(const char *name)
 const char *jg_block_type_names(void)
 {
     static const char names[] =
-        "Abs, Constant, Demux, Fcn, Gain, Ground, Inport, Integrator, Math, Mux, Outport, Product, "
-        "Saturation, Scope, Selector, StateSpace, SubSystem, Sum, Terminator, ToWorkspace, "
-        "TransferFcn, Trigonometry, ZeroPole";
+        "Abs, Clock, Constant, DeadZone, Demux, Fcn, FromWorkspace, Gain, Ground, Inport, "
+        "Integrator, Lookup1D, Lookup2D, Math, MinMax, Mux, Outport, Product, PulseGenerator, "
+        "Ramp, Relay, Saturation, Scope, Selector, Sign, SineWave, StateSpace, Step, SubSystem, "
+        "Sum, Switch, Terminator, ToWorkspace, TransferFcn, Trigonometry, ZeroPole";
     return names;
 }
