@@ -53,6 +53,14 @@ jg_status_t jg_work_create(const jg_program_t *p, jg_work_t **out, jg_error_t *e
             w->jacp[k] = &w->jac[k];
         }
     }
+    w->regather = malloc(sizeof(int32_t) * (size_t)(p->nsorted + 1));
+    if (!w->regather) goto nomem;
+    for (int32_t i = 0; i < p->nsorted; i++) {
+        int32_t b = p->sorted[i];
+        int stale = 0;
+        for (int k = 0; k < p->blocks[b].nin; k++) stale |= !p->feedthrough[jg__inport(p, b, k)];
+        if (stale) w->regather[w->nregather++] = b;
+    }
     w->conn.src = p->u_src;
     jg_status_t st = jg_program_initial_states(p, w->x, err);
     if (st) {
@@ -81,6 +89,7 @@ void jg_work_free(jg_work_t *w)
     free(w->jacp);
     free(w->part_base);
     free(w->loop_pos);
+    free(w->regather);
     free(w);
 }
 
@@ -391,8 +400,10 @@ jg_status_t jg_work_outputs(jg_work_t *w, double t, jg_error_t *err)
             i += p->loop_ptr[l + 1] - p->loop_ptr[l];
         }
     }
-    /* blocks without feedthrough ran before their sources: refresh all inputs */
-    for (int32_t i = 0; i < p->nsorted; i++) jg__work_gather(w, p->sorted[i]);
+    /* a block with an input without feedthrough may have run before that
+     * input's source: refresh those (every other block gathered after its
+     * sources, loop blocks at the loop's solution) */
+    for (int32_t i = 0; i < w->nregather; i++) jg__work_gather(w, w->regather[i]);
     return JG_OK;
 }
 

@@ -27,6 +27,7 @@ struct jg_work {
     int64_t *part_base;       /* per block: first part index */
     jg_conn_t conn;
     int64_t *loop_pos;        /* per signal: place in the loop being solved, -1 */
+    int32_t *regather, nregather;   /* blocks with an input without feedthrough */
 };
 
 void jg__work_set_conn(jg_work_t *w, const jg_conn_t *conn);
