@@ -1,8 +1,14 @@
-/* jacgraph simulate: integrate a model and log time, states and signals to CSV. */
+/* jacgraph simulate: integrate a model and log time, states and signals to CSV,
+ * optionally plotting them (--plot) and showing a progress bar on a terminal. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include "cli.h"
+#include "jacgraph/plot.h"
 #include "jacgraph/simulate.h"
 
 static const char help[] =
@@ -23,8 +29,13 @@ static const char help[] =
     "                      (default: every major step)\n"
     "  --decimation N      log every N-th point\n"
     "  --out FILE          CSV file (default: stdout)\n"
+    "  --plot FILE.svg     also draw the logged signals against time (the states\n"
+    "                      when the model logs none; the first 12 curves)\n"
     "  --save-op T FILE    write the operating point at time T (for linearize --op)\n"
-    "  --stats             steps, rejected steps, right-hand-side evaluations (stderr)\n";
+    "  --stats             steps, rejected steps, right-hand-side evaluations (stderr)\n"
+    "  --no-progress       no progress bar (otherwise shown on stderr when it is a\n"
+    "                      terminal, for runs longer than a second; never with\n"
+    "                      CI set, TERM=dumb, or the CSV on the same terminal)\n";
 
 static int parse_num(const char *cmd, const char *opt, const char *s, double *v)
 {
@@ -35,50 +46,142 @@ static int parse_num(const char *cmd, const char *opt, const char *s, double *v)
     return 0;
 }
 
+/* ---- progress bar: one stderr line redrawn with \r, only on a terminal and
+ * once the run has taken a second; driven by the output points (the run is
+ * not sliced, so the results do not depend on where stderr goes). */
+typedef struct {
+    int on, shown;
+    const char *name;
+    double t0, tstop;
+    double start, last;   /* wall clock (s): run start, last redraw */
+} progress_t;
+
+static double wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void progress_draw(progress_t *pr, double t, double now)
+{
+    double span = pr->tstop - pr->t0, frac = span > 0 ? (t - pr->t0) / span : 1;
+    if (!(frac >= 0)) frac = 0;
+    if (frac > 1) frac = 1;
+    int cols = 80;
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) cols = ws.ws_col;
+    /* times with one digit more than the integer part of the span's ends */
+    double amax = fmax(fabs(pr->t0), fabs(pr->tstop));
+    int prec = amax >= 1 ? (int)floor(log10(amax)) + 2 : 3;
+    if (prec < 3) prec = 3;
+    if (prec > 12) prec = 12;
+    char tail[160], bar[64], line[512];
+    snprintf(tail, sizeof tail, " %3d%%  t = %.*g / %.*g  (%.1f s)", (int)floor(100 * frac), prec, t,
+             prec, pr->tstop, now - pr->start);
+    /* "simulate NAME: [bar]TAIL" in the terminal's width: a shorter bar, then
+     * none, then the end cut (never wrap: \r would not reach the first line) */
+    int fixed = (int)strlen("simulate : ") + (int)strlen(pr->name) + (int)strlen(tail);
+    int barw = cols - 1 - fixed - 2;
+    if (barw > 30) barw = 30;
+    int n;
+    if (barw >= 10) {
+        int fill = (int)floor(barw * frac);
+        for (int k = 0; k < barw; k++) bar[k] = k < fill ? '#' : '.';
+        bar[barw] = '\0';
+        n = snprintf(line, sizeof line, "\rsimulate %s: [%s]%s", pr->name, bar, tail);
+    } else {
+        n = snprintf(line, sizeof line, "\rsimulate %s:%s", pr->name, tail);
+    }
+    if (n > (int)sizeof line - 1) n = (int)sizeof line - 1;
+    if (n > cols) n = cols;   /* cols - 1 characters after the \r */
+    fwrite(line, 1, (size_t)n, stderr);
+    fputs("\033[K", stderr);
+    pr->shown = 1;
+    pr->last = now;
+}
+
+static void progress_update(progress_t *pr, double t)
+{
+    double now = wall();
+    if (now - pr->start < 1.0 || now - pr->last < 0.1) return;
+    progress_draw(pr, t, now);
+}
+
+/* A bar only on a terminal that is not also showing the CSV, never in CI
+ * (CI set, as CI services do, even when they allocate a terminal) nor on a
+ * dumb terminal (TERM=dumb: no \r redraw, no erase to end of line). */
+static int progress_wanted(FILE *csv)
+{
+    const char *ci = getenv("CI"), *term = getenv("TERM");
+    if (ci && *ci && strcmp(ci, "0") && strcmp(ci, "false")) return 0;
+    if (term && !strcmp(term, "dumb")) return 0;
+    return isatty(STDERR_FILENO) && !isatty(fileno(csv));
+}
+
+/* The last state of the bar and a newline, before anything else is printed. */
+static void progress_end(progress_t *pr, double t)
+{
+    if (pr->on && pr->shown) {
+        progress_draw(pr, t, wall());
+        fputc('\n', stderr);
+    }
+    pr->on = 0;
+}
+
+/* ---- the log callback: a CSV row, a plot point, the progress bar */
 typedef struct {
     FILE *f;
     int64_t nx, nlog;
-} csv_t;
+    jg_plot_t *plot;        /* --plot: the recorder, else NULL */
+    int plot_states;        /* the model logs no signals: plot the states */
+    jg_status_t plot_st;    /* the recorder failed (out of memory): run stopped */
+    jg_error_t plot_err;
+    progress_t pr;
+} logger_t;
 
 static int log_row(double t, const double *x, const double *sig, void *user)
 {
-    csv_t *c = user;
+    logger_t *c = user;
     fprintf(c->f, "%.12g", t);
     for (int64_t k = 0; k < c->nx; k++) fprintf(c->f, ",%.12g", x[k]);
     for (int64_t k = 0; k < c->nlog; k++) fprintf(c->f, ",%.12g", sig[k]);
     fputc('\n', c->f);
+    if (c->plot && (c->plot_st = jg_plot_add(c->plot, t, c->plot_states ? x : sig, &c->plot_err)))
+        return 1;
+    if (c->pr.on) progress_update(&c->pr, t);
     return 0;
 }
 
-/* The operating point {"t": T, "states": {...}} by state name. */
-static int save_op(const char *path, const jg_program_t *p, const jg_sim_t *s)
+/* The operating point {"t": T, "states": {...}} by state name.  Errors: JG_IO. */
+static jg_status_t save_op(const char *path, const jg_program_t *p, const jg_sim_t *s,
+                           jg_error_t *err)
 {
     FILE *f = fopen(path, "w");
-    if (!f) {
-        jg_error_t err;
-        jg_error_set(&err, JG_IO, "%s: cannot write", path);
-        return cli_fail(&err);
-    }
+    if (!f) return jg_error_set(err, JG_IO, "%s: cannot write", path);
     fprintf(f, "{\"t\": %.17g, \"states\": {", jg_sim_time(s));
     const double *x = jg_sim_states(s);
     for (int64_t k = 0; k < jg_program_nstates(p); k++)
         fprintf(f, "%s\n  \"%s\": %.17g", k ? "," : "", jg_program_state_name(p, k), x[k]);
     fprintf(f, "\n}}\n");
-    if (fclose(f)) {
-        jg_error_t err;
-        jg_error_set(&err, JG_IO, "%s: write failed", path);
-        return cli_fail(&err);
-    }
-    return 0;
+    if (fclose(f)) return jg_error_set(err, JG_IO, "%s: write failed", path);
+    return JG_OK;
+}
+
+/* Remove a partly written output, but only a regular file (not /dev/null). */
+static void discard(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) remove(path);
 }
 
 int cmd_simulate(int argc, char **argv)
 {
     cli_args_t a = {argc, 1, argv, "simulate"};
-    const char *model = NULL, *v, *out = NULL, *op_path = NULL;
+    const char *model = NULL, *v, *out = NULL, *op_path = NULL, *plot_path = NULL;
     jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 10};
     double op_t = NAN, dec = 0;
-    int stats = 0, r;
+    int stats = 0, no_progress = 0, r;
     while (a.i < argc) {
         if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
             fputs(help, stdout);
@@ -86,6 +189,10 @@ int cmd_simulate(int argc, char **argv)
         }
         if (cli_flag(&a, "--stats")) {
             stats = 1;
+            continue;
+        }
+        if (cli_flag(&a, "--no-progress")) {
+            no_progress = 1;
             continue;
         }
         struct {
@@ -104,7 +211,8 @@ int cmd_simulate(int argc, char **argv)
             }
         }
         if (matched) continue;
-        if ((r = cli_opt(&a, "--solver", &o.solver)) || (r = cli_opt(&a, "--out", &out))) {
+        if ((r = cli_opt(&a, "--solver", &o.solver)) || (r = cli_opt(&a, "--out", &out)) ||
+            (r = cli_opt(&a, "--plot", &plot_path))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
@@ -121,6 +229,7 @@ int cmd_simulate(int argc, char **argv)
     }
     if (!model) return cli_usage(a.cmd, "missing MODEL");
     if (dec < 0 || dec != floor(dec)) return cli_usage(a.cmd, "--decimation expects a positive integer");
+    if (plot_path && !*plot_path) return cli_usage(a.cmd, "--plot expects a file name");
     o.decimation = (int)dec;
     if (op_path && !(op_t >= o.t0 && op_t <= o.tstop))
         return cli_usage(a.cmd, "--save-op time %g is outside [%g, %g]", op_t, o.t0, o.tstop);
@@ -131,7 +240,8 @@ int cmd_simulate(int argc, char **argv)
     jg_error_clear(&err);
     int rc = cli_load(model, &m, &p);
     if (rc) return rc;
-    FILE *f = NULL;
+    FILE *f = NULL, *pf = NULL;
+    logger_t c = {0};
     if (jg_sim_create(p, &o, &s, &err)) {
         rc = cli_fail(&err);
         goto done;
@@ -142,19 +252,81 @@ int cmd_simulate(int argc, char **argv)
         rc = cli_fail(&err);
         goto done;
     }
-    csv_t c = {f, jg_program_nstates(p), jg_sim_nlogged(s)};
+    c.f = f;
+    c.nx = jg_program_nstates(p);
+    c.nlog = jg_sim_nlogged(s);
+    if (plot_path) {
+        /* open now: a bad path fails before a long run, not after it */
+        if (!(pf = fopen(plot_path, "w"))) {
+            jg_error_set(&err, JG_IO, "%s: cannot write", plot_path);
+            rc = cli_fail(&err);
+            goto done;
+        }
+        c.plot_states = c.nlog == 0;
+        int64_t nc = c.plot_states ? c.nx : c.nlog;
+        const char **names = malloc(sizeof(char *) * (size_t)(nc + 1));
+        if (!names) {
+            jg_error_set(&err, JG_NOMEM, "out of memory");
+            rc = cli_fail(&err);
+            goto done;
+        }
+        for (int64_t k = 0; k < nc; k++)
+            names[k] = c.plot_states ? jg_program_state_name(p, k) : jg_sim_logged_name(s, k);
+        char sub[256];
+        snprintf(sub, sizeof sub, "%s from %g to %g%s", o.solver, o.t0, o.tstop,
+                 c.plot_states ? "; the model logs no signals: its states" : "");
+        jg_plot_opts_t po = {.title = jg_program_name(p),
+                             .subtitle = sub,
+                             .xlabel = "time",
+                             .xmin = o.t0,
+                             .xmax = o.tstop,
+                             .ylabel = c.plot_states ? "states" : "logged signals"};
+        jg_status_t st = jg_plot_create(nc, names, &po, &c.plot, &err);
+        free(names);
+        if (st) {
+            rc = cli_fail(&err);
+            goto done;
+        }
+    }
+    c.pr = (progress_t){.on = !no_progress && progress_wanted(f),
+                        .name = jg_program_name(p), .t0 = o.t0, .tstop = o.tstop, .start = wall()};
     fprintf(f, "time");
     for (int64_t k = 0; k < c.nx; k++) fprintf(f, ",%s", jg_program_state_name(p, k));
     for (int64_t k = 0; k < c.nlog; k++) fprintf(f, ",%s", jg_sim_logged_name(s, k));
     fputc('\n', f);
+    jg_status_t run_st = JG_OK;
     if (op_path) {
-        if (jg_sim_run(s, op_t, log_row, &c, &err)) {
+        run_st = jg_sim_run(s, op_t, log_row, &c, &err);
+        if (!run_st && !c.plot_st && save_op(op_path, p, s, &err)) {
+            progress_end(&c.pr, jg_sim_time(s));
             rc = cli_fail(&err);
             goto done;
         }
-        if ((rc = save_op(op_path, p, s))) goto done;
     }
-    if (jg_sim_run(s, o.tstop, log_row, &c, &err)) {
+    if (!run_st && !c.plot_st) run_st = jg_sim_run(s, o.tstop, log_row, &c, &err);
+    progress_end(&c.pr, jg_sim_time(s));
+    if (c.plot_st) {
+        rc = cli_fail(&c.plot_err);
+        goto done;
+    }
+    /* a failed run still gets the plot of what was computed, like the CSV */
+    if (pf) {
+        jg_error_t perr;
+        jg_error_clear(&perr);
+        jg_status_t pst = jg_plot_write_svg(c.plot, pf, &perr);
+        if (fclose(pf) && !pst) pst = JG_IO;
+        pf = NULL;
+        if (pst) {
+            if (pst == JG_IO) jg_error_set(&perr, JG_IO, "%s: write failed", plot_path);
+            discard(plot_path);
+            if (!run_st) {
+                rc = cli_fail(&perr);
+                goto done;
+            }
+            cli_fail(&perr);
+        }
+    }
+    if (run_st) {
         rc = cli_fail(&err);
         goto done;
     }
@@ -166,10 +338,16 @@ int cmd_simulate(int argc, char **argv)
                 ss.fevals);
     }
 done:
+    progress_end(&c.pr, s ? jg_sim_time(s) : o.t0);
+    if (pf) {   /* not written: an error came first */
+        fclose(pf);
+        discard(plot_path);
+    }
     if (f && f != stdout && fclose(f) && !rc) {
         jg_error_set(&err, JG_IO, "%s: write failed", out);
         rc = cli_fail(&err);
     }
+    jg_plot_free(c.plot);
     jg_sim_free(s);
     jg_program_free(p);
     jg_model_free(m);

@@ -15,4 +15,5 @@
 #include "jacgraph/io.h"
 #include "jacgraph/solver.h"
 #include "jacgraph/simulate.h"
+#include "jacgraph/plot.h"
 #endif

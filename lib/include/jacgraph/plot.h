@@ -1,0 +1,95 @@
+/* jacgraph/plot.h -- a small SVG line-plot writer for simulation results:
+ * curves y_k(x) sampled at common x values (time), drawn in one panel with a
+ * legend, axes with 1-2-5 tick steps, axis labels, a title and a subtitle.
+ *
+ * Usage: jg_plot_create -> jg_plot_add at every output point (x increasing)
+ * -> jg_plot_write_svg / jg_plot_save_svg -> jg_plot_free.
+ *
+ * The recorder keeps its data in memory, bounded: at most max_points points
+ * (default JG_PLOT_DEFAULT_POINTS); when a run produces more, only every k-th
+ * point is kept, k a power of two chosen as the run goes (the subtitle says
+ * so), plus the very last point.  At most JG_PLOT_MAX_CURVES curves are
+ * stored and drawn (the first ones; the legend says how many were left out).
+ * Non-finite values (and |y| > 1e300) are not drawn: the curve is broken
+ * there.  A curve of more than 2000 kept points is drawn through the minimum
+ * and the maximum of each pixel column of the 720-pixel-wide plot area, in
+ * time order (at most ~1440 points: extremes survive, files stay small for
+ * runs of any length).  A curve equal to an earlier one (an Outport and a
+ * Scope on the same signal) is dashed so that both show, and its legend
+ * entry says "= NAME".  Ticks: 1-2-5 steps, the y axis widened to whole
+ * steps, the x axis the data's range (or opts xmin..xmax).
+ *
+ * The library never prints; a jg_plot_t is not thread-safe, separate objects
+ * are independent.
+ */
+#ifndef JACGRAPH_PLOT_H
+#define JACGRAPH_PLOT_H
+#include <stdint.h>
+#include <stdio.h>
+#include "jacgraph/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define JG_PLOT_MAX_CURVES 12
+#define JG_PLOT_DEFAULT_POINTS 200000
+
+typedef struct jg_plot jg_plot_t;
+
+/* Labels and limits; every field may be 0/NULL (the default). */
+typedef struct jg_plot_opts {
+    const char *title;      /* top line, e.g. the model name; NULL: none */
+    const char *subtitle;   /* second line; NULL: none ("every k-th of N points
+                               kept" is appended when points were dropped) */
+    const char *xlabel;     /* NULL: "time" */
+    const char *ylabel;     /* NULL: none */
+    int64_t max_points;     /* points kept in memory; <= 0: JG_PLOT_DEFAULT_POINTS
+                               (values below 16 are raised to 16) */
+    double xmin, xmax;      /* when xmin < xmax (both finite), the x axis
+                               covers this range and the data's (a run that
+                               stopped early shows it); otherwise the data's */
+} jg_plot_opts_t;
+
+/* Create a recorder for ncurves curves named names[0..ncurves-1] (ncurves
+ * >= 0; only the first JG_PLOT_MAX_CURVES are stored).  The strings of o and
+ * names are copied: the caller keeps ownership of its own.  *out is NULL on
+ * failure.  Errors: JG_ARG (ncurves < 0, a NULL name), JG_NOMEM.
+ * Cost: O(ncurves + length of the names); the point buffer grows on demand. */
+jg_status_t jg_plot_create(int64_t ncurves, const char *const *names, const jg_plot_opts_t *o,
+                           jg_plot_t **out, jg_error_t *err);
+/* Free the recorder and everything it owns (names, labels, points); NULL is
+ * allowed.  No errors.  Cost: O(curves stored). */
+void jg_plot_free(jg_plot_t *pl);
+
+/* Record a point: x and the ncurves values y[] (only the first
+ * JG_PLOT_MAX_CURVES are read; y may be NULL when ncurves is 0).  x should not
+ * decrease from one call to the next (points are drawn in call order).  The
+ * values are copied.  Errors: JG_NOMEM (the recorder is unchanged).
+ * Cost: amortized O(curves stored); O(max_points) once each time the buffer
+ * is thinned (at most log2(total points / max_points) times). */
+jg_status_t jg_plot_add(jg_plot_t *pl, double x, const double *y, jg_error_t *err);
+
+/* Points passed to jg_plot_add so far, and the current thinning factor k
+ * (1: every point kept; else a power of two).  No errors.  Cost: O(1). */
+int64_t jg_plot_count(const jg_plot_t *pl);
+int64_t jg_plot_stride(const jg_plot_t *pl);
+
+/* Write the plot as a standalone SVG 1.1 document to f (the caller opens and
+ * closes it; nothing is flushed or closed here).  A plot without points or
+ * without finite values has its frame, labels and legend but no curves.
+ * Errors: JG_IO "write failed" when f reports an error (ferror).
+ * Cost: O(points kept x curves stored^2) time at worst (the test for equal
+ * curves; O(points kept x curves) when they differ early), no allocation; the
+ * output is O(curves x plot width) bytes whatever the number of points. */
+jg_status_t jg_plot_write_svg(const jg_plot_t *pl, FILE *f, jg_error_t *err);
+
+/* jg_plot_write_svg to the file at path (created or truncated).  A partly
+ * written regular file is removed on failure.  Errors: JG_IO naming the file
+ * ("PATH: cannot write", "PATH: write failed").  Cost: as above. */
+jg_status_t jg_plot_save_svg(const jg_plot_t *pl, const char *path, jg_error_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
