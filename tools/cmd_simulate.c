@@ -101,10 +101,20 @@ static void progress_draw(progress_t *pr, double t, double now)
     pr->last = now;
 }
 
+/* The bar waits this long before it shows (JACGRAPH_PROGRESS_DELAY overrides
+ * the second, so tests need not run for a second to see it). */
+static double progress_delay(void)
+{
+    const char *e = getenv("JACGRAPH_PROGRESS_DELAY");
+    char *end;
+    double d = e ? strtod(e, &end) : 1.0;
+    return e && *end == '\0' && d >= 0 ? d : 1.0;
+}
+
 static void progress_update(progress_t *pr, double t)
 {
     double now = wall();
-    if (now - pr->start < 1.0 || now - pr->last < 0.1) return;
+    if (now - pr->start < progress_delay() || now - pr->last < 0.1) return;
     progress_draw(pr, t, now);
 }
 
