@@ -8,17 +8,10 @@
 #include <unistd.h>
 #include "jacgraph/jacgraph.h"
 #include "tap.h"
+#include "fixture.h"
 
 #define PI 3.14159265358979323846
 #define MAXW 16
-
-typedef struct {
-    jg_model_t *m;
-    jg_program_t *p;
-    jg_work_t *w;
-    jg_lin_t *l;
-    jg_error_t err;
-} fx_t;
 
 /* JSON is written with ' for " (readable in C strings) and converted here. */
 static const char *q(const char *s)
@@ -28,24 +21,6 @@ static const char *q(const char *s)
     for (char *c = buf; *c; c++)
         if (*c == '\'') *c = '"';
     return buf;
-}
-
-static jg_status_t load(fx_t *f, const char *json)
-{
-    memset(f, 0, sizeof *f);
-    jg_status_t st = jg_model_parse(json, "<test>", &f->m, &f->err);
-    if (!st) st = jg_program_compile(f->m, &f->p, &f->err);
-    if (!st) st = jg_work_create(f->p, &f->w, &f->err);
-    if (!st) st = jg_lin_create(f->p, NULL, &f->l, &f->err);
-    return st;
-}
-
-static void unload(fx_t *f)
-{
-    jg_lin_free(f->l);
-    jg_work_free(f->w);
-    jg_program_free(f->p);
-    jg_model_free(f->m);
 }
 
 /* Root Inports In1..Ink (widths w[k]) drive the inputs of block B (its JSON
@@ -115,7 +90,7 @@ typedef struct {
 static void check_case(const bcase_t *c)
 {
     fx_t f;
-    jg_status_t st = load(&f, blk_model(c->blk, c->nin, c->w));
+    jg_status_t st = fx_load(&f, blk_model(c->blk, c->nin, c->w), NULL);
     int nu = 0;
     for (int k = 0; k < c->nin; k++) nu += c->w[k];
     double y[MAXW] = {0}, Dg[MAXW * MAXW], Dm[MAXW * MAXW], Dp[MAXW * MAXW], cd[MAXW * MAXW];
@@ -159,20 +134,20 @@ static void check_case(const bcase_t *c)
     tap_ok(ok, "%s: D vs hand %.1e, vs matrix %.1e%s%.1e, vs perturbation %.1e", c->what, e_hand,
            e_mat, c->smooth ? ", vs central differences " : " (kink) central differences ", e_cd,
            e_pert);
-    unload(&f);
+    fx_unload(&f);
 }
 
 /* Value of a source block (no inputs) at time t: width in *n. */
 static jg_status_t source_at(const char *blk, double t, double *y, int64_t *n, jg_error_t *err)
 {
     fx_t f;
-    jg_status_t st = load(&f, blk_model(blk, 0, NULL));
+    jg_status_t st = fx_load(&f, blk_model(blk, 0, NULL), NULL);
     if (!st) {
         *n = jg_program_nstates(f.p);
         st = value_at(&f, t, NULL, y);
     }
     if (st) *err = f.err;
-    unload(&f);
+    fx_unload(&f);
     return st;
 }
 
@@ -233,12 +208,12 @@ static void test_sources(void)
 
     /* sources have no Jacobian: Step + In1 -> Out1 linearizes to D = 1 at any t */
     fx_t f;
-    jg_status_t st = load(&f, q("{'blocks':[{'name':'In1','type':'Inport','Port':1},"
+    jg_status_t st = fx_load(&f, q("{'blocks':[{'name':'In1','type':'Inport','Port':1},"
                                 "{'name':'S','type':'Step'},{'name':'C','type':'Clock'},"
                                 "{'name':'Sum','type':'Sum','Inputs':'+++'},"
                                 "{'name':'Out1','type':'Outport','Port':1}],"
                                 "'lines':[{'src':'In1:1','dst':'Sum:1'},{'src':'S:1','dst':'Sum:2'},"
-                                "{'src':'C:1','dst':'Sum:3'},{'src':'Sum:1','dst':'Out1:1'}]}"));
+                                "{'src':'C:1','dst':'Sum:3'},{'src':'Sum:1','dst':'Out1:1'}]}"), NULL);
     jg_linsys_t *s = NULL;
     if (!st) {
         jg_lin_set_time(f.l, 2);
@@ -259,7 +234,7 @@ static void test_sources(void)
            "Step and Clock are constants to linearization: D = 1, no edge into them");
     if (st) printf("#   %s\n", f.err.msg);
     jg_linsys_free(s);
-    unload(&f);
+    fx_unload(&f);
 }
 
 /* --------------------------------------------------------- FromWorkspace */
@@ -307,7 +282,7 @@ static void test_fromworkspace(void)
              "{'src':'D:1','dst':'I:1'},{'src':'D:2','dst':'T:1'}]}",
              csv_path);
     fx_t f;
-    jg_status_t st = load(&f, q(model));
+    jg_status_t st = fx_load(&f, q(model), NULL);
     jg_sim_opts_t o = {.solver = "ode4", .t0 = 0, .tstop = 3};
     o.so.fixed_step = 0.5;
     jg_sim_t *s = NULL;
@@ -318,7 +293,7 @@ static void test_fromworkspace(void)
            st ? NAN : jg_sim_states(s)[0]);
     if (st) printf("#   %s\n", f.err.msg);
     jg_sim_free(s);
-    unload(&f);
+    fx_unload(&f);
 
     /* 200 rows (the row buffer grows): y = 2k at t = k/10, bisection finds the row */
     static char big[8192];
@@ -358,7 +333,7 @@ static jg_status_t run(const char *json, const char *solver, double h, double ts
                        jg_error_t *err)
 {
     fx_t f;
-    jg_status_t st = load(&f, q(json));
+    jg_status_t st = fx_load(&f, q(json), NULL);
     jg_sim_opts_t o = {.solver = solver, .t0 = 0, .tstop = tstop, .out_step = 0.25};
     o.so.fixed_step = h;
     o.so.rtol = 1e-10;
@@ -369,7 +344,7 @@ static jg_status_t run(const char *json, const char *solver, double h, double ts
     if (!st) st = jg_sim_run(s, tstop, record, r, &f.err);
     if (st) *err = f.err;
     jg_sim_free(s);
-    unload(&f);
+    fx_unload(&f);
     return st;
 }
 
@@ -555,11 +530,11 @@ static void test_discontinuous(void)
     for (size_t k = 0; k < sizeof ft / sizeof *ft; k++) {
         fx_t f;
         int w[3] = {1, 1, 1};
-        jg_status_t st = load(&f, blk_model(ft[k].blk, ft[k].nin, w));
+        jg_status_t st = fx_load(&f, blk_model(ft[k].blk, ft[k].nin, w), NULL);
         int32_t B = st ? -1 : jg_program_find_block(f.p, "B");
         tap_ok(!st && jg_program_block_feedthrough(f.p, B, ft[k].port),
                "%s: input %d has direct feedthrough despite slope 0", ft[k].blk, ft[k].port + 1);
-        unload(&f);
+        fx_unload(&f);
     }
 }
 
@@ -571,12 +546,12 @@ static void expect_err(const char *blk, int nin, const int *w, jg_status_t want,
                        const char *what)
 {
     fx_t f;
-    jg_status_t st = load(&f, blk_model(blk, nin, w));
+    jg_status_t st = fx_load(&f, blk_model(blk, nin, w), NULL);
     if (st != want) printf("#   status %s: %s\n", jg_status_name(st), st ? f.err.msg : "");
     char name[240];
     snprintf(name, sizeof name, "%s: %.200s", jg_status_name(want), what ? what : msg + strlen("block "));
     tap_streq(st == want ? f.err.msg : "", msg, name);
-    unload(&f);
+    fx_unload(&f);
 }
 
 static void test_errors(void)

@@ -5,41 +5,9 @@
 #include <string.h>
 #include "jacgraph/jacgraph.h"
 #include "tap.h"
+#include "fixture.h"
 
 #define PI 3.14159265358979323846
-
-typedef struct {
-    jg_model_t *m;
-    jg_program_t *p;
-    jg_work_t *w;
-    jg_lin_t *l;
-    jg_error_t err;
-} fx_t;
-
-static jg_status_t load(fx_t *f, const char *json)
-{
-    memset(f, 0, sizeof *f);
-    jg_status_t st = jg_model_parse(json, "<test>", &f->m, &f->err);
-    if (!st) st = jg_program_compile(f->m, &f->p, &f->err);
-    if (!st) st = jg_work_create(f->p, &f->w, &f->err);
-    if (!st) st = jg_lin_create(f->p, NULL, &f->l, &f->err);
-    return st;
-}
-
-static void unload(fx_t *f)
-{
-    jg_lin_free(f->l);
-    jg_work_free(f->w);
-    jg_program_free(f->p);
-    jg_model_free(f->m);
-}
-
-static double entry(const cs_dl *A, int64_t i, int64_t j)
-{
-    for (int64_t k = A->p[j]; k < A->p[j + 1]; k++)
-        if (A->i[k] == i) return A->x[k];
-    return 0;
-}
 
 /* In1 (width n) -> F (Fcn expr) -> Int (Integrator) and Out1: the value of F
  * is the derivative of Int, its gradient the D row of the linearization. */
@@ -77,7 +45,7 @@ static jg_status_t grad_at(fx_t *f, const double *u, int n, jg_method_t m, doubl
     jg_linsys_t *s = NULL;
     jg_status_t st = jg_lin_run(f->l, m, JG_REDUCE_MARKOWITZ, &s, NULL, &f->err);
     if (!st)
-        for (int k = 0; k < n; k++) g[k] = entry(s->D, 0, k);
+        for (int k = 0; k < n; k++) g[k] = fx_entry(s->D, 0, k);
     jg_linsys_free(s);
     return st;
 }
@@ -87,10 +55,10 @@ static double eval_expr(const char *expr, int n, const double *u, const char *pa
 {
     fx_t f;
     double y = NAN;
-    jg_status_t st = load(&f, fcn_model(expr, n, params));
+    jg_status_t st = fx_load(&f, fcn_model(expr, n, params), NULL);
     if (!st) st = value_at(&f, u, n, &y);
     if (st) printf("#   %s: %s\n", expr, f.err.msg);
-    unload(&f);
+    fx_unload(&f);
     return st ? NAN : y;
 }
 
@@ -217,7 +185,7 @@ static void test_jacobian(void)
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
         fx_t f;
-        jg_status_t st = load(&f, fcn_model(t[i].expr, t[i].n, params));
+        jg_status_t st = fx_load(&f, fcn_model(t[i].expr, t[i].n, params), NULL);
         double gg[3] = {0}, gm[3] = {0}, cd[3] = {0};
         if (!st) st = grad_at(&f, t[i].u, t[i].n, JG_METHOD_GRAPH, gg);
         if (!st) st = grad_at(&f, t[i].u, t[i].n, JG_METHOD_MATRIX, gm);
@@ -243,7 +211,7 @@ static void test_jacobian(void)
         tap_ok(!st && e_hand <= 1e-14 && e_mat <= 1e-14 && e_cd <= 1e-8,
                "Jacobian of \"%s\": vs hand %.1e, vs central differences %.1e, vs matrix %.1e",
                t[i].expr, e_hand, e_cd, e_mat);
-        unload(&f);
+        fx_unload(&f);
     }
 }
 
@@ -251,7 +219,7 @@ static void test_jacobian(void)
 static void test_pattern(void)
 {
     fx_t f;
-    jg_status_t st = load(&f, fcn_model("u(1) + 3*u(3)", 4, NULL));
+    jg_status_t st = fx_load(&f, fcn_model("u(1) + 3*u(3)", 4, NULL), NULL);
     const jg_graph_t *g = NULL;
     if (!st) st = jg_lin_graph(f.l, JG_REDUCE_NONE, &g, &f.err);
     int32_t F = jg_program_find_block(f.p, "F");
@@ -269,7 +237,7 @@ static void test_pattern(void)
     }
     tap_ok(!st && found == 1 && ok, "d pattern of \"u(1) + 3*u(3)\" on width 4: columns 1 and 3");
     tap_ok(!st && jg_program_block_feedthrough(f.p, F, 0), "u(k) used: direct feedthrough");
-    unload(&f);
+    fx_unload(&f);
 
     /* an expression without u, fed back to itself: no feedthrough, no loop */
     static const char selfloop[] =
@@ -277,7 +245,7 @@ static void test_pattern(void)
         "{\"name\":\"F\",\"type\":\"Fcn\",\"Expr\":\"3*mu\"},"
         "{\"name\":\"Out1\",\"type\":\"Outport\",\"Port\":1}],"
         "\"lines\":[{\"src\":\"F:1\",\"dst\":[\"F:1\",\"Out1:1\"]}]}";
-    st = load(&f, selfloop);
+    st = fx_load(&f, selfloop, NULL);
     F = st ? -1 : jg_program_find_block(f.p, "F");
     double y = 0;
     if (!st) st = jg_work_outputs(f.w, 0, &f.err);
@@ -286,7 +254,7 @@ static void test_pattern(void)
                y == 6,
            "\"3*mu\" in a self-loop: no feedthrough, no algebraic loop, y = 6");
     if (st) printf("#   %s\n", f.err.msg);
-    unload(&f);
+    fx_unload(&f);
 
     /* wide expression: the stack (101 deep) and gradient (101 x 100) leave the local buffers */
     char expr[4096] = "", *p = expr;
@@ -299,7 +267,7 @@ static void test_pattern(void)
         u[k] = 0.01 * k;
         want += (k + 1) * u[k];
     }
-    st = load(&f, fcn_model(expr, 100, NULL));
+    st = fx_load(&f, fcn_model(expr, 100, NULL), NULL);
     if (!st) st = value_at(&f, u, 100, &yv);
     if (!st) st = grad_at(&f, u, 100, JG_METHOD_GRAPH, gr);
     int gok = !st;
@@ -308,7 +276,7 @@ static void test_pattern(void)
            "100 inputs nested 100 deep: value and gradient");
     if (!st && !gok) printf("#   gr[0] = %g, gr[99] = %g\n", gr[0], gr[99]);
     if (st) printf("#   %s\n", f.err.msg);
-    unload(&f);
+    fx_unload(&f);
 }
 
 /* ------------------------------------------------------------ Van der Pol */
@@ -339,9 +307,9 @@ static void check_vdp(jg_lin_t *l, jg_error_t *err, const char *what, double a10
         jg_linsys_t *s = NULL;
         jg_status_t st = jg_lin_run(l, paths[k].m, paths[k].r, &s, NULL, err);
         double tol = paths[k].m == JG_METHOD_PERTURB ? 1e-7 : 1e-14;
-        tap_ok(!st && s && s->nx == 2 && fabs(entry(s->A, 0, 0)) <= tol &&
-                   fabs(entry(s->A, 0, 1) - 1) <= tol && fabs(entry(s->A, 1, 0) - a10) <= tol &&
-                   fabs(entry(s->A, 1, 1) - a11) <= tol,
+        tap_ok(!st && s && s->nx == 2 && fabs(fx_entry(s->A, 0, 0)) <= tol &&
+                   fabs(fx_entry(s->A, 0, 1) - 1) <= tol && fabs(fx_entry(s->A, 1, 0) - a10) <= tol &&
+                   fabs(fx_entry(s->A, 1, 1) - a11) <= tol,
                "%s, %s: A = [0 1; %g %g]", what, paths[k].name, a10, a11);
         if (st) printf("#   %s\n", err->msg);
         jg_linsys_free(s);
@@ -351,7 +319,7 @@ static void check_vdp(jg_lin_t *l, jg_error_t *err, const char *what, double a10
 static void test_vdp(void)
 {
     fx_t f;
-    jg_status_t st = load(&f, vdp);
+    jg_status_t st = fx_load(&f, vdp, NULL);
     tap_ok(!st, "Van der Pol with one Fcn compiles");
     if (st) {
         printf("#   %s\n", f.err.msg);
@@ -365,7 +333,7 @@ static void test_vdp(void)
     x[0] = 1;
     x[1] = 1;
     check_vdp(f.l, &f.err, "vdp Fcn replayed at (1,1)", -3, 0);
-    unload(&f);
+    fx_unload(&f);
 
     /* the shipped model file: two Fcn blocks, mu from the workspace */
     memset(&f, 0, sizeof f);
@@ -402,14 +370,14 @@ static void test_scope(void)
         "{\"src\":\"S:1\",\"dst\":\"Out1:1\"},{\"src\":\"F:1\",\"dst\":\"Out2:1\"},"
         "{\"src\":\"G:1\",\"dst\":\"Out3:1\"}]}";
     fx_t f;
-    jg_status_t st = load(&f, json);
+    jg_status_t st = fx_load(&f, json, NULL);
     jg_linsys_t *s = NULL;
     if (!st) st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_FULL, &s, NULL, &f.err);
-    tap_ok(!st && entry(s->D, 0, 0) == 3 && entry(s->D, 1, 0) == 1 && entry(s->D, 2, 0) == 1,
+    tap_ok(!st && fx_entry(s->D, 0, 0) == 3 && fx_entry(s->D, 1, 0) == 1 && fx_entry(s->D, 2, 0) == 1,
            "SubSystem parameter mu = 3 shadows the model's mu = 1; alias g -> mu");
     if (st) printf("#   %s\n", f.err.msg);
     jg_linsys_free(s);
-    unload(&f);
+    fx_unload(&f);
 }
 
 /* ---------------------------------------------------------------- widths */
@@ -422,12 +390,12 @@ static void test_widths(void)
         "{\"name\":\"Out1\",\"type\":\"Outport\",\"Port\":1}],"
         "\"lines\":[{\"src\":\"F:1\",\"dst\":\"Out1:1\"}]}";
     fx_t f;
-    jg_status_t st = load(&f, json);
+    jg_status_t st = fx_load(&f, json, NULL);
     int32_t F = st ? -1 : jg_program_find_block(f.p, "F");
     tap_ok(!st && jg_program_port_width(f.p, F, 0, 0) == 3 &&
                jg_program_port_width(f.p, F, 1, 0) == 1,
            "unknown input width: the largest u(k) (3), output 1");
-    unload(&f);
+    fx_unload(&f);
 }
 
 /* ---------------------------------------------------------------- errors */
@@ -437,12 +405,12 @@ static void expect_err(const char *expr, int n, const char *ws, jg_status_t want
                        const char *msg)
 {
     fx_t f;
-    jg_status_t st = load(&f, fcn_model(expr, n, ws));
+    jg_status_t st = fx_load(&f, fcn_model(expr, n, ws), NULL);
     char name[200];
     snprintf(name, sizeof name, "error for \"%s\" (status %s)", expr, jg_status_name(want));
     if (st != want) printf("#   status %s\n", jg_status_name(st));
     tap_streq(st == want ? f.err.msg : "", msg, name);
-    unload(&f);
+    fx_unload(&f);
 }
 
 /* Compile, then evaluate at u: expect a run-time error from outputs (jac = 0)
@@ -450,14 +418,14 @@ static void expect_err(const char *expr, int n, const char *ws, jg_status_t want
 static void expect_eval_err(const char *expr, int n, const double *u, int jac, const char *msg)
 {
     fx_t f;
-    jg_status_t st = load(&f, fcn_model(expr, n, params));
+    jg_status_t st = fx_load(&f, fcn_model(expr, n, params), NULL);
     double y, g[4];
     if (!st) st = jac ? grad_at(&f, u, n, JG_METHOD_GRAPH, g) : value_at(&f, u, n, &y);
     char name[200];
     snprintf(name, sizeof name, "%s error for \"%s\" (NUMERIC)", jac ? "Jacobian" : "value", expr);
     if (st != JG_NUMERIC) printf("#   status %s\n", jg_status_name(st));
     tap_streq(st == JG_NUMERIC ? f.err.msg : "", msg, name);
-    unload(&f);
+    fx_unload(&f);
 }
 
 static void test_errors(void)
@@ -545,7 +513,7 @@ static void test_errors(void)
     memset(deep + 301, ')', 300);
     deep[601] = 0;
     fx_t f;
-    jg_status_t st = load(&f, fcn_model(deep, 1, NULL));
+    jg_status_t st = fx_load(&f, fcn_model(deep, 1, NULL), NULL);
     char want[1024], piece[121];
     memset(piece, '(', 120);
     piece[120] = 0;
@@ -555,7 +523,7 @@ static void test_errors(void)
              piece);
     tap_streq(st == JG_PARAM ? f.err.msg : "", want,
               "300 nested parentheses: nesting error, long expression quoted around the column");
-    unload(&f);
+    fx_unload(&f);
     /* a long expression in a run-time message: the piece around the column */
     char longx[400] = "log(u";
     for (int k = 0; k < 50; k++) strcat(longx, " + 0*u");
@@ -570,29 +538,29 @@ static void test_errors(void)
 
     /* missing and non-string Expr */
     static const char missing[] = "{\"blocks\":[{\"name\":\"F\",\"type\":\"Fcn\"}]}";
-    st = load(&f, missing);
+    st = fx_load(&f, missing, NULL);
     tap_streq(st == JG_PARAM ? f.err.msg : "",
               "block 'F' (Fcn), parameter 'Expr': missing: expected an expression of u, e.g. "
               "\"sin(u(1))*u(2)\"",
               "missing Expr");
-    unload(&f);
+    fx_unload(&f);
     static const char number[] = "{\"blocks\":[{\"name\":\"F\",\"type\":\"Fcn\",\"Expr\":2}]}";
-    st = load(&f, number);
+    st = fx_load(&f, number, NULL);
     tap_streq(st == JG_PARAM ? f.err.msg : "",
               "block 'F' (Fcn), parameter 'Expr': expected a string", "Expr not a string");
-    unload(&f);
+    fx_unload(&f);
 
     /* the width is too small where a scalar root Inport drives it */
     static const char narrow[] =
         "{\"blocks\":[{\"name\":\"In1\",\"type\":\"Inport\",\"Port\":1},"
         "{\"name\":\"F\",\"type\":\"Fcn\",\"Expr\":\"u(1)+u(2)\"}],"
         "\"lines\":[{\"src\":\"In1:1\",\"dst\":\"F:1\"}]}";
-    st = load(&f, narrow);
+    st = fx_load(&f, narrow, NULL);
     tap_streq(st == JG_WIDTH ? f.err.msg : "",
               "block 'F' (Fcn), parameter 'Expr': u(2) at column 6 of \"u(1)+u(2)\" needs an "
               "input of width 2 or more, but the input has width 1",
               "scalar root Inport into u(2): width error");
-    unload(&f);
+    fx_unload(&f);
 
     /* run-time domain errors: status JG_NUMERIC, the function and its argument */
     const char *rt = "block 'F' (Fcn) at t = 0: ";
@@ -643,13 +611,13 @@ static void test_errors(void)
         expect_eval_err(r[i].expr, 1, &r[i].u, r[i].jac, msg);
     }
     /* and linearization reports the same status at a bad operating point */
-    st = load(&f, fcn_model("log(u)", 1, NULL));
+    st = fx_load(&f, fcn_model("log(u)", 1, NULL), NULL);
     jg_linsys_t *s = NULL;
     if (!st) st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &f.err);
     tap_ok(st == JG_NUMERIC && strstr(f.err.msg, "log(0): the argument must be positive"),
            "jg_lin_run at log(0): JG_NUMERIC");
     jg_linsys_free(s);
-    unload(&f);
+    fx_unload(&f);
 }
 
 int main(void)

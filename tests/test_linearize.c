@@ -5,36 +5,7 @@
 #include <string.h>
 #include "jacgraph/jacgraph.h"
 #include "tap.h"
-
-typedef struct {
-    jg_model_t *m;
-    jg_program_t *p;
-    jg_lin_t *l;
-    jg_error_t err;
-} fx_t;
-
-static jg_status_t load(fx_t *f, const char *json, const jg_lin_opts_t *o)
-{
-    memset(f, 0, sizeof *f);
-    jg_status_t st = jg_model_parse(json, "<test>", &f->m, &f->err);
-    if (!st) st = jg_program_compile(f->m, &f->p, &f->err);
-    if (!st) st = jg_lin_create(f->p, o, &f->l, &f->err);
-    return st;
-}
-
-static void unload(fx_t *f)
-{
-    jg_lin_free(f->l);
-    jg_program_free(f->p);
-    jg_model_free(f->m);
-}
-
-static double entry(const cs_dl *A, int64_t i, int64_t j)
-{
-    for (int64_t k = A->p[j]; k < A->p[j + 1]; k++)
-        if (A->i[k] == i) return A->x[k];
-    return 0;
-}
+#include "fixture.h"
 
 /* G(s) = C (sI - A)^-1 B + D for a SISO system, by dense complex elimination. */
 static double complex tf_eval(const jg_linsys_t *s, double complex z)
@@ -42,8 +13,8 @@ static double complex tf_eval(const jg_linsys_t *s, double complex z)
     int64_t n = s->nx;
     double complex *M = calloc((size_t)(n * (n + 1) + 1), sizeof *M);
     for (int64_t i = 0; i < n; i++) {
-        for (int64_t j = 0; j < n; j++) M[i * (n + 1) + j] = (i == j ? z : 0) - entry(s->A, i, j);
-        M[i * (n + 1) + n] = entry(s->B, i, 0);
+        for (int64_t j = 0; j < n; j++) M[i * (n + 1) + j] = (i == j ? z : 0) - fx_entry(s->A, i, j);
+        M[i * (n + 1) + n] = fx_entry(s->B, i, 0);
     }
     for (int64_t k = 0; k < n; k++) {   /* Gaussian elimination with partial pivoting */
         int64_t piv = k;
@@ -65,8 +36,8 @@ static double complex tf_eval(const jg_linsys_t *s, double complex z)
         for (int64_t j = i + 1; j < n; j++) acc -= M[i * (n + 1) + j] * x[j];
         x[i] = acc / M[i * (n + 1) + i];
     }
-    double complex g = entry(s->D, 0, 0);
-    for (int64_t j = 0; j < n; j++) g += entry(s->C, 0, j) * x[j];
+    double complex g = fx_entry(s->D, 0, 0);
+    for (int64_t j = 0; j < n; j++) g += fx_entry(s->C, 0, j) * x[j];
     free(M);
     free(x);
     return g;
@@ -102,16 +73,16 @@ static const char vdp[] =
 static void test_vdp(void)
 {
     fx_t f;
-    tap_ok(!load(&f, vdp, NULL), "vdp compiles");
+    tap_ok(!fx_load(&f, vdp, NULL), "vdp compiles");
     for (int k = 0; k < NPATHS; k++) {
         jg_linsys_t *s = NULL;
         jg_status_t st = jg_lin_run(f.l, paths[k].m, paths[k].r, &s, NULL, &f.err);
         double tol = paths[k].m == JG_METHOD_PERTURB ? 1e-7 : 1e-14;
         char name[96];
         snprintf(name, sizeof name, "vdp at (2,0), mu=1, %s: A = [0 1; -1 -3]", paths[k].name);
-        tap_ok(!st && s && s->nx == 2 && fabs(entry(s->A, 0, 0)) <= tol &&
-                   fabs(entry(s->A, 0, 1) - 1) <= tol && fabs(entry(s->A, 1, 0) + 1) <= tol &&
-                   fabs(entry(s->A, 1, 1) + 3) <= tol,
+        tap_ok(!st && s && s->nx == 2 && fabs(fx_entry(s->A, 0, 0)) <= tol &&
+                   fabs(fx_entry(s->A, 0, 1) - 1) <= tol && fabs(fx_entry(s->A, 1, 0) + 1) <= tol &&
+                   fabs(fx_entry(s->A, 1, 1) + 3) <= tol,
                "%s", name);
         jg_linsys_free(s);
     }
@@ -123,12 +94,12 @@ static void test_vdp(void)
         jg_linsys_t *s = NULL;
         jg_status_t st = jg_lin_run(f.l, paths[k].m, paths[k].r, &s, NULL, &f.err);
         double tol = paths[k].m == JG_METHOD_PERTURB ? 1e-7 : 1e-14;
-        tap_ok(!st && fabs(entry(s->A, 1, 0) + 3) <= tol && fabs(entry(s->A, 1, 1)) <= tol &&
-                   fabs(entry(s->A, 0, 1) - 1) <= tol,
+        tap_ok(!st && fabs(fx_entry(s->A, 1, 0) + 3) <= tol && fabs(fx_entry(s->A, 1, 1)) <= tol &&
+                   fabs(fx_entry(s->A, 0, 1) - 1) <= tol,
                "vdp replayed at (1,1), %s: A = [0 1; -3 0]", paths[k].name);
         jg_linsys_free(s);
     }
-    unload(&f);
+    fx_unload(&f);
 }
 
 /* In1 -> TF 1/(s^2+3s+2) -> SS (A=-4, B=1, C=2) -> ZeroPole 2(s+3)/((s+1)(s+5)) -> Out1:
@@ -146,7 +117,7 @@ static const char cascade[] =
 static void test_cascade(void)
 {
     fx_t f;
-    tap_ok(!load(&f, cascade, NULL), "TransferFcn/StateSpace/ZeroPole cascade compiles");
+    tap_ok(!fx_load(&f, cascade, NULL), "TransferFcn/StateSpace/ZeroPole cascade compiles");
     const double complex pts[] = {1.0, 2.0 * I, 0.5 + 3.0 * I, -0.5 + 0.25 * I};
     for (int k = 0; k < NPATHS; k++) {
         jg_linsys_t *s = NULL;
@@ -162,7 +133,7 @@ static void test_cascade(void)
                paths[k].name, worst);
         jg_linsys_free(s);
     }
-    unload(&f);
+    fx_unload(&f);
 }
 
 /* Two parallel gains summed: after full elimination one edge In -> Out with
@@ -180,10 +151,10 @@ static const char parallel[] =
 static void test_parallel(void)
 {
     fx_t f;
-    tap_ok(!load(&f, parallel, NULL), "parallel gains compile");
+    tap_ok(!fx_load(&f, parallel, NULL), "parallel gains compile");
     jg_linsys_t *s = NULL;
     jg_status_t st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_FULL, &s, NULL, &f.err);
-    tap_ok(!st && fabs(entry(s->D, 0, 0) - 2.5) < 1e-15, "parallel paths sum: D = 3 - 0.5");
+    tap_ok(!st && fabs(fx_entry(s->D, 0, 0) - 2.5) < 1e-15, "parallel paths sum: D = 3 - 0.5");
     jg_linsys_free(s);
     const jg_graph_t *g;
     st = jg_lin_graph(f.l, JG_REDUCE_FULL, &g, &f.err);
@@ -199,7 +170,7 @@ static void test_parallel(void)
     tap_ok(!st && nv == 2 && ne == 1 && ei.x && fabs(ei.x[0] - 2.5) < 1e-15,
            "full elimination leaves in -> out with value 2.5 (V:%lld E:%lld)", (long long)nv,
            (long long)ne);
-    unload(&f);
+    fx_unload(&f);
 }
 
 /* Markowitz on vdp (no I/O): every algebraic vertex qualifies, only states remain. */
@@ -207,7 +178,7 @@ static void test_markowitz_states_only(void)
 {
     fx_t f;
     jg_lin_opts_t o = {.no_defaults = 1};
-    tap_ok(!load(&f, vdp, &o), "vdp without I/O");
+    tap_ok(!fx_load(&f, vdp, &o), "vdp without I/O");
     const jg_graph_t *g;
     jg_status_t st = jg_lin_graph(f.l, JG_REDUCE_MARKOWITZ, &g, &f.err);
     int only_states = !st, nalive = 0;
@@ -226,7 +197,7 @@ static void test_markowitz_states_only(void)
     tap_ok(gs.v_before == 20 && gs.e_before == 22 && gs.v_after == 2 && gs.e_after == 3,
            "vdp graph V:%lld E:%lld -> V:%lld E:%lld", (long long)gs.v_before,
            (long long)gs.e_before, (long long)gs.v_after, (long long)gs.e_after);
-    unload(&f);
+    fx_unload(&f);
 }
 
 /* Loop In1 -> Sum(+-) -> Integrator, Sum -> G(2) -> Sum:2. */
@@ -243,42 +214,42 @@ static const char loop[] =
 static void test_loop_and_io(void)
 {
     fx_t f;
-    tap_ok(!load(&f, loop, NULL), "linear algebraic loop compiles");
+    tap_ok(!fx_load(&f, loop, NULL), "linear algebraic loop compiles");
     tap_ok(jg_program_nloops(f.p) == 1 && !strcmp(jg_program_loop_names(f.p, 0), "Sum, G"),
            "one algebraic loop through Sum, G");
     for (int k = 0; k < NPATHS; k++) {
         jg_linsys_t *s = NULL;
         jg_status_t st = jg_lin_run(f.l, paths[k].m, paths[k].r, &s, NULL, &f.err);
-        tap_ok(!st && fabs(entry(s->B, 0, 0) - 1.0 / 3) < 1e-9 && fabs(entry(s->C, 0, 0) - 1) < 1e-9,
+        tap_ok(!st && fabs(fx_entry(s->B, 0, 0) - 1.0 / 3) < 1e-9 && fabs(fx_entry(s->C, 0, 0) - 1) < 1e-9,
                "loop %s: B = 1/(1+2), C = 1", paths[k].name);
         jg_linsys_free(s);
     }
-    unload(&f);
+    fx_unload(&f);
     /* open the loop at G:1 with an input and an output there: z = -2 w */
     const char *pt[] = {"G:1"};
     jg_lin_opts_t o = {.nin = 1, .in = pt, .nout = 1, .out = pt, .nopen = 1, .open = pt,
                        .no_defaults = 1};
-    tap_ok(!load(&f, loop, &o), "loop opened at G:1");
+    tap_ok(!fx_load(&f, loop, &o), "loop opened at G:1");
     for (int k = 0; k < NPATHS; k++) {
         jg_linsys_t *s = NULL;
         jg_status_t st = jg_lin_run(f.l, paths[k].m, paths[k].r, &s, NULL, &f.err);
-        tap_ok(!st && s->nu == 1 && s->ny == 1 && fabs(entry(s->D, 0, 0) + 2) < 1e-9 &&
-                   fabs(entry(s->B, 0, 0) + 1) < 1e-9 && !strcmp(s->input_names[0], "G:1"),
+        tap_ok(!st && s->nu == 1 && s->ny == 1 && fabs(fx_entry(s->D, 0, 0) + 2) < 1e-9 &&
+                   fabs(fx_entry(s->B, 0, 0) + 1) < 1e-9 && !strcmp(s->input_names[0], "G:1"),
                "open loop %s: D = -2 (loop transfer), B = -1", paths[k].name);
         jg_linsys_free(s);
     }
-    unload(&f);
+    fx_unload(&f);
     /* closed-loop input at the Sum output: consumers see Sum + w */
     const char *in2[] = {"Sum:1"}, *out2[] = {"G:1"};
     jg_lin_opts_t o2 = {.nin = 1, .in = in2, .nout = 1, .out = out2, .no_defaults = 1};
-    tap_ok(!load(&f, loop, &o2), "loop with an input at Sum:1");
+    tap_ok(!fx_load(&f, loop, &o2), "loop with an input at Sum:1");
     jg_linsys_t *s = NULL;
     jg_status_t st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &f.err);
     /* Sum = -2 (Sum + w) => Sum = -2w/3; G = 2 (Sum + w) = 2w/3; x' = Sum + w = w/3 */
-    tap_ok(!st && fabs(entry(s->D, 0, 0) - 2.0 / 3) < 1e-12 && fabs(entry(s->B, 0, 0) - 1.0 / 3) < 1e-12,
+    tap_ok(!st && fabs(fx_entry(s->D, 0, 0) - 2.0 / 3) < 1e-12 && fabs(fx_entry(s->B, 0, 0) - 1.0 / 3) < 1e-12,
            "closed-loop input at Sum:1: D = 2/3, B = 1/3");
     jg_linsys_free(s);
-    unload(&f);
+    fx_unload(&f);
 }
 
 static void test_errors(void)
@@ -292,7 +263,7 @@ static void test_errors(void)
         "{\"name\":\"Out1\",\"type\":\"Outport\",\"Port\":1}],"
         "\"lines\":[{\"src\":\"In1:1\",\"dst\":\"Sum:1\"},{\"src\":\"Sum:1\",\"dst\":[\"G:1\",\"Out1:1\"]},"
         "{\"src\":\"G:1\",\"dst\":\"Sum:2\"}]}";
-    tap_ok(!load(&f, singular, NULL), "singular loop model compiles");
+    tap_ok(!fx_load(&f, singular, NULL), "singular loop model compiles");
     jg_linsys_t *s = NULL;
     jg_status_t st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &f.err);
     tap_ok(st == JG_SINGULAR_LOOP, "singular loop: status %s", jg_status_name(st));
@@ -300,7 +271,7 @@ static void test_errors(void)
               "singular algebraic loop through Sum, G: the loop equations have no unique solution",
               "singular loop message names the loop's blocks");
     tap_ok(s == NULL, "no system on error");
-    unload(&f);
+    fx_unload(&f);
     /* a Product on a loop: y = 0.5 + 0.5 y is solved by Newton (y = 1), and the
      * linearization there agrees with perturbation */
     const char *nonlin =
@@ -313,16 +284,16 @@ static void test_errors(void)
         "\"lines\":[{\"src\":\"In1:1\",\"dst\":\"S0:2\"},{\"src\":\"C:1\",\"dst\":[\"S0:1\",\"P:1\"]},"
         "{\"src\":\"S0:1\",\"dst\":\"Sum:1\"},{\"src\":\"P:1\",\"dst\":\"Sum:2\"},"
         "{\"src\":\"Sum:1\",\"dst\":[\"P:2\",\"Out1:1\"]}]}";
-    tap_ok(!load(&f, nonlin, NULL), "nonlinear loop model compiles");
+    tap_ok(!fx_load(&f, nonlin, NULL), "nonlinear loop model compiles");
     jg_linsys_t *sg = NULL, *sp = NULL;
     st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &sg, NULL, &f.err);
     if (!st) st = jg_lin_run(f.l, JG_METHOD_PERTURB, JG_REDUCE_NONE, &sp, NULL, &f.err);
     /* y = 0.5 + u + 0.5 y: dy/du = 1 / (1 - 0.5) = 2 */
-    tap_ok(!st && fabs(entry(sg->D, 0, 0) - 2) < 1e-12 && fabs(entry(sp->D, 0, 0) - 2) < 1e-6,
+    tap_ok(!st && fabs(fx_entry(sg->D, 0, 0) - 2) < 1e-12 && fabs(fx_entry(sp->D, 0, 0) - 2) < 1e-6,
            "nonlinear loop solved by Newton: D = 2 (graph and perturbation)");
     jg_linsys_free(sg);
     jg_linsys_free(sp);
-    unload(&f);
+    fx_unload(&f);
     /* y = 0.5 + y*y has no real solution: the loop solver must say so */
     const char *nosol =
         "{\"blocks\":[{\"name\":\"C\",\"type\":\"Constant\",\"Value\":0.5},"
@@ -331,31 +302,31 @@ static void test_errors(void)
         "{\"name\":\"T\",\"type\":\"Terminator\"}],"
         "\"lines\":[{\"src\":\"C:1\",\"dst\":\"Sum:1\"},{\"src\":\"P:1\",\"dst\":\"Sum:2\"},"
         "{\"src\":\"Sum:1\",\"dst\":[\"P:1\",\"P:2\",\"T:1\"]}]}";
-    tap_ok(!load(&f, nosol, NULL), "loop without a solution compiles");
+    tap_ok(!fx_load(&f, nosol, NULL), "loop without a solution compiles");
     st = jg_lin_run(f.l, JG_METHOD_MATRIX, JG_REDUCE_NONE, &s, NULL, &f.err);
     tap_ok(st == JG_NONLINEAR_LOOP || st == JG_SINGULAR_LOOP, "no solution: status %s", jg_status_name(st));
     tap_ok(strstr(f.err.msg, "algebraic loop through P, Sum") != NULL,
            "the message names the loop's blocks: %s", f.err.msg);
-    unload(&f);
+    fx_unload(&f);
     /* bad I/O point */
     const char *bad[] = {"Nope:1"};
     jg_lin_opts_t o = {.nin = 1, .in = bad};
-    st = load(&f, loop, &o);
+    st = fx_load(&f, loop, &o);
     tap_ok(st == JG_ARG, "unknown block in --input: %s", jg_status_name(st));
     tap_streq(f.err.msg, "--input Nope:1: no block 'Nope' in the model", "unknown I/O block message");
-    unload(&f);
+    fx_unload(&f);
     const char *bad2[] = {"G:2"};
     jg_lin_opts_t o2 = {.nout = 1, .out = bad2};
-    st = load(&f, loop, &o2);
+    st = fx_load(&f, loop, &o2);
     tap_streq(f.err.msg, "--output G:2: block 'G' (Gain) has 1 output port", "port out of range");
-    unload(&f);
+    fx_unload(&f);
 }
 
 /* Operating point file. */
 static void test_op_file(void)
 {
     fx_t f;
-    tap_ok(!load(&f, vdp, NULL), "vdp for --op");
+    tap_ok(!fx_load(&f, vdp, NULL), "vdp for --op");
     char path[] = "/tmp/jg_op_XXXXXX";
     int fd = mkstemp(path);
     FILE *fp = fdopen(fd, "w");
@@ -364,7 +335,7 @@ static void test_op_file(void)
     jg_status_t st = jg_lin_read_op(f.l, path, &f.err);
     jg_linsys_t *s = NULL;
     if (!st) st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &f.err);
-    tap_ok(!st && s->t == 1.5 && fabs(entry(s->A, 1, 0) + 3) < 1e-14, "op file sets t and states");
+    tap_ok(!st && s->t == 1.5 && fabs(fx_entry(s->A, 1, 0) + 3) < 1e-14, "op file sets t and states");
     jg_linsys_free(s);
     fp = fopen(path, "w");
     fputs("{\"states\": {\"x3\": 1}}", fp);
@@ -378,7 +349,7 @@ static void test_op_file(void)
     tap_ok(st == JG_ARG, "unknown state in op file is an error");
     tap_streq(f.err.msg, want, "unknown state message");
     remove(path);
-    unload(&f);
+    fx_unload(&f);
 }
 
 int main(void)
