@@ -42,4 +42,16 @@ __attribute__((unused)) static double fx_entry(const cs_dl *A, int64_t i, int64_
     return 0;
 }
 
+/* Every linearization path, each to be held to the others. */
+__attribute__((unused)) static const struct {
+    jg_method_t m;
+    jg_reduce_t r;
+    const char *name;
+} paths[] = {{JG_METHOD_GRAPH, JG_REDUCE_NONE, "graph/none"},
+             {JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, "graph/markowitz"},
+             {JG_METHOD_GRAPH, JG_REDUCE_FULL, "graph/full"},
+             {JG_METHOD_MATRIX, JG_REDUCE_NONE, "matrix"},
+             {JG_METHOD_PERTURB, JG_REDUCE_NONE, "perturb"}};
+#define NPATHS (int)(sizeof paths / sizeof *paths)
+
 #endif

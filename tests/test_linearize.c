@@ -43,16 +43,6 @@ static double complex tf_eval(const jg_linsys_t *s, double complex z)
     return g;
 }
 
-static const struct {
-    jg_method_t m;
-    jg_reduce_t r;
-    const char *name;
-} paths[] = {{JG_METHOD_GRAPH, JG_REDUCE_NONE, "graph/none"},
-             {JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, "graph/markowitz"},
-             {JG_METHOD_GRAPH, JG_REDUCE_FULL, "graph/full"},
-             {JG_METHOD_MATRIX, JG_REDUCE_NONE, "matrix"},
-             {JG_METHOD_PERTURB, JG_REDUCE_NONE, "perturb"}};
-#define NPATHS (int)(sizeof paths / sizeof *paths)
 
 static const char vdp[] =
     "{\"name\":\"vdp\",\"parameters\":{\"mu\":1},\"blocks\":["
