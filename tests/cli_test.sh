@@ -2,34 +2,7 @@
 # CLI tests (TAP): golden outputs on shipped models, every bad input with its
 # exact message and exit code, and `jacgraph check` on every model in graphs/.
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-J=${JACGRAPH:-$top/build/tools/jacgraph}
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-n=0
-fails=0
-
-ok() {   # ok COND-EXIT-STATUS NAME
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
-}
-
-# expect_err NAME EXIT "exact stderr" CMD...
-expect_err() {
-    local name=$1 code=$2 msg=$3
-    shift 3
-    local err rc
-    err=$("$@" 2>&1 >/dev/null)
-    rc=$?
-    if [ "$rc" -eq "$code" ] && [ "$err" = "$msg" ]; then
-        ok 0 "$name"
-    else
-        ok 1 "$name"
-        echo "#   exit $rc (expected $code)"
-        echo "#   got:      $err" | head -5
-        echo "#   expected: $msg"
-    fi
-}
+. "$(dirname "$0")/tap.sh"
 
 # golden NAME FILE CMD...: stdout must equal tests/golden/FILE
 golden() {
@@ -203,5 +176,4 @@ expect_err "fixed step required" 2 \
     "jacgraph: error: non-positive step 0 for fixed-step solver 'ode4'" \
     "$J" simulate graphs/vdp.json --solver ode4
 
-echo "1..$n"
-[ $fails -eq 0 ]
+tap_done

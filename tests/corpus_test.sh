@@ -6,16 +6,8 @@
 # `jacgraph check`. Every graphs/*.json must have a row, so a new model has to be
 # recorded (the command that regenerates the file is in graphs/README.md).
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-J=${JACGRAPH:-$top/build/tools/jacgraph}
+. "$(dirname "$0")/tap.sh"
 tsv=$top/graphs/expected.tsv
-n=0
-fails=0
-
-ok() {   # ok COND-EXIT-STATUS NAME
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
-}
 
 # same GOT EXPECTED NAME: ok when equal, otherwise print both
 same() {
@@ -84,5 +76,4 @@ for m in graphs/*.json; do
     ok $? "$model.json has a row in graphs/expected.tsv"
 done
 
-echo "1..$n"
-[ $fails -eq 0 ]
+tap_done

@@ -5,21 +5,7 @@
 # path is a JG_IO error (exit 3), and the progress bar appears on a terminal
 # only -- never when stderr is a file or a pipe.
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-J=${JACGRAPH:-$top/build/tools/jacgraph}
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-n=0
-fails=0
-
-ok() {   # ok COND-EXIT-STATUS NAME
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
-}
-skip() {   # skip NAME REASON
-    n=$((n + 1))
-    echo "ok $n - $1 # SKIP $2"
-}
+. "$(dirname "$0")/tap.sh"
 
 # well_formed SVG: xmllint when installed, else the root element's tags
 well_formed() {
@@ -172,5 +158,4 @@ else
     skip "CI set: no bar even on a terminal" "no script(1)"
 fi
 
-echo "1..$n"
-[ "$fails" -eq 0 ]
+tap_done
