@@ -28,6 +28,41 @@
  *   Run-time callbacks return 0 on success, nonzero on a domain error (log of a
  *   negative number...) after calling jg_eval_error().
  *
+ * Hybrid behaviour (seed 003, the simulation loop), all optional:
+ *   Sample time   every block may have a "SampleTime" parameter, read by the
+ *                 compiler: -1 inherited, 0 continuous, T > 0 or [T, offset]
+ *                 discrete, inf constant.  Defaults: constant for
+ *                 JG_BT_CONSTANT types, continuous for blocks with continuous
+ *                 states or without inputs, inherited otherwise (a
+ *                 JG_BT_DISCRETE type must resolve to a discrete one).  The
+ *                 compiler resolves inherited ones from the drivers (b->ts).  A
+ *                 block with a discrete sample time executes outputs() only at
+ *                 its sample hits; between hits its outputs hold.
+ *   Discrete states  jg_setup_dstates(b, s, nd) (in setup or widths): nd
+ *                 doubles per block, e->xd.  init_discrete(b, xd0) sets them
+ *                 (zeros when absent).  They also serve as modes (Relay on/off)
+ *                 and buffers (Transport Delay).  Not part of the linearization:
+ *                 A, B, C, D hold them at their values.
+ *   update(b, e)  at each major time step for a continuous-time block, at its
+ *                 sample hits for a discrete one, after all outputs of the
+ *                 step: write e->xd (x[k+1] = f(x[k], u[k])) and, for state
+ *                 resets, e->xw (the block's continuous states, writable).
+ *                 e->zc_fired tells which of the block's zero crossings fired
+ *                 at this step.  e->first is 1 at the first major step (t0),
+ *                 when update() is called once more, before anything else,
+ *                 with e->init = 1: load external initial conditions into e->xw.
+ *   Zero crossings  jg_setup_zc(b, s, n, dir) declares n signals with their
+ *                 directions (JG_ZC_RISING / FALLING / EITHER); zc(b, e) writes
+ *                 e->zc[0..n-1], a continuous function of t, x, u (and xd, held
+ *                 between major steps).  The simulator locates their sign
+ *                 changes and makes a major step there.
+ *   guess(b, y)   initial output values (the starting point of an algebraic
+ *                 loop: IC, Algebraic Constraint).
+ *   e->sim        1 in simulation, 0 in linearization: a block whose
+ *                 simulation is not a smooth function of its inputs (Transport
+ *                 Delay) linearizes an approximation (Pade) when it is 0; every
+ *                 linearization path sees the same thing.
+ *
  * Virtual blocks (SubSystem, Inport/Outport inside a subsystem, Mux, Demux,
  * Selector) have no run-time functions; they route signal elements:
  *   route(b, outport, elem, &inport, &inelem)  backward: which input element
@@ -57,8 +92,21 @@ enum {
     JG_BT_VIRTUAL = 1 << 0,   /* routing only: no run-time functions */
     JG_BT_LINEAR = 1 << 1,    /* outputs affine in inputs and states (loop solve is exact) */
     JG_BT_SINK = 1 << 2,      /* Scope, ToWorkspace, Terminator, root Outport */
-    JG_BT_SOURCE = 1 << 3     /* no inputs (Constant, Ground, root Inport) */
+    JG_BT_SOURCE = 1 << 3,    /* no inputs (Constant, Ground, root Inport) */
+    JG_BT_DISCRETE = 1 << 4,  /* needs a discrete sample time (Unit Delay, ZOH...) */
+    JG_BT_CONSTANT = 1 << 5,  /* constant sample time by default (Constant, Ground) */
+    JG_BT_SELFLOOP = 1 << 6   /* last input port is wired by the compiler to output 1
+                                 (Algebraic Constraint: y = y + u solves u = 0) */
 };
+
+/* Sample time [period, offset]: period -1 inherited, 0 continuous, > 0
+ * discrete with 0 <= offset < period, INFINITY constant. */
+typedef struct jg_ts {
+    double period, offset;
+} jg_ts_t;
+
+/* Direction of a zero-crossing signal (seed 003). */
+enum { JG_ZC_EITHER = 0, JG_ZC_RISING = 1, JG_ZC_FALLING = -1 };
 
 typedef struct jg_block_type {
     const char *name;          /* Simulink BlockType, e.g. "Gain" */
@@ -72,6 +120,11 @@ typedef struct jg_block_type {
     int (*jacobian)(const jg_block_t *b, jg_eval_t *e);
     /* virtual blocks: backward routing of one output element */
     int (*route)(const jg_block_t *b, int outport, int64_t elem, int *inport, int64_t *inelem);
+    /* hybrid behaviour (see the top of this file); all optional */
+    int (*init_discrete)(const jg_block_t *b, double *xd0);
+    int (*update)(const jg_block_t *b, jg_eval_t *e);
+    int (*zc)(const jg_block_t *b, jg_eval_t *e);
+    int (*guess)(const jg_block_t *b, double *const *y);
 } jg_block_type_t;
 
 /* Kinds of Jacobian parts. */
@@ -98,6 +151,12 @@ struct jg_block {
     int64_t nx;               /* number of continuous states */
     int64_t x_off;            /* offset of this block's states in the state vector */
     const char *state_name;   /* base name of the states: block path */
+    jg_ts_t ts;               /* sample time: declared, then resolved by the compiler */
+    int32_t rate;             /* index in the program's discrete rates, -1 if not discrete */
+    int priority;             /* "Priority" parameter (lower runs first), 0 default */
+    int64_t nd, d_off;        /* discrete states and their offset */
+    int64_t nzc, zc_off;      /* zero-crossing signals and their offset */
+    const signed char *zc_dir;/* per zero-crossing signal: JG_ZC_* */
     int npart;
     jg_jac_part_t *part;      /* Jacobian parts in declaration order */
     void *data;               /* type-specific parsed parameters (arena) */
@@ -115,6 +174,16 @@ struct jg_eval {
     cs_dl *const *jac;        /* jac[k]: part k, fill ->x */
     const double *ext;        /* root Inport: the external input value (out_w[0]) */
     jg_error_t *err;
+    /* hybrid (see the top of this file) */
+    const double *xd;         /* discrete states (nd), read-only except in update */
+    double *xdw;              /* update(): the same, writable; NULL elsewhere */
+    double *xw;               /* update(): continuous states (nx), writable; NULL elsewhere */
+    double *zcv;              /* zc(): nzc values to write */
+    const signed char *zc_fired; /* update(): per zc signal +1 rose / -1 fell at this step, 0; NULL: none */
+    int sim;                  /* 1 in simulation, 0 in linearization */
+    int major;                /* 1 at a major time step (outputs and update), 0 in minor steps */
+    int first;                /* 1 at the first major step */
+    int init;                 /* update() only: the initialisation call at t0 */
 };
 
 /* ---- setup helpers (lib/compile/setup.c) ---- */
@@ -159,6 +228,13 @@ int jg_setup_str_or_num(jg_block_t *b, jg_setup_t *s, const char *name, const ch
                         jg_value_t *num);
 int jg_setup_ports(jg_block_t *b, jg_setup_t *s, int nin, int nout);
 int jg_setup_states(jg_block_t *b, jg_setup_t *s, int64_t nx);
+/* Discrete states / zero-crossing signals (see the top of this file); dir has
+ * n entries (copied), NULL: all JG_ZC_EITHER.  Call in setup or widths. */
+int jg_setup_dstates(jg_block_t *b, jg_setup_t *s, int64_t nd);
+int jg_setup_zc(jg_block_t *b, jg_setup_t *s, int64_t n, const signed char *dir);
+/* Parse a direction string "rising" | "falling" | "either" (parameter name for
+ * errors): JG_ZC_* or -2 after jg_setup_error. */
+int jg_setup_zc_dir(jg_block_t *b, jg_setup_t *s, const char *param, const char *value);
 void *jg_setup_alloc(jg_setup_t *s, size_t size);      /* arena, zeroed */
 /* Record an error naming the block (and parameter when param != NULL).
  * Returns JG_BLOCK_FAIL. */

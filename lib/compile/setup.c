@@ -200,6 +200,34 @@ int jg_setup_states(jg_block_t *b, jg_setup_t *s, int64_t nx)
     return JG_BLOCK_DONE;
 }
 
+int jg_setup_dstates(jg_block_t *b, jg_setup_t *s, int64_t nd)
+{
+    if (nd < 0) return jg_setup_error(b, s, JG_INTERNAL, NULL, "negative discrete state count");
+    b->nd = nd;
+    return JG_BLOCK_DONE;
+}
+
+int jg_setup_zc(jg_block_t *b, jg_setup_t *s, int64_t n, const signed char *dir)
+{
+    if (n < 0) return jg_setup_error(b, s, JG_INTERNAL, NULL, "negative zero-crossing count");
+    signed char *d = jg_setup_alloc(s, (size_t)n + 1);
+    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
+    for (int64_t k = 0; k < n; k++) d[k] = dir ? dir[k] : JG_ZC_EITHER;
+    b->nzc = n;
+    b->zc_dir = d;
+    return JG_BLOCK_DONE;
+}
+
+int jg_setup_zc_dir(jg_block_t *b, jg_setup_t *s, const char *param, const char *value)
+{
+    if (!strcmp(value, "rising")) return JG_ZC_RISING;
+    if (!strcmp(value, "falling")) return JG_ZC_FALLING;
+    if (!strcmp(value, "either")) return JG_ZC_EITHER;
+    jg_setup_error(b, s, JG_PARAM, param, "expected \"rising\", \"falling\" or \"either\", got \"%s\"",
+                   value);
+    return -2;
+}
+
 int jg_setup_expect_width(jg_block_t *b, jg_setup_t *s, int inport, int64_t expected)
 {
     if (b->in_w[inport] == expected) return JG_BLOCK_DONE;
