@@ -32,7 +32,13 @@ static const char help[] =
     "  --plot FILE.svg     also draw the logged signals against time (the states\n"
     "                      when the model logs none; the first 12 curves)\n"
     "  --save-op T FILE    write the operating point at time T (for linearize --op)\n"
-    "  --stats             steps, rejected steps, right-hand-side evaluations (stderr)\n"
+    "  --zc ALG            zero-crossing location: nonadaptive (default), adaptive,\n"
+    "                      off (crossings act at step ends, not located)\n"
+    "  --zc-tol TOL        adaptive: threshold band around zero (default auto:\n"
+    "                      1e-10 times the signal's largest magnitude, at least 1e-10)\n"
+    "  --max-zc N          consecutive zero crossings allowed (default 1000)\n"
+    "  --stats             steps, rejected steps, right-hand-side evaluations,\n"
+    "                      zero-crossing events, sample hits (stderr)\n"
     "  --no-progress       no progress bar (otherwise shown on stderr when it is a\n"
     "                      terminal, for runs longer than a second; never with\n"
     "                      CI set, TERM=dumb, or the CSV on the same terminal)\n";
@@ -190,7 +196,8 @@ int cmd_simulate(int argc, char **argv)
     cli_args_t a = {argc, 1, argv, "simulate"};
     const char *model = NULL, *v, *out = NULL, *op_path = NULL, *plot_path = NULL;
     jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 10};
-    double op_t = NAN, dec = 0;
+    double op_t = NAN, dec = 0, maxzc = 0;
+    const char *zc = NULL;
     int stats = 0, no_progress = 0, r;
     while (a.i < argc) {
         if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
@@ -212,7 +219,7 @@ int cmd_simulate(int argc, char **argv)
                     {"--rtol", &o.so.rtol},      {"--atol", &o.so.atol},
                     {"--max-step", &o.so.max_step}, {"--initial-step", &o.so.initial_step},
                     {"--step", &o.so.fixed_step}, {"--out-step", &o.out_step},
-                    {"--decimation", &dec}};
+                    {"--decimation", &dec}, {"--zc-tol", &o.zc_tol}, {"--max-zc", &maxzc}};
         int matched = 0;
         for (size_t k = 0; k < sizeof nums / sizeof *nums && !matched; k++) {
             if ((r = cli_opt(&a, nums[k].name, &v))) {
@@ -222,7 +229,7 @@ int cmd_simulate(int argc, char **argv)
         }
         if (matched) continue;
         if ((r = cli_opt(&a, "--solver", &o.solver)) || (r = cli_opt(&a, "--out", &out)) ||
-            (r = cli_opt(&a, "--plot", &plot_path))) {
+            (r = cli_opt(&a, "--plot", &plot_path)) || (r = cli_opt(&a, "--zc", &zc))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
@@ -241,6 +248,16 @@ int cmd_simulate(int argc, char **argv)
     if (dec < 0 || dec != floor(dec)) return cli_usage(a.cmd, "--decimation expects a positive integer");
     if (plot_path && !*plot_path) return cli_usage(a.cmd, "--plot expects a file name");
     o.decimation = (int)dec;
+    if (maxzc != 0 && (maxzc < 1 || maxzc != floor(maxzc) || maxzc > 1e9))
+        return cli_usage(a.cmd, "--max-zc expects a positive integer");
+    o.max_zc = (int)maxzc;
+    if (o.zc_tol < 0) return cli_usage(a.cmd, "--zc-tol expects a non-negative number");
+    if (zc) {
+        if (!strcmp(zc, "nonadaptive")) o.zc = JG_ZC_NONADAPTIVE;
+        else if (!strcmp(zc, "adaptive")) o.zc = JG_ZC_ADAPTIVE;
+        else if (!strcmp(zc, "off")) o.zc = JG_ZC_OFF;
+        else return cli_usage(a.cmd, "--zc expects nonadaptive, adaptive or off, got '%s'", zc);
+    }
     if (op_path && !(op_t >= o.t0 && op_t <= o.tstop))
         return cli_usage(a.cmd, "--save-op time %g is outside [%g, %g]", op_t, o.t0, o.tstop);
     jg_model_t *m;
@@ -341,11 +358,15 @@ int cmd_simulate(int argc, char **argv)
         goto done;
     }
     if (stats) {
-        jg_solver_stats_t ss;
-        jg_sim_stats(s, &ss);
-        fprintf(stderr, "%s: %s from %g to %g: %ld steps, %ld rejected, %ld rhs evaluations\n",
-                jg_program_name(p), o.solver, o.t0, jg_sim_time(s), ss.steps, ss.rejected,
-                ss.fevals);
+        jg_sim_stats_t ss;
+        jg_sim_stats2(s, &ss);
+        fprintf(stderr, "%s: %s from %g to %g: %ld steps, %ld rejected, %ld rhs evaluations",
+                jg_program_name(p), jg_program_nstates(p) ? o.solver : "discrete", o.t0,
+                jg_sim_time(s), ss.solver.steps,
+                ss.solver.rejected, ss.solver.fevals);
+        if (ss.events || jg_program_nzc(p)) fprintf(stderr, ", %ld zero-crossing events", ss.events);
+        if (ss.hits) fprintf(stderr, ", %ld sample hits", ss.hits);
+        fputc('\n', stderr);
     }
 done:
     progress_end(&c.pr, s ? jg_sim_time(s) : o.t0);

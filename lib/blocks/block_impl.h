@@ -31,7 +31,8 @@
  * Hybrid behaviour (seed 003, the simulation loop), all optional:
  *   Sample time   every block may have a "SampleTime" parameter, read by the
  *                 compiler: -1 inherited, 0 continuous, T > 0 or [T, offset]
- *                 discrete, inf constant.  Defaults: constant for
+ *                 discrete, inf constant.  Defaults: what setup() put in
+ *                 b->ts (DiscreteStateSpace: 1, as Simulink), else constant for
  *                 JG_BT_CONSTANT types, continuous for blocks with continuous
  *                 states or without inputs, inherited otherwise (a
  *                 JG_BT_DISCRETE type must resolve to a discrete one).  The

@@ -1,6 +1,8 @@
 /* Compile a model: flatten, set up blocks, connect lines, propagate widths,
  * trace signal elements through virtual routing, declare Jacobian patterns,
  * sort (seed 003: "compilation" and "link"). */
+#define _GNU_SOURCE   /* qsort_r */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +10,7 @@
 #include <igraph.h>
 #include "compile_impl.h"
 #include "../model/model_impl.h"
+#include "../blocks/goto.h"
 
 /* Compiler-private data of a SubSystem block: its inner port blocks. */
 typedef struct {
@@ -170,7 +173,10 @@ static jg_status_t setup_blocks(jg__cctx_t *c, jg_setup_t *s)
         jg_block_t *b = &p->blocks[id];
         if (b->type == &jg_block_subsystem) continue;
         c->nseen = 0;
+        b->ts = (jg_ts_t){NAN, 0};   /* setup may set a type default */
         if (b->type->setup(b, s) != JG_BLOCK_DONE) return c->err ? c->err->status : JG_PARAM;
+        if (!b->virt && jg__setup_sample_time(b, s) != JG_BLOCK_DONE)
+            return c->err ? c->err->status : JG_PARAM;
         warn_unknown_params(c, b);
         if (b->virt && (b->type == &jg_block_inport || b->type == &jg_block_outport)) {
             /* inner port blocks: Inport has one output, Outport one input */
@@ -306,6 +312,7 @@ static jg_status_t parse_ref(jg__cctx_t *c, int32_t sy, const char *ref, int is_
                             where, is_src ? "source" : "destination", ref, (int)len, ref);
     const jg_block_t *B = &p->blocks[b];
     int np = is_src ? B->nout : B->nin;
+    if (!is_src && (B->type->flags & JG_BT_SELFLOOP)) np--;   /* the last input is internal */
     if (n > np)
         return jg_error_set(c->err, JG_MODEL,
                             "system '%s': line %s \"%s\": block '%s' (%s) has %d %s port%s",
@@ -377,6 +384,11 @@ static jg_status_t connect_lines(jg__cctx_t *c)
             }
         }
     }
+    /* Algebraic Constraint: its last input reads its own output, y = y + u,
+     * so that the loop solver's fixed point is u = 0 */
+    for (int32_t b = 0; b < p->nblocks; b++)
+        if ((p->blocks[b].type->flags & JG_BT_SELFLOOP) && p->blocks[b].nin > 0 && p->blocks[b].nout > 0)
+            p->in_drv[jg__inport(p, b, p->blocks[b].nin - 1)] = jg__outport(p, b, 0);
     return JG_OK;
 }
 
@@ -548,6 +560,8 @@ static jg_status_t propagate_widths(jg__cctx_t *c, jg_setup_t *s, const consumer
             int64_t d = p->in_drv[jg__inport(p, b, k)];
             if (d >= 0) WAKE(p->out_blk[d]);
         }
+        if (B->type == &jg_block_goto)   /* its Froms take its input width */
+            for (int32_t f = jg__goto_first_from(B); f >= 0; f = jg__from_next(&p->blocks[f])) WAKE(f);
 #undef WAKE
         int32_t wake[2] = {-1, -1};
         if (B->virt && B->type == &jg_block_outport) wake[0] = B->parent;
@@ -604,6 +618,8 @@ int64_t jg__trace(const jg_program_t *p, int64_t gp, int64_t e,
             gin = jg__inport(p, ((const subsys_t *)B->data)->out_blk[q], 0);
         } else if (B->type == &jg_block_inport) {
             gin = jg__inport(p, B->parent, jg_block_port_number(B) - 1);
+        } else if (B->type == &jg_block_from) {   /* to its Goto's input (goto.c) */
+            gin = jg__inport(p, jg__from_goto(B), 0);
         } else {
             int ip;
             int64_t ie;
@@ -638,6 +654,10 @@ static jg_status_t layout(jg__cctx_t *c)
         p->nreal++;
         B->x_off = nx;
         nx += B->nx;
+        B->d_off = p->nd;
+        p->nd += B->nd;
+        B->zc_off = p->nzc;
+        p->nzc += B->nzc;
     }
     p->nu = nu;
     p->ny = ny;
@@ -724,6 +744,13 @@ static int32_t heap_pop(int32_t *h, int32_t *n, const int32_t *key)
     return top;
 }
 
+static int cmp_key(const void *a, const void *b, void *ctx)
+{
+    const int64_t *key = ctx;
+    int64_t ka = key[*(const int32_t *)a], kb = key[*(const int32_t *)b];
+    return ka < kb ? -1 : ka > kb;
+}
+
 static jg_status_t sort_blocks(jg__cctx_t *c)
 {
     jg_program_t *p = c->p;
@@ -802,6 +829,33 @@ static jg_status_t sort_blocks(jg__cctx_t *c)
         free(fill);
     }
     for (int32_t q = 0; q < nc; q++) first[q] = cblk[cptr[q]];
+    /* block priorities (seed 003: lower runs first, honoured where the data
+     * dependencies allow): among the components ready to run, the heap takes
+     * the one of least priority, then the one first in the file */
+    int have_prio = 0;
+    for (int32_t r = 0; r < nr; r++) have_prio |= p->blocks[real[r]].priority != 0;
+    if (have_prio && nc > 0) {
+        int64_t *order = malloc(sizeof(int64_t) * (size_t)nc);
+        if (!order) goto nomem;
+        for (int32_t q = 0; q < nc; q++) {
+            int prio = INT32_MAX;
+            for (int32_t j = cptr[q]; j < cptr[q + 1]; j++)
+                if (p->blocks[real[cblk[j]]].priority < prio) prio = p->blocks[real[cblk[j]]].priority;
+            /* sort key: priority (offset to be non-negative), then first block, then q */
+            order[q] = ((int64_t)((uint32_t)prio ^ 0x80000000u) << 32) | (uint32_t)first[q];
+        }
+        int32_t *idx = malloc(sizeof(int32_t) * (size_t)nc);
+        if (!idx) {
+            free(order);
+            goto nomem;
+        }
+        for (int32_t q = 0; q < nc; q++) idx[q] = q;
+        /* insertion sort would be quadratic on large models: sort the keys */
+        qsort_r(idx, (size_t)nc, sizeof(int32_t), cmp_key, order);
+        for (int32_t k = 0; k < nc; k++) first[idx[k]] = k;
+        free(idx);
+        free(order);
+    }
     /* condensation edges (with duplicates; Kahn's algorithm does not mind) */
     igraph_integer_t ne = igraph_vector_int_size(&edges) / 2;
     for (igraph_integer_t e = 0; e < ne; e++) {
@@ -933,11 +987,13 @@ jg_status_t jg_program_compile(const jg_model_t *m, jg_program_t **out, jg_error
     if ((st = flatten(&c, m->root, -1, -1, err))) goto fail;
     if ((st = setup_blocks(&c, &s))) goto fail;
     if ((st = connect_lines(&c))) goto fail;
+    if ((st = jg__resolve_gotos(p, err))) goto fail;   /* From -> Goto (goto.c) */
     if ((st = build_consumers(p, &cs, err))) goto fail;
     if ((st = propagate_widths(&c, &s, &cs))) goto fail;
     if ((st = layout(&c))) goto fail;
     if ((st = patterns(&c, &s))) goto fail;
     if ((st = sort_blocks(&c))) goto fail;
+    if ((st = jg__resolve_sample_times(&c))) goto fail;
     for (int32_t b = 0; b < p->nblocks; b++) p->blocks[b].src = NULL;  /* the model may go */
     free(cs.ptr);
     free(cs.idx);

@@ -17,4 +17,10 @@ static inline void jg__seen(jg__cctx_t *c, const char *name)
     if (c->nseen < 64) c->seen[c->nseen++] = name;
 }
 
+/* sampletime.c: read "SampleTime" and "Priority" of a real block after its
+ * setup; resolve inherited sample times and list the discrete rates (after
+ * the sort). */
+int jg__setup_sample_time(jg_block_t *b, jg_setup_t *s);
+jg_status_t jg__resolve_sample_times(jg__cctx_t *c);
+
 #endif

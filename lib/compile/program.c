@@ -35,6 +35,21 @@ int jg_program_block_feedthrough(const jg_program_t *p, int32_t b, int port)
 }
 
 int64_t jg_program_nstates(const jg_program_t *p) { return p->nx; }
+int64_t jg_program_ndstates(const jg_program_t *p) { return p->nd; }
+int64_t jg_program_nzc(const jg_program_t *p) { return p->nzc; }
+int32_t jg_program_nrates(const jg_program_t *p) { return p->nrates; }
+int jg_program_rate(const jg_program_t *p, int32_t k, double *period, double *offset)
+{
+    if (k < 0 || k >= p->nrates) return -1;
+    *period = p->rates[k].period;
+    *offset = p->rates[k].offset;
+    return 0;
+}
+void jg_program_block_sample_time(const jg_program_t *p, int32_t b, double *period, double *offset)
+{
+    *period = p->blocks[b].ts.period;
+    *offset = p->blocks[b].ts.offset;
+}
 
 const char *jg_program_state_name(const jg_program_t *p, int64_t i)
 {

@@ -28,6 +28,11 @@ struct jg_program {
     int64_t nu;                 /* input elements of real blocks */
     int64_t ny;                 /* output elements of real blocks (signals) */
     int64_t nx;                 /* continuous states */
+    int64_t nd;                 /* discrete states */
+    int64_t nzc;                /* zero-crossing signals */
+    int32_t nrates;             /* distinct discrete sample times, fastest first */
+    jg_ts_t *rates;
+    int32_t *rate_blk;          /* per rate: a block of that rate (for messages) */
     int64_t *u_src;             /* per input element: driving signal element, -1 unconnected */
     int64_t *x_blk;             /* per state: owning block (for names) */
     const char **x_name;        /* per state, built lazily */

@@ -62,7 +62,19 @@ jg_status_t jg_work_create(const jg_program_t *p, jg_work_t **out, jg_error_t *e
         if (stale) w->regather[w->nregather++] = b;
     }
     w->conn.src = p->u_src;
+    w->xd = calloc((size_t)p->nd + 1, sizeof(double));
+    w->rate_hit = malloc((size_t)p->nrates + 1);
+    if (!w->xd || !w->rate_hit) goto nomem;
+    memset(w->rate_hit, 1, (size_t)p->nrates + 1);
     jg_status_t st = jg_program_initial_states(p, w->x, err);
+    for (int32_t b = 0; !st && b < p->nblocks; b++) {
+        const jg_block_t *B = &p->blocks[b];
+        if (B->virt) continue;
+        if (B->nd && B->type->init_discrete && B->type->init_discrete(B, w->xd + B->d_off))
+            st = jg_error_set(err, JG_NUMERIC, "block '%s': initial condition failed", B->path);
+        if (B->type->guess && B->type->guess(B, w->yptr + p->out_base[b]))
+            st = jg_error_set(err, JG_NUMERIC, "block '%s': initial guess failed", B->path);
+    }
     if (st) {
         jg_work_free(w);
         return st;
@@ -90,6 +102,8 @@ void jg_work_free(jg_work_t *w)
     free(w->part_base);
     free(w->loop_pos);
     free(w->regather);
+    free(w->xd);
+    free(w->rate_hit);
     free(w);
 }
 
@@ -136,12 +150,22 @@ static void make_eval(jg_work_t *w, int32_t b, jg_eval_t *e, jg_error_t *err)
     if (B->is_root_port && B->type == &jg_block_inport)
         e->ext = w->ext + w->ext_off[jg_block_port_number(B) - 1];
     e->err = err;
+    e->xd = w->xd + B->d_off;
+    e->xdw = NULL;
+    e->xw = NULL;
+    e->zcv = NULL;
+    e->zc_fired = NULL;
+    e->sim = w->sim;
+    e->major = w->major;
+    e->first = w->first;
+    e->init = 0;
 }
 
 static jg_status_t block_outputs(jg_work_t *w, int32_t b, jg_error_t *err)
 {
     const jg_block_t *B = &w->p->blocks[b];
     jg_eval_t e;
+    if (B->rate >= 0 && !w->rate_hit[B->rate]) return JG_OK;   /* discrete: holds between hits */
     jg__work_gather(w, b);
     if (!B->type->outputs) return JG_OK;
     make_eval(w, b, &e, err);
@@ -432,6 +456,40 @@ jg_status_t jg_work_jacobians(jg_work_t *w, jg_error_t *err)
         jg_eval_t e;
         make_eval(w, b, &e, err);
         if (B->type->jacobian(B, &e)) return err && err->status ? err->status : JG_NUMERIC;
+    }
+    return JG_OK;
+}
+
+jg_status_t jg__work_update(jg_work_t *w, int init, const signed char *fired, jg_error_t *err)
+{
+    const jg_program_t *p = w->p;
+    for (int32_t i = 0; i < p->nsorted; i++) {
+        int32_t b = p->sorted[i];
+        const jg_block_t *B = &p->blocks[b];
+        if (!B->type->update) continue;
+        if (!init && (B->rate >= 0 ? !w->rate_hit[B->rate] : B->ts.period != 0)) continue;
+        jg_eval_t e;
+        make_eval(w, b, &e, err);
+        e.xdw = w->xd + B->d_off;
+        e.xw = w->x + B->x_off;
+        e.init = init;
+        e.zc_fired = fired && B->nzc ? fired + B->zc_off : NULL;
+        if (B->type->update(B, &e)) return err && err->status ? err->status : JG_NUMERIC;
+    }
+    return JG_OK;
+}
+
+jg_status_t jg__work_zc(jg_work_t *w, double *z, jg_error_t *err)
+{
+    const jg_program_t *p = w->p;
+    for (int32_t i = 0; i < p->nsorted; i++) {
+        int32_t b = p->sorted[i];
+        const jg_block_t *B = &p->blocks[b];
+        if (!B->nzc || !B->type->zc) continue;
+        jg_eval_t e;
+        make_eval(w, b, &e, err);
+        e.zcv = z + B->zc_off;
+        if (B->type->zc(B, &e)) return err && err->status ? err->status : JG_NUMERIC;
     }
     return JG_OK;
 }

@@ -28,7 +28,20 @@ struct jg_work {
     jg_conn_t conn;
     int64_t *loop_pos;        /* per signal: place in the loop being solved, -1 */
     int32_t *regather, nregather;   /* blocks with an input without feedthrough */
+    /* hybrid (lib/sim drives these; linearization keeps the defaults) */
+    double *xd;               /* discrete states (p->nd) */
+    unsigned char *rate_hit;  /* per discrete rate: 1 when its blocks execute (default all 1) */
+    int sim, major, first;    /* copied into every jg_eval */
 };
+
+/* update() of the blocks due now, in sorted order: continuous-time blocks
+ * always, discrete ones whose rate hits; init = 1: the initialisation call at
+ * t0 (every block with update).  fired: per zero-crossing signal of the
+ * program +1/-1/0, or NULL.  x is the continuous state vector to modify
+ * (resets). */
+jg_status_t jg__work_update(jg_work_t *w, int init, const signed char *fired, jg_error_t *err);
+/* The zero-crossing signals (p->nzc) after jg_work_outputs at the same point. */
+jg_status_t jg__work_zc(jg_work_t *w, double *z, jg_error_t *err);
 
 void jg__work_set_conn(jg_work_t *w, const jg_conn_t *conn);
 /* Gather the inputs of real block b from the signals. */

@@ -1,5 +1,10 @@
-/* The simulation loop for continuous-time models: outputs in sorted order,
- * derivatives, a solver step; logging at output points from dense output. */
+/* The simulation loop (seed 003): at each major time step the outputs in
+ * sorted order (discrete blocks at their sample hits), logging, the blocks'
+ * updates (discrete states, modes, state resets), then a solver step that
+ * ends at the next sample hit at the latest; zero crossings are located on the
+ * step's dense output and the step is cut there, so that the next major step
+ * sits just past the event. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +25,18 @@ struct jg_sim {
     int64_t nout_points;       /* output points logged so far */
     int started;
     jg_error_t *err;           /* the caller's, during jg_sim_run */
+    /* hybrid */
+    int fixed;                 /* fixed-step solver: crossings at step ends */
+    double *khit;              /* per rate: index of its next sample hit */
+    double *zl, *zr, *za, *zb, *zm;   /* zero-crossing values */
+    signed char *fired;        /* per zc signal at this major step */
+    signed char *zdir;         /* per zc signal: JG_ZC_* */
+    int *loc_off;              /* adaptive: major steps left with location off */
+    double *zscale;            /* adaptive: largest |z| seen, for the auto band */
+    double t_last_event;
+    int consecutive;
+    double *xsave;
+    jg_sim_stats_t st;
 };
 
 /* x' = f(t, x): the model's derivatives with its outputs evaluated first. */
@@ -105,16 +122,69 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
     }
     memcpy(s->x, jg_work_states(s->w), sizeof(double) * (size_t)p->nx);
     if ((st = setup_logging(s, err))) goto fail;
-    /* a model without continuous states only advances time */
+    s->khit = calloc((size_t)p->nrates + 1, sizeof(double));
+    s->zl = calloc((size_t)p->nzc + 1, sizeof(double));
+    s->zr = calloc((size_t)p->nzc + 1, sizeof(double));
+    s->za = calloc((size_t)p->nzc + 1, sizeof(double));
+    s->zb = calloc((size_t)p->nzc + 1, sizeof(double));
+    s->zm = calloc((size_t)p->nzc + 1, sizeof(double));
+    s->zscale = calloc((size_t)p->nzc + 1, sizeof(double));
+    s->fired = calloc((size_t)p->nzc + 1, 1);
+    s->loc_off = calloc((size_t)p->nzc + 1, sizeof(int));
+    s->xsave = malloc(sizeof(double) * (size_t)(p->nx + 1));
+    s->zdir = malloc((size_t)p->nzc + 1);
+    if (s->zdir)
+        for (int32_t b = 0; b < p->nblocks; b++)
+            for (int64_t i = 0; i < p->blocks[b].nzc; i++)
+                s->zdir[p->blocks[b].zc_off + i] = p->blocks[b].zc_dir[i];
+    if (!s->khit || !s->zl || !s->zr || !s->za || !s->zb || !s->zm || !s->zscale || !s->fired ||
+        !s->loc_off || !s->xsave || !s->zdir) {
+        st = jg_error_set(err, JG_NOMEM, "out of memory");
+        goto fail;
+    }
+    if (o->zc_tol < 0 || isnan(o->zc_tol)) {
+        st = jg_error_set(err, JG_ARG, "negative zero-crossing threshold %g", o->zc_tol);
+        goto fail;
+    }
+    if (o->max_zc < 0) {
+        st = jg_error_set(err, JG_ARG, "negative number of consecutive zero crossings %d", o->max_zc);
+        goto fail;
+    }
+    if (!s->o.max_zc) s->o.max_zc = 1000;
+    /* a model without continuous states only advances time: from sample hit
+     * to sample hit (and output point) unless a step is given */
     jg_solver_opts_t so = s->o.so;
     const char *name = s->o.solver;
+    int auto_step = 0;
     if (p->nx == 0) {
         name = "discrete";
-        if (!(so.fixed_step > 0))
-            so.fixed_step = s->o.out_step > 0 ? s->o.out_step : (o->tstop - o->t0) / 50;
+        if (!(so.fixed_step > 0)) {
+            auto_step = 1;
+            so.fixed_step = p->nrates ? o->tstop - o->t0
+                            : s->o.out_step > 0 ? s->o.out_step : (o->tstop - o->t0) / 50;
+        }
         if (!(so.fixed_step > 0)) so.fixed_step = 1;
     }
     if ((st = jg_solver_create(name, p->nx, rhs, s, &so, &s->solver, err))) goto fail;
+    s->fixed = jg_solver_is_fixed(s->solver) && strcmp(name, "discrete");
+    /* a fixed step must land on every sample hit */
+    if (jg_solver_is_fixed(s->solver) && !auto_step)
+        for (int32_t r = 0; r < p->nrates; r++) {
+            double T = p->rates[r].period, off = p->rates[r].offset, h = so.fixed_step;
+            double k1 = T / h, k2 = off / h;
+            if (fabs(k1 - nearbyint(k1)) > 1e-9 * fmax(1, k1) ||
+                fabs(k2 - nearbyint(k2)) > 1e-9 * fmax(1, k2)) {
+                st = jg_error_set(err, JG_ARG,
+                                  "sample time [%g, %g] of block '%s' is not a multiple of the "
+                                  "fixed step %g",
+                                  T, off, p->blocks[p->rate_blk[r]].path, h);
+                goto fail;
+            }
+        }
+    for (int32_t r = 0; r < p->nrates; r++) {
+        double k = ceil((o->t0 - p->rates[r].offset) / p->rates[r].period - 1e-9);
+        s->khit[r] = k < 0 ? 0 : k;
+    }
     s->err = err;
     if ((st = jg_solver_init(s->solver, o->t0, s->x, o->tstop, err))) goto fail;
     s->t = o->t0;
@@ -134,6 +204,17 @@ void jg_sim_free(jg_sim_t *s)
     free(s->sig);
     free(s->x);
     free(s->xq);
+    free(s->khit);
+    free(s->zl);
+    free(s->zr);
+    free(s->za);
+    free(s->zb);
+    free(s->zm);
+    free(s->fired);
+    free(s->zdir);
+    free(s->loc_off);
+    free(s->zscale);
+    free(s->xsave);
     jg_solver_free(s->solver);
     jg_work_free(s->w);
     free(s);
@@ -144,20 +225,231 @@ const char *jg_sim_logged_name(const jg_sim_t *s, int64_t k) { return s->log_nam
 double jg_sim_time(const jg_sim_t *s) { return s->t; }
 const double *jg_sim_states(const jg_sim_t *s) { return s->x; }
 void jg_sim_stats(const jg_sim_t *s, jg_solver_stats_t *st) { jg_solver_get_stats(s->solver, st); }
+void jg_sim_stats2(const jg_sim_t *s, jg_sim_stats_t *st)
+{
+    *st = s->st;
+    jg_solver_get_stats(s->solver, &st->solver);
+}
+int64_t jg_sim_ndstates(const jg_sim_t *s) { return s->p->nd; }
+const double *jg_sim_dstates(const jg_sim_t *s) { return s->w->xd; }
 
-/* Evaluate the outputs at (t, x) and hand the point to the logger. */
-static jg_status_t emit(jg_sim_t *s, double t, const double *x, jg_sim_log_fn log, void *user,
-                        int *stop, jg_error_t *err)
+/* Hand the current evaluation (outputs at t, states x) to the logger. */
+static void log_point(jg_sim_t *s, double t, const double *x, jg_sim_log_fn log, void *user,
+                      int *stop)
 {
     int dec = s->o.decimation > 1 ? s->o.decimation : 1;
-    if (s->nout_points++ % dec) return JG_OK;
-    if (!log) return JG_OK;
-    memcpy(jg_work_states(s->w), x, sizeof(double) * (size_t)s->p->nx);
-    jg_status_t st = jg_work_outputs(s->w, t, err);
-    if (st) return st;
+    if (s->nout_points++ % dec || !log) return;
     const double *y = jg_work_signals(s->w);
     for (int64_t k = 0; k < s->nlog; k++) s->sig[k] = s->log_src[k] >= 0 ? y[s->log_src[k]] : 0.0;
     if (log(t, x, s->sig, user)) *stop = 1;
+}
+
+/* Outputs at (t, x) between major steps: discrete blocks hold. */
+static jg_status_t minor_outputs(jg_sim_t *s, double t, const double *x, jg_error_t *err)
+{
+    memcpy(jg_work_states(s->w), x, sizeof(double) * (size_t)s->p->nx);
+    return jg_work_outputs(s->w, t, err);
+}
+
+static jg_status_t zc_at(jg_sim_t *s, double t, const double *x, double *z, jg_error_t *err)
+{
+    jg_status_t st = minor_outputs(s, t, x, err);
+    return st ? st : jg__work_zc(s->w, z, err);
+}
+
+static double rate_time(const jg_sim_t *s, int32_t r)
+{
+    return s->p->rates[r].offset + s->khit[r] * s->p->rates[r].period;
+}
+
+static double next_hit(const jg_sim_t *s)
+{
+    double t = INFINITY;
+    for (int32_t r = 0; r < s->p->nrates; r++) t = fmin(t, rate_time(s, r));
+    return t;
+}
+
+/* Did signal i cross zero from a to b in its direction (seed 003: rising =
+ * to or through zero from below, or leaving zero upwards)? */
+static int crossed(double a, double b, int dir)
+{
+    int up = (a < 0 && b >= 0) || (a == 0 && b > 0);
+    int down = (a > 0 && b <= 0) || (a == 0 && b < 0);
+    return dir == JG_ZC_RISING ? up : dir == JG_ZC_FALLING ? down : up || down;
+}
+
+/* The major step at the current (t, x): outputs with the due sample hits,
+ * logging, updates; then the solver restarts if anything jumped. */
+static jg_status_t major_step(jg_sim_t *s, int first, int log_now, int any_fired,
+                              jg_sim_log_fn log, void *user, int *stop, jg_error_t *err)
+{
+    const jg_program_t *p = s->p;
+    jg_work_t *w = s->w;
+    jg_status_t st;
+    int hit = 0;
+    double tol = 1e-12 * fmax(1.0, fabs(s->t));
+    for (int32_t r = 0; r < p->nrates; r++) {
+        w->rate_hit[r] = fabs(rate_time(s, r) - s->t) <= tol;
+        hit |= w->rate_hit[r];
+    }
+    w->major = 1;
+    w->first = first;
+    memcpy(w->x, s->x, sizeof(double) * (size_t)p->nx);
+    if (first) {   /* external initial conditions, then the outputs they give */
+        if ((st = jg_work_outputs(w, s->t, err))) return st;
+        if ((st = jg__work_update(w, 1, NULL, err))) return st;
+    }
+    if ((st = jg_work_outputs(w, s->t, err))) return st;
+    if (log_now) log_point(s, s->t, w->x, log, user, stop);
+    if ((st = jg__work_update(w, 0, any_fired ? s->fired : NULL, err))) return st;
+    int jumped = hit || any_fired || memcmp(w->x, s->x, sizeof(double) * (size_t)p->nx);
+    memcpy(s->x, w->x, sizeof(double) * (size_t)p->nx);
+    for (int32_t r = 0; r < p->nrates; r++)
+        if (w->rate_hit[r]) {
+            s->khit[r]++;
+            s->st.hits++;
+        }
+    memset(w->rate_hit, 0, (size_t)p->nrates + 1);
+    w->major = 0;
+    w->first = 0;
+    if (jumped || first) {
+        if (!first) s->st.resets++;
+        if ((st = jg_solver_reset(s->solver, s->t, s->x, err))) return st;
+    }
+    if (p->nzc) {
+        if ((st = zc_at(s, s->t, s->x, s->zl, err))) return st;
+        for (int64_t i = 0; i < p->nzc; i++) s->zscale[i] = fmax(s->zscale[i], fabs(s->zl[i]));
+    }
+    return JG_OK;
+}
+
+/* Names the blocks of the fired signals for an error message. */
+static void fired_blocks(const jg_sim_t *s, char *buf, size_t n)
+{
+    const jg_program_t *p = s->p;
+    size_t used = 0;
+    buf[0] = '\0';
+    int32_t last = -1;
+    for (int32_t b = 0; b < p->nblocks && used + 1 < n; b++) {
+        const jg_block_t *B = &p->blocks[b];
+        for (int64_t i = 0; i < B->nzc; i++)
+            if (s->fired[B->zc_off + i] && b != last) {
+                used += (size_t)snprintf(buf + used, n - used, "%s'%s' (%s)", used ? ", " : "",
+                                         B->path, B->type->name);
+                last = b;
+                if (used >= n) used = n - 1;
+                break;
+            }
+    }
+}
+
+/* After a step [t0, t1] (state s->x at t1): find the earliest zero crossing.
+ * Sets *te (t1 when none or not located) and s->fired; returns whether any
+ * fired.  Location bisects/regula-falsi on the dense output down to the time
+ * resolution, or (adaptive) until the crossing signals are inside the band. */
+static jg_status_t find_event(jg_sim_t *s, double t0, double t1, double *te, int *any,
+                              jg_error_t *err)
+{
+    const jg_program_t *p = s->p;
+    const int64_t nz = p->nzc;
+    jg_status_t st;
+    *te = t1;
+    *any = 0;
+    memset(s->fired, 0, (size_t)nz + 1);
+    if ((st = zc_at(s, t1, s->x, s->zr, err))) return st;
+    int locate = 0;
+    for (int64_t i = 0; i < nz; i++) {
+        int dir = s->zdir[i];
+        s->fired[i] = (signed char)(crossed(s->zl[i], s->zr[i], dir) ? (s->zr[i] > s->zl[i] ? 1 : -1) : 0);
+        if (s->fired[i]) {
+            *any = 1;
+            if (!s->fixed && s->o.zc != JG_ZC_OFF && !s->loc_off[i]) locate = 1;
+        }
+    }
+    if (!*any || !locate) {
+        for (int64_t i = 0; i < nz; i++)
+            if (s->fired[i] && s->loc_off[i]) s->loc_off[i] = 20;   /* still crossing: stay off */
+        return JG_OK;
+    }
+    /* bracket [ta, tb] with the earliest located crossing inside */
+    double ta = t0, tb = t1;
+    memcpy(s->za, s->zl, sizeof(double) * (size_t)nz);
+    memcpy(s->zb, s->zr, sizeof(double) * (size_t)nz);
+    double *xm = s->xq;
+    for (int it = 0; it < 200; it++) {
+        double tres = 4 * DBL_EPSILON * fmax(fabs(tb), 1e-300);
+        if (tb - ta <= tres) break;
+        if (s->o.zc == JG_ZC_ADAPTIVE) {   /* inside the band: located well enough */
+            int in = 1;
+            for (int64_t i = 0; i < nz && in; i++) {
+                if (s->loc_off[i] || !crossed(s->za[i], s->zb[i], 0)) continue;
+                double band = s->o.zc_tol > 0 ? s->o.zc_tol : 1e-10 * fmax(1.0, s->zscale[i]);
+                in = fabs(s->zb[i]) <= band;
+            }
+            if (in) break;
+        }
+        /* regula falsi on the earliest estimate, every other step a bisection */
+        double tm = 0.5 * (ta + tb);
+        if (it % 2 == 0) {
+            double best = tb;
+            for (int64_t i = 0; i < nz; i++) {
+                if (s->loc_off[i] || !s->fired[i] || !crossed(s->za[i], s->zb[i], 0)) continue;
+                double d = s->za[i] - s->zb[i];
+                if (d == 0) continue;
+                double est = ta + (tb - ta) * (s->za[i] / d);
+                if (est > ta && est < best) best = est;
+            }
+            if (best > ta && best < tb) tm = best;
+        }
+        if (!(tm > ta && tm < tb)) break;   /* no double in between */
+        if ((st = jg_solver_interpolate(s->solver, tm, xm)))
+            return jg_error_set(err, st, "dense output failed at t = %g", tm);
+        if ((st = zc_at(s, tm, xm, s->zm, err))) return st;
+        int left = 0;
+        for (int64_t i = 0; i < nz && !left; i++) {
+            if (!s->fired[i] || s->loc_off[i]) continue;
+            int dir = s->fired[i] > 0 ? JG_ZC_RISING : JG_ZC_FALLING;
+            left = crossed(s->za[i], s->zm[i], dir);
+        }
+        double *tmp;
+        if (left) {
+            tb = tm;
+            tmp = s->zb, s->zb = s->zm, s->zm = tmp;
+        } else {
+            ta = tm;
+            tmp = s->za, s->za = s->zm, s->zm = tmp;
+        }
+    }
+    /* the event is at tb: which signals crossed in [ta, tb] */
+    for (int64_t i = 0; i < nz; i++) {
+        if (!s->fired[i]) continue;
+        int dir = s->fired[i] > 0 ? JG_ZC_RISING : JG_ZC_FALLING;
+        if (!s->loc_off[i] && !crossed(s->za[i], s->zb[i], dir)) s->fired[i] = 0;
+    }
+    if (tb < t1) {
+        if ((st = jg_solver_interpolate(s->solver, tb, s->x)))
+            return jg_error_set(err, st, "dense output failed at t = %g", tb);
+    }
+    *te = tb;
+    s->st.events++;
+    /* consecutive crossings: events closer than the time resolution allows */
+    double ctol = 10 * 128 * DBL_EPSILON * fmax(1.0, fabs(tb));
+    s->consecutive = tb - s->t_last_event <= ctol ? s->consecutive + 1 : 1;
+    s->t_last_event = tb;
+    if (s->consecutive > s->o.max_zc) {
+        if (s->o.zc == JG_ZC_NONADAPTIVE) {
+            char who[512];
+            fired_blocks(s, who, sizeof who);
+            return jg_error_set(err, JG_NUMERIC,
+                                "too many consecutive zero crossings (%d) at t = %.15g in %s: "
+                                "the model chatters or is Zeno; try --zc adaptive, a larger "
+                                "--max-zc, or disable the block's zero-crossing detection",
+                                s->consecutive - 1, tb, who);
+        }
+        for (int64_t i = 0; i < nz; i++)
+            if (s->fired[i]) s->loc_off[i] = 20;
+        s->consecutive = 0;
+    }
     return JG_OK;
 }
 
@@ -165,35 +457,48 @@ jg_status_t jg_sim_run(jg_sim_t *s, double t_until, jg_sim_log_fn log, void *use
 {
     jg_status_t st;
     int stop = 0;
+    const jg_program_t *p = s->p;
     s->err = err;
+    s->w->sim = 1;
     if (t_until > s->o.tstop) t_until = s->o.tstop;
     if (!s->started) {
         s->started = 1;
-        if ((st = emit(s, s->t, s->x, log, user, &stop, err))) return st;
+        s->t_last_event = -INFINITY;
+        if ((st = major_step(s, 1, 1, 0, log, user, &stop, err))) return st;
     }
     double h = s->o.out_step;
     while (!stop && s->t < t_until) {
-        double tprev = s->t;
-        if ((st = jg_solver_step(s->solver, t_until, &s->t, s->x, err))) return st;
+        double tprev = s->t, lim = fmin(t_until, next_hit(s));
+        if (!(lim > s->t)) lim = t_until;
+        memcpy(s->xsave, s->x, sizeof(double) * (size_t)p->nx);
+        double t1;
+        if ((st = jg_solver_step(s->solver, lim, &t1, s->x, err))) return st;
+        double te = t1;
+        int any = 0;
+        if (p->nzc && (st = find_event(s, tprev, t1, &te, &any, err))) return st;
+        for (int64_t i = 0; i < p->nzc; i++)
+            if (s->loc_off[i] && !s->fired[i]) s->loc_off[i]--;
+        s->t = te;
+        int log_now = h <= 0;
         if (h > 0) {
-            /* output points t0 + k h inside (tprev, t] from the dense output */
+            /* output points inside (tprev, t) from the dense output; one at t
+             * itself is logged by the major step, after its outputs */
             double k0 = floor((tprev - s->o.t0) / h + 1e-9) + 1;
-            for (double k = k0;; k++) {
+            for (double k = k0; !stop; k++) {
                 double tq = s->o.t0 + k * h;
-                if (tq > s->t * (1 + 1e-12) + 1e-300 || stop) break;
-                if (tq >= s->t) tq = s->t;
-                if (tq == s->t) {
-                    memcpy(s->xq, s->x, sizeof(double) * (size_t)s->p->nx);
-                } else if ((st = jg_solver_interpolate(s->solver, tq, s->xq))) {
-                    return jg_error_set(err, st, "dense output failed at t = %g", tq);
+                if (tq > s->t * (1 + 1e-12) + 1e-300) break;
+                if (tq >= s->t * (1 - 1e-12) - 1e-300 && tq <= s->t * (1 + 1e-12) + 1e-300) {
+                    log_now = 1;
+                    break;
                 }
-                if ((st = emit(s, tq, s->xq, log, user, &stop, err))) return st;
+                if ((st = jg_solver_interpolate(s->solver, tq, s->xq)))
+                    return jg_error_set(err, st, "dense output failed at t = %g", tq);
+                if ((st = minor_outputs(s, tq, s->xq, err))) return st;
+                log_point(s, tq, s->xq, log, user, &stop);
             }
-        } else if ((st = emit(s, s->t, s->x, log, user, &stop, err))) {
-            return st;
         }
+        if ((st = major_step(s, 0, log_now && !stop, any, log, user, &stop, err))) return st;
     }
     /* leave the work at the current point for callers that read signals */
-    memcpy(jg_work_states(s->w), s->x, sizeof(double) * (size_t)s->p->nx);
-    return jg_work_outputs(s->w, s->t, err);
+    return minor_outputs(s, s->t, s->x, err);
 }

@@ -50,6 +50,16 @@ int32_t jg_program_nreal(const jg_program_t *p);
 
 /* States. */
 int64_t jg_program_nstates(const jg_program_t *p);
+/* Discrete states (held by linearization), zero-crossing signals, discrete
+ * sample rates (distinct [period, offset] pairs, fastest first). */
+int64_t jg_program_ndstates(const jg_program_t *p);
+int64_t jg_program_nzc(const jg_program_t *p);
+int32_t jg_program_nrates(const jg_program_t *p);
+/* Rate k's period and offset; returns 0, -1 when k is out of range. */
+int jg_program_rate(const jg_program_t *p, int32_t k, double *period, double *offset);
+/* Block b's resolved sample time (period -1 never: 0 continuous, INFINITY
+ * constant, > 0 discrete). */
+void jg_program_block_sample_time(const jg_program_t *p, int32_t b, double *period, double *offset);
 /* Name of state i ("Plant/x1", "Plant/ss(2)"); valid while p lives. */
 const char *jg_program_state_name(const jg_program_t *p, int64_t i);
 /* Initial state vector (x0[nstates]). */

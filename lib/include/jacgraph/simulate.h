@@ -21,6 +21,15 @@ extern "C" {
 
 typedef struct jg_sim jg_sim_t;
 
+/* Zero-crossing location (seed 003).  Non-adaptive: bisect on the dense
+ * output down to the time resolution, and stop with an error naming the block
+ * after max_zc consecutive crossings (chattering, Zeno).  Adaptive: stop
+ * bisecting once the signal is inside the threshold band, and switch location
+ * off for a signal that exceeds max_zc consecutive crossings, on again once it
+ * stops crossing.  Off: crossings are not detected (blocks still switch at
+ * the next major step).  Fixed-step solvers detect crossings at step ends. */
+typedef enum { JG_ZC_NONADAPTIVE = 0, JG_ZC_ADAPTIVE = 1, JG_ZC_OFF = 2 } jg_zc_mode_t;
+
 typedef struct jg_sim_opts {
     const char *solver;       /* jg_solver_names(); NULL: "ode45" */
     double t0, tstop;         /* tstop > t0 (or equal: nothing to integrate) */
@@ -28,7 +37,17 @@ typedef struct jg_sim_opts {
     double out_step;          /* > 0: log at t0 + k*out_step (dense output);
                                  0: log every major step */
     int decimation;           /* log every n-th output point (0 or 1: all) */
+    jg_zc_mode_t zc;          /* zero-crossing location */
+    double zc_tol;            /* adaptive threshold band; 0: auto */
+    int max_zc;               /* consecutive zero crossings allowed; 0: 1000 */
 } jg_sim_opts_t;
+
+/* Statistics of a run: the solver's, plus zero-crossing events located and
+ * discrete sample hits. */
+typedef struct jg_sim_stats {
+    jg_solver_stats_t solver;
+    long events, hits, resets;
+} jg_sim_stats_t;
 
 /* Called at each output point: the time, the states (nstates) and the values
  * of the logged signals (jg_sim_nlogged); return nonzero to stop the run. */
@@ -56,6 +75,10 @@ jg_status_t jg_sim_run(jg_sim_t *s, double t_until, jg_sim_log_fn log, void *use
 double jg_sim_time(const jg_sim_t *s);
 const double *jg_sim_states(const jg_sim_t *s);   /* nstates values at jg_sim_time */
 void jg_sim_stats(const jg_sim_t *s, jg_solver_stats_t *st);
+void jg_sim_stats2(const jg_sim_t *s, jg_sim_stats_t *st);
+/* Discrete states (jg_sim_ndstates values) at jg_sim_time. */
+int64_t jg_sim_ndstates(const jg_sim_t *s);
+const double *jg_sim_dstates(const jg_sim_t *s);
 
 #ifdef __cplusplus
 }
