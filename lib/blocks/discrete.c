@@ -1,0 +1,605 @@
+/* Discrete blocks: UnitDelay, Memory, DiscreteIntegrator, DiscreteStateSpace,
+ * DiscreteTransferFcn and ZeroOrderHold.
+ *
+ * Their states are discrete states (jg_setup_dstates, e->xd), never
+ * continuous ones: outputs() reads e->xd, update() writes e->xdw at the
+ * block's sample hits (Memory: at every major step), and init_discrete()
+ * loads the initial conditions.  update() does nothing in the
+ * initialisation call at t0 (e->init): that call only loads external initial
+ * conditions into continuous states, and the regular first update follows.
+ *
+ * Linearization holds discrete states at their values (block_impl.h), so
+ * these blocks declare Jacobian parts only for their direct feedthrough u -> y
+ * (a d part), which is exactly d(outputs)/du: linearization calls the same
+ * outputs().  A block without feedthrough (UnitDelay, Memory, Forward Euler)
+ * declares no part at all and so also breaks algebraic loops.
+ *
+ * The sample period T (DiscreteIntegrator) is b->ts.period, resolved by the
+ * compiler before run time; the compiler reads "SampleTime" itself, after
+ * setup().  Types whose Simulink default is a sample time of 1 rather than
+ * inherited (DiscreteIntegrator, DiscreteStateSpace, DiscreteTransferFcn) set
+ * it in widths(), which runs after that: the compiler marks an absent
+ * SampleTime with a NaN period and applies its own defaults only to those.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "block_impl.h"
+
+/* Element i of a scalar-or-vector parameter. */
+static double vp(const jg_value_t *v, int64_t i)
+{
+    return jg_value_numel(v) == 1 ? v->x[0] : v->x[i];
+}
+
+static void *dalloc(jg_block_t *b, jg_setup_t *s, size_t size)
+{
+    void *d = jg_setup_alloc(s, size);
+    if (!d) jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
+    b->data = d;
+    return d;
+}
+
+/* The Simulink default sample time 1 of DiscreteIntegrator,
+ * DiscreteStateSpace and DiscreteTransferFcn, for an absent "SampleTime"
+ * (NaN period from the compiler, lib/compile/sampletime.c).  Called from
+ * widths(), after the compiler has read the parameter. */
+static void default_ts_one(jg_block_t *b)
+{
+    if (isnan(b->ts.period)) {
+        b->ts.period = 1;
+        b->ts.offset = 0;
+    }
+}
+
+/* ------------------------------------------- element-wise state blocks */
+
+/* UnitDelay, Memory and DiscreteIntegrator: one state per element, widths as
+ * for Integrator.  The width is the number of elements of a non-scalar
+ * parameter (InitialCondition, gainval), else the input width, else 1 inside a
+ * loop with nothing else to go by; the input must have that width. */
+typedef struct {
+    jg_value_t ic;     /* InitialCondition, scalar-expanded */
+    jg_value_t k;      /* DiscreteIntegrator gainval; empty for the others */
+    int method;        /* DiscreteIntegrator: DI_* */
+    int accumulate;    /* DiscreteIntegrator "Accumulation: ...": T = 1 */
+} elem_t;
+
+enum { DI_FORWARD = 0, DI_BACKWARD, DI_TRAPEZOIDAL };
+
+static int elem_ic(jg_block_t *b, jg_setup_t *s, elem_t *d)
+{
+    if (jg_setup_num_def(b, s, "InitialCondition", &d->ic, 0.0) < 0) return JG_BLOCK_FAIL;
+    if (jg_value_numel(&d->ic) == 0)
+        return jg_setup_error(b, s, JG_PARAM, "InitialCondition", "expected a non-empty value");
+    return JG_BLOCK_DONE;
+}
+
+static int delay_setup(jg_block_t *b, jg_setup_t *s)
+{
+    elem_t *d = dalloc(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
+    if (elem_ic(b, s, d) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
+    return jg_setup_ports(b, s, 1, 1);
+}
+
+static int elem_widths(jg_block_t *b, jg_setup_t *s)
+{
+    elem_t *d = b->data;
+    int64_t nic = jg_value_numel(&d->ic), nk = jg_value_numel(&d->k);
+    if (b->out_w[0] < 0) {
+        if (nic > 1)
+            b->out_w[0] = nic;
+        else if (nk > 1)
+            b->out_w[0] = nk;
+        else if (b->in_w[0] > 0)
+            b->out_w[0] = b->in_w[0];
+        else if (s->force)
+            b->out_w[0] = 1;   /* a loop through the delay: follow the scalar IC */
+        else
+            return JG_BLOCK_AGAIN;
+    }
+    if (b->in_w[0] < 0) {
+        if (!s->force) return JG_BLOCK_AGAIN;
+        b->in_w[0] = b->out_w[0];
+    }
+    int64_t w = b->out_w[0];
+    if (b->in_w[0] != w)
+        return jg_setup_error(b, s, JG_WIDTH, NULL,
+                              "input has width %lld but the state has width %lld "
+                              "(from InitialCondition%s or the input)",
+                              (long long)b->in_w[0], (long long)w, nk ? ", gainval" : "");
+    if (nic != 1 && nic != w)
+        return jg_setup_error(b, s, JG_PARAM, "InitialCondition",
+                              "expected a scalar or %lld elements, got %lld", (long long)w,
+                              (long long)nic);
+    if (nk > 1 && nk != w)
+        return jg_setup_error(b, s, JG_PARAM, "gainval",
+                              "expected a scalar or %lld elements, got %lld", (long long)w,
+                              (long long)nk);
+    return jg_setup_dstates(b, s, w) < 0 ? JG_BLOCK_FAIL : JG_BLOCK_DONE;
+}
+
+static int elem_init_discrete(const jg_block_t *b, double *xd0)
+{
+    const elem_t *d = b->data;
+    for (int64_t i = 0; i < b->nd; i++) xd0[i] = vp(&d->ic, i);
+    return 0;
+}
+
+/* UnitDelay and Memory: y = xd, then xd = u.  No feedthrough. */
+static int delay_outputs(const jg_block_t *b, jg_eval_t *e)
+{
+    for (int64_t i = 0; i < b->nd; i++) e->y[0][i] = e->xd[i];
+    return 0;
+}
+
+static int delay_update(const jg_block_t *b, jg_eval_t *e)
+{
+    if (e->init) return 0;
+    for (int64_t i = 0; i < b->nd; i++) e->xdw[i] = e->u[0][i];
+    return 0;
+}
+
+/* UnitDelay: y(k) = u(k-1), at its (discrete) sample hits. */
+const jg_block_type_t jg_block_unitdelay = {
+    .name = "UnitDelay", .flags = JG_BT_LINEAR | JG_BT_DISCRETE,
+    .setup = delay_setup, .widths = elem_widths,
+    .outputs = delay_outputs, .init_discrete = elem_init_discrete, .update = delay_update,
+};
+
+/* Memory: the input at the previous major step.  Not JG_BT_DISCRETE: with a
+ * continuous (or inherited continuous) sample time its update() runs at every
+ * major step, so its output between steps is the value the input had at the
+ * last one. */
+const jg_block_type_t jg_block_memory = {
+    .name = "Memory", .flags = JG_BT_LINEAR,
+    .setup = delay_setup, .widths = elem_widths,
+    .outputs = delay_outputs, .init_discrete = elem_init_discrete, .update = delay_update,
+};
+
+/* ------------------------------------------------- DiscreteIntegrator */
+
+/* Simulink's documented realizations ("Initial condition setting" State, the
+ * default: x(0) = InitialCondition), with T the sample period (1 in
+ * accumulation mode) and K = gainval:
+ *   Forward Euler   (1/s ~ T/(z-1))        y(n) = x(n)
+ *                                          x(n+1) = x(n) + K T u(n)
+ *   Backward Euler  (1/s ~ T z/(z-1))      y(n) = x(n) + K T u(n)
+ *                                          x(n+1) = y(n)
+ *   Trapezoidal     (1/s ~ T/2 (z+1)/(z-1)) y(n) = x(n) + K T/2 u(n)
+ *                                          x(n+1) = y(n) + K T/2 u(n)
+ * so that y(n) = y(n-1) + K T u(n-1), + K T u(n), + K T (u(n) + u(n-1))/2.
+ * The direct feedthrough is D = 0, K T and K T/2: Forward Euler declares no d
+ * part, the others a diagonal one (structural, like Gain: a zero element of
+ * K still has its entry). */
+static const struct {
+    const char *name;
+    int method, accumulate;
+} di_methods[] = {
+    {"Integration: Forward Euler", DI_FORWARD, 0},
+    {"Integration: Backward Euler", DI_BACKWARD, 0},
+    {"Integration: Trapezoidal", DI_TRAPEZOIDAL, 0},
+    {"ForwardEuler", DI_FORWARD, 0},
+    {"BackwardEuler", DI_BACKWARD, 0},
+    {"Trapezoidal", DI_TRAPEZOIDAL, 0},
+    {"Accumulation: Forward Euler", DI_FORWARD, 1},
+    {"Accumulation: Backward Euler", DI_BACKWARD, 1},
+    {"Accumulation: Trapezoidal", DI_TRAPEZOIDAL, 1},
+};
+
+static int dint_setup(jg_block_t *b, jg_setup_t *s)
+{
+    elem_t *d = dalloc(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
+    if (elem_ic(b, s, d) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
+    if (jg_setup_num_def(b, s, "gainval", &d->k, 1.0) < 0) return JG_BLOCK_FAIL;
+    if (jg_value_numel(&d->k) == 0)
+        return jg_setup_error(b, s, JG_PARAM, "gainval", "expected a non-empty value");
+    const char *m = "Integration: Forward Euler";
+    if (jg_setup_str(b, s, "IntegratorMethod", &m) < 0) return JG_BLOCK_FAIL;
+    size_t k = 0, nm = sizeof di_methods / sizeof *di_methods;
+    while (k < nm && strcmp(m, di_methods[k].name)) k++;
+    if (k == nm)
+        return jg_setup_error(b, s, JG_PARAM, "IntegratorMethod",
+                              "expected \"Integration: Forward Euler\", \"Integration: Backward "
+                              "Euler\", \"Integration: Trapezoidal\" (or ForwardEuler, "
+                              "BackwardEuler, Trapezoidal, or \"Accumulation: ...\"), got \"%s\"",
+                              m);
+    d->method = di_methods[k].method;
+    d->accumulate = di_methods[k].accumulate;
+    /* Only the State setting (x(0) = IC) is implemented: with Output
+     * (y(0) = IC) the first step would differ from every later one, and the
+     * feedthrough with it. */
+    const char *ics = NULL;
+    int r = jg_setup_str(b, s, "InitialConditionSetting", &ics);
+    if (r < 0) return JG_BLOCK_FAIL;
+    if (r > 0 && strcmp(ics, "State (most efficient)") && strcmp(ics, "State"))
+        return jg_setup_error(b, s, JG_PARAM, "InitialConditionSetting",
+                              "expected \"State (most efficient)\" (x(0) = InitialCondition; "
+                              "\"Output\" and \"Compatibility\" are not supported), got \"%s\"",
+                              ics);
+    return jg_setup_ports(b, s, 1, 1);
+}
+
+static int dint_widths(jg_block_t *b, jg_setup_t *s)
+{
+    default_ts_one(b);
+    return elem_widths(b, s);
+}
+
+static int dint_pattern(jg_block_t *b, jg_setup_t *s)
+{
+    const elem_t *d = b->data;
+    if (d->method == DI_FORWARD) return 0;
+    return jg_jac_diag(b, s, JG_JAC_D, 0, 0) < 0 ? -1 : 0;
+}
+
+/* The factor of u in y: 0, K T or K T/2 (element i). */
+static double dint_feed(const jg_block_t *b, const elem_t *d, int64_t i)
+{
+    double T = d->accumulate ? 1.0 : b->ts.period;
+    switch (d->method) {
+    case DI_BACKWARD: return vp(&d->k, i) * T;
+    case DI_TRAPEZOIDAL: return vp(&d->k, i) * T / 2;
+    default: return 0;
+    }
+}
+
+static int dint_outputs(const jg_block_t *b, jg_eval_t *e)
+{
+    const elem_t *d = b->data;
+    for (int64_t i = 0; i < b->nd; i++) e->y[0][i] = e->xd[i] + dint_feed(b, d, i) * e->u[0][i];
+    return 0;
+}
+
+static int dint_update(const jg_block_t *b, jg_eval_t *e)
+{
+    if (e->init) return 0;
+    const elem_t *d = b->data;
+    double T = d->accumulate ? 1.0 : b->ts.period;
+    /* all three: x(n+1) = x(n) + K T u(n) (Backward: y(n); Trapezoidal:
+     * y(n) + K T/2 u(n)), element-wise, so in place is safe */
+    for (int64_t i = 0; i < b->nd; i++) e->xdw[i] = e->xd[i] + vp(&d->k, i) * T * e->u[0][i];
+    return 0;
+}
+
+static int dint_jacobian(const jg_block_t *b, jg_eval_t *e)
+{
+    const elem_t *d = b->data;
+    if (d->method == DI_FORWARD) return 0;
+    for (int64_t i = 0; i < b->nd; i++) e->jac[0]->x[i] = dint_feed(b, d, i);
+    return 0;
+}
+
+const jg_block_type_t jg_block_discreteintegrator = {
+    .name = "DiscreteIntegrator", .flags = JG_BT_LINEAR | JG_BT_DISCRETE,
+    .setup = dint_setup, .widths = dint_widths, .pattern = dint_pattern,
+    .outputs = dint_outputs, .jacobian = dint_jacobian,
+    .init_discrete = elem_init_discrete, .update = dint_update,
+};
+
+/* ---------------------------------------- DiscreteStateSpace and -TransferFcn */
+
+/* x(k+1) = A x(k) + B u(k), y(k) = C x(k) + D u(k). */
+typedef struct {
+    int64_t n, m, p;          /* states, input width, output width */
+    jg_value_t a, b, c, d;    /* row-major n x n, n x m, p x n, p x m */
+    jg_value_t ic;            /* scalar or n initial states */
+    int siso;                 /* DiscreteTransferFcn: for width messages */
+    int kd;                   /* part index of D, -1 when D is all zero */
+} dss_t;
+
+static int64_t value_nnz(const jg_value_t *v)
+{
+    int64_t nz = 0;
+    for (int64_t k = 0; k < jg_value_numel(v); k++) nz += v->x[k] != 0;
+    return nz;
+}
+
+/* A zero-filled rows x cols value in the arena (x == NULL when empty). */
+static int value_zeros(jg_setup_t *s, jg_value_t *v, int64_t rows, int64_t cols)
+{
+    v->rows = rows;
+    v->cols = cols;
+    v->x = NULL;
+    if (rows * cols == 0) return 0;
+    v->x = jg_setup_alloc(s, sizeof(double) * (size_t)(rows * cols));
+    return v->x ? 0 : -1;
+}
+
+/* The checks of the continuous StateSpace (lib/blocks/lti.c), copied rather
+ * than shared so that the two files stay independent; the messages are the
+ * same word for word.  n from A, m from B, p from C, D must agree; an empty A
+ * means no states and y = D u. */
+static int dss_setup(jg_block_t *b, jg_setup_t *s)
+{
+    dss_t *d = dalloc(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
+    d->kd = -1;
+    if (jg_setup_num_def(b, s, "A", &d->a, 1.0) < 0) return JG_BLOCK_FAIL;
+    d->n = jg_value_numel(&d->a) == 0 ? 0 : d->a.rows;
+    if (d->n > 0) {
+        if (jg_setup_num_def(b, s, "B", &d->b, 1.0) < 0) return JG_BLOCK_FAIL;
+        if (jg_setup_num_def(b, s, "C", &d->c, 1.0) < 0) return JG_BLOCK_FAIL;
+    } else {
+        if (jg_setup_num(b, s, "B", &d->b) < 0) return JG_BLOCK_FAIL;
+        if (jg_setup_num(b, s, "C", &d->c) < 0) return JG_BLOCK_FAIL;
+    }
+    if (jg_setup_num_def(b, s, "D", &d->d, 1.0) < 0) return JG_BLOCK_FAIL;
+    if (jg_setup_num_def(b, s, "InitialCondition", &d->ic, 0.0) < 0) return JG_BLOCK_FAIL;
+    const jg_value_t *A = &d->a, *B = &d->b, *C = &d->c, *D = &d->d;
+    if (d->n > 0) {
+        if (A->rows != A->cols)
+            return jg_setup_error(b, s, JG_PARAM, "A", "expected a square matrix, got %lldx%lld",
+                                  (long long)A->rows, (long long)A->cols);
+        if (jg_value_numel(B) == 0)
+            return jg_setup_error(b, s, JG_PARAM, "B",
+                                  "expected %lld rows (rows of A), got an empty matrix",
+                                  (long long)d->n);
+        if (B->rows != d->n)
+            return jg_setup_error(b, s, JG_PARAM, "B",
+                                  "expected %lldx%lld (rows of A x input width), got %lldx%lld",
+                                  (long long)d->n, (long long)B->cols, (long long)B->rows,
+                                  (long long)B->cols);
+        if (jg_value_numel(C) == 0)
+            return jg_setup_error(b, s, JG_PARAM, "C",
+                                  "expected %lld columns (rows of A), got an empty matrix",
+                                  (long long)d->n);
+        if (C->cols != d->n)
+            return jg_setup_error(b, s, JG_PARAM, "C",
+                                  "expected %lldx%lld (output width x rows of A), got %lldx%lld",
+                                  (long long)C->rows, (long long)d->n, (long long)C->rows,
+                                  (long long)C->cols);
+        d->m = B->cols;
+        d->p = C->rows;
+        if (D->rows != d->p || D->cols != d->m)
+            return jg_setup_error(b, s, JG_PARAM, "D",
+                                  "expected %lldx%lld (rows of C x columns of B), got %lldx%lld",
+                                  (long long)d->p, (long long)d->m, (long long)D->rows,
+                                  (long long)D->cols);
+    } else {
+        if (jg_value_numel(B) != 0)
+            return jg_setup_error(b, s, JG_PARAM, "B",
+                                  "expected an empty matrix because A is empty (no states), "
+                                  "got %lldx%lld",
+                                  (long long)B->rows, (long long)B->cols);
+        if (jg_value_numel(C) != 0)
+            return jg_setup_error(b, s, JG_PARAM, "C",
+                                  "expected an empty matrix because A is empty (no states), "
+                                  "got %lldx%lld",
+                                  (long long)C->rows, (long long)C->cols);
+        if (jg_value_numel(D) == 0)
+            return jg_setup_error(b, s, JG_PARAM, "D",
+                                  "expected a non-empty matrix: with an empty A, D gives the "
+                                  "input and output widths");
+        d->m = D->cols;
+        d->p = D->rows;
+    }
+    int64_t nic = jg_value_numel(&d->ic);
+    if (nic != 1 && nic != d->n)
+        return jg_setup_error(b, s, JG_PARAM, "InitialCondition",
+                              "expected a scalar or %lld elements (one per row of A), got %lld",
+                              (long long)d->n, (long long)nic);
+    return jg_setup_ports(b, s, 1, 1);
+}
+
+/* The matrices fix both widths: the input is set, not waited for. */
+static int dss_widths(jg_block_t *b, jg_setup_t *s)
+{
+    dss_t *d = b->data;
+    default_ts_one(b);
+    if (b->in_w[0] < 0) b->in_w[0] = d->m;
+    if (b->in_w[0] != d->m) {
+        if (d->siso)
+            return jg_setup_error(b, s, JG_WIDTH, NULL,
+                                  "input has width %lld but a transfer function takes a scalar",
+                                  (long long)b->in_w[0]);
+        return jg_setup_error(b, s, JG_WIDTH, NULL,
+                              "input has width %lld but the system has %lld inputs (columns of "
+                              "%s)",
+                              (long long)b->in_w[0], (long long)d->m, d->n > 0 ? "B and D" : "D");
+    }
+    b->out_w[0] = d->p;
+    return jg_setup_dstates(b, s, d->n) < 0 ? JG_BLOCK_FAIL : JG_BLOCK_DONE;
+}
+
+/* Only D: the nonzeros of D, so a zero D means no feedthrough. */
+static int dss_pattern(jg_block_t *b, jg_setup_t *s)
+{
+    dss_t *d = b->data;
+    if (value_nnz(&d->d) && (d->kd = jg_jac_from_value(b, s, JG_JAC_D, 0, 0, &d->d)) < 0)
+        return -1;
+    return 0;
+}
+
+static int dss_init_discrete(const jg_block_t *b, double *xd0)
+{
+    const dss_t *d = b->data;
+    for (int64_t i = 0; i < d->n; i++) xd0[i] = vp(&d->ic, i);
+    return 0;
+}
+
+/* out = M1 v1 + M2 v2 for row-major M1 (rows x n1), M2 (rows x n2). */
+static void dss_affine(double *out, int64_t rows, const double *m1, const double *v1, int64_t n1,
+                       const double *m2, const double *v2, int64_t n2)
+{
+    for (int64_t i = 0; i < rows; i++) {
+        double acc = 0;
+        for (int64_t j = 0; j < n1; j++) acc += m1[i * n1 + j] * v1[j];
+        for (int64_t j = 0; j < n2; j++) acc += m2[i * n2 + j] * v2[j];
+        out[i] = acc;
+    }
+}
+
+static int dss_outputs(const jg_block_t *b, jg_eval_t *e)
+{
+    const dss_t *d = b->data;
+    dss_affine(e->y[0], d->p, d->c.x, e->xd, d->n, d->d.x, e->u[0], d->m);
+    return 0;
+}
+
+/* x(k+1) = A x(k) + B u(k).  e->xdw may be the very array e->xd points to, so
+ * the product goes through a copy of x(k). */
+static int dss_update(const jg_block_t *b, jg_eval_t *e)
+{
+    if (e->init) return 0;
+    const dss_t *d = b->data;
+    if (d->n == 0) return 0;
+    double small[16], *x = small;
+    if (d->n > 16 && !(x = malloc(sizeof(double) * (size_t)d->n)))
+        return jg_eval_error(b, e, "out of memory");
+    memcpy(x, e->xd, sizeof(double) * (size_t)d->n);
+    dss_affine(e->xdw, d->n, d->a.x, x, d->n, d->b.x, e->u[0], d->m);
+    if (x != small) free(x);
+    return 0;
+}
+
+static int dss_jacobian(const jg_block_t *b, jg_eval_t *e)
+{
+    const dss_t *d = b->data;
+    if (d->kd >= 0) jg_jac_fill_from_value(e->jac[d->kd], &d->d);
+    return 0;
+}
+
+const jg_block_type_t jg_block_discretestatespace = {
+    .name = "DiscreteStateSpace", .flags = JG_BT_LINEAR | JG_BT_DISCRETE,
+    .setup = dss_setup, .widths = dss_widths, .pattern = dss_pattern,
+    .outputs = dss_outputs, .jacobian = dss_jacobian,
+    .init_discrete = dss_init_discrete, .update = dss_update,
+};
+
+/* A SISO polynomial parameter: a non-empty row or column vector, with a
+ * vector default. */
+static int poly_param(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v,
+                      const double *def, int64_t ndef)
+{
+    int r = jg_setup_num(b, s, name, v);
+    if (r < 0) return JG_BLOCK_FAIL;
+    if (r == 0) {
+        if (value_zeros(s, v, 1, ndef))
+            return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
+        memcpy(v->x, def, sizeof(double) * (size_t)ndef);
+    }
+    if (jg_value_numel(v) == 0 || (v->rows != 1 && v->cols != 1))
+        return jg_setup_error(b, s, JG_PARAM, name,
+                              "expected a non-empty vector of coefficients, highest power first "
+                              "(one output only), got %lldx%lld",
+                              (long long)v->rows, (long long)v->cols);
+    return JG_BLOCK_DONE;
+}
+
+static const double dtf_num_def[] = {1}, dtf_den_def[] = {1, 0.5};   /* Simulink: 1/(z+0.5) */
+
+/* num(z)/den(z), descending powers of z, realized in the controllable
+ * canonical form of the continuous TransferFcn (lib/blocks/lti.c, MATLAB's
+ * tf2ss): with den normalized to [1 a1 ... an] and num padded to
+ * [b0 b1 ... bn],
+ *     A = [-a1 -a2 ... -an; 1 0 ... 0; ...; 0 ... 1 0]   B = e1
+ *     C = [b1 - b0 a1, ..., bn - b0 an]                    D = b0.
+ * Leading zeros of num are dropped; the function must be proper (a D part
+ * exists iff the degrees are equal, b0 != 0).  InitialStates: the states of
+ * this realization, a scalar (expanded) or n values, default 0. */
+static int dtf_setup(jg_block_t *b, jg_setup_t *s)
+{
+    dss_t *d = dalloc(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
+    d->kd = -1;
+    jg_value_t numv, denv, ic;
+    if (poly_param(b, s, "Numerator", &numv, dtf_num_def, 1) != JG_BLOCK_DONE ||
+        poly_param(b, s, "Denominator", &denv, dtf_den_def, 2) != JG_BLOCK_DONE)
+        return JG_BLOCK_FAIL;
+    if (jg_setup_num_def(b, s, "InitialStates", &ic, 0.0) < 0) return JG_BLOCK_FAIL;
+    const double *num = numv.x, *den = denv.x;
+    int64_t nnum = jg_value_numel(&numv), nden = jg_value_numel(&denv);
+    if (den[0] == 0)
+        return jg_setup_error(b, s, JG_PARAM, "Denominator",
+                              "expected a nonzero leading coefficient (highest power first)");
+    while (nnum > 0 && num[0] == 0) {
+        num++;
+        nnum--;
+    }
+    int64_t n = nden - 1;
+    if (nnum > nden)
+        return jg_setup_error(b, s, JG_PARAM, "Numerator",
+                              "numerator degree %lld exceeds denominator degree %lld: expected "
+                              "a proper transfer function",
+                              (long long)nnum - 1, (long long)n);
+    int64_t nic = jg_value_numel(&ic);
+    if (nic != 1 && nic != n)
+        return jg_setup_error(b, s, JG_PARAM, "InitialStates",
+                              "expected a scalar or %lld elements (the denominator degree), got "
+                              "%lld",
+                              (long long)n, (long long)nic);
+    if (value_zeros(s, &d->a, n, n) || value_zeros(s, &d->b, n, 1) ||
+        value_zeros(s, &d->c, 1, n) || value_zeros(s, &d->d, 1, 1))
+        return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
+    d->ic = ic;
+    double lead = den[0];
+#define NUMK(k) ((k) < nden - nnum ? 0.0 : num[(k) - (nden - nnum)] / lead)
+    double b0 = NUMK(0);
+    d->d.x[0] = b0;
+    for (int64_t j = 0; j < n; j++) {
+        double aj = den[j + 1] / lead;
+        d->a.x[j] = -aj;
+        d->c.x[j] = NUMK(j + 1) - b0 * aj;
+    }
+#undef NUMK
+    for (int64_t i = 1; i < n; i++) d->a.x[i * n + i - 1] = 1;
+    if (n > 0) d->b.x[0] = 1;
+    d->n = n;
+    d->m = d->p = 1;
+    d->siso = 1;
+    return jg_setup_ports(b, s, 1, 1);
+}
+
+const jg_block_type_t jg_block_discretetransferfcn = {
+    .name = "DiscreteTransferFcn", .flags = JG_BT_LINEAR | JG_BT_DISCRETE,
+    .setup = dtf_setup, .widths = dss_widths, .pattern = dss_pattern,
+    .outputs = dss_outputs, .jacobian = dss_jacobian,
+    .init_discrete = dss_init_discrete, .update = dss_update,
+};
+
+/* ------------------------------------------------------- ZeroOrderHold */
+
+/* y = u, executed only at the block's sample hits: the simulator holds a
+ * discrete block's outputs between hits, which is the hold.  No state.  The d
+ * part I makes it feedthrough for the sorted order and the linearization
+ * (which sees the sampler as the identity). */
+static int zoh_setup(jg_block_t *b, jg_setup_t *s)
+{
+    return jg_setup_ports(b, s, 1, 1);
+}
+
+static int zoh_widths(jg_block_t *b, jg_setup_t *s)
+{
+    if (b->in_w[0] < 0) {
+        if (!s->force) return JG_BLOCK_AGAIN;
+        b->in_w[0] = 1;   /* nothing drives the width */
+    }
+    b->out_w[0] = b->in_w[0];
+    return JG_BLOCK_DONE;
+}
+
+static int zoh_pattern(jg_block_t *b, jg_setup_t *s)
+{
+    return jg_jac_diag(b, s, JG_JAC_D, 0, 0) < 0 ? -1 : 0;
+}
+
+static int zoh_outputs(const jg_block_t *b, jg_eval_t *e)
+{
+    memcpy(e->y[0], e->u[0], sizeof(double) * (size_t)b->out_w[0]);
+    return 0;
+}
+
+static int zoh_jacobian(const jg_block_t *b, jg_eval_t *e)
+{
+    for (int64_t i = 0; i < b->out_w[0]; i++) e->jac[0]->x[i] = 1;
+    return 0;
+}
+
+const jg_block_type_t jg_block_zeroorderhold = {
+    .name = "ZeroOrderHold", .flags = JG_BT_LINEAR | JG_BT_DISCRETE,
+    .setup = zoh_setup, .widths = zoh_widths, .pattern = zoh_pattern,
+    .outputs = zoh_outputs, .jacobian = zoh_jacobian,
+};
