@@ -33,7 +33,7 @@ static int constant_outputs(const jg_block_t *b, jg_eval_t *e)
 }
 
 const jg_block_type_t jg_block_constant = {
-    .name = "Constant", .flags = JG_BT_SOURCE | JG_BT_LINEAR,
+    .name = "Constant", .flags = JG_BT_SOURCE | JG_BT_LINEAR | JG_BT_CONSTANT,
     .setup = constant_setup, .widths = constant_widths, .outputs = constant_outputs,
 };
 
@@ -62,6 +62,6 @@ static int ground_outputs(const jg_block_t *b, jg_eval_t *e)
 }
 
 const jg_block_type_t jg_block_ground = {
-    .name = "Ground", .flags = JG_BT_SOURCE | JG_BT_LINEAR,
+    .name = "Ground", .flags = JG_BT_SOURCE | JG_BT_LINEAR | JG_BT_CONSTANT,
     .setup = ground_setup, .widths = ground_widths, .outputs = ground_outputs,
 };

@@ -318,7 +318,12 @@ static jg_status_t major_step(jg_sim_t *s, int first, int log_now, int any_fired
     }
     if (p->nzc) {
         if ((st = zc_at(s, s->t, s->x, s->zl, err))) return st;
-        for (int64_t i = 0; i < p->nzc; i++) s->zscale[i] = fmax(s->zscale[i], fabs(s->zl[i]));
+        for (int64_t i = 0; i < p->nzc; i++) {
+            s->zscale[i] = fmax(s->zscale[i], fabs(s->zl[i]));
+            /* a signal that has just crossed and sits exactly at zero must not
+             * "leave zero" in the same direction as a second event */
+            if (any_fired && s->fired[i] && s->zl[i] == 0) s->zl[i] = s->fired[i] * DBL_MIN;
+        }
     }
     return JG_OK;
 }
