@@ -49,6 +49,17 @@ static double ex_osc(double t, int i)
     return i == 0 ? cos(t) : -sin(t);
 }
 
+/* Van der Pol x' = v, v' = mu (1 - x^2) v - x, mu = *(double *)u: its local error constant
+ * changes by orders of magnitude along the limit cycle, a test of the step-size controller */
+static int rhs_vdp(double t, const double *x, double *dx, void *u)
+{
+    (void)t;
+    const double mu = *(const double *)u;
+    dx[0] = x[1];
+    dx[1] = mu * (1 - x[0] * x[0]) * x[1] - x[0];
+    return 0;
+}
+
 typedef double (*exact_fn)(double t, int i);
 
 static const double PI = 3.14159265358979323846;
@@ -361,28 +372,39 @@ int main(void)
                "ode45: a too large initial step is rejected (%ld rejected), FSAL count holds", r.stats.rejected);
     }
 
-    /* step-size controller (white-box): next h = h clamp(0.9 norm^(-1/(q+1)), 0.2, 5), no growth after a rejection */
+    /* step-size controller (white-box), k = q + 1: the first step after init proposes
+     * h clamp(0.8 norm^(-1/k), 0.2, 5), the later ones h clamp(0.8 norm^(-alpha) norm_prev^beta, 0.2, 5)
+     * with beta = 0.2/k, alpha = 1/k - 0.75 beta (PI); no growth after a rejection */
     {
         const char *names[] = {"ode45", "ode23"};
         for (int k = 0; k < 2; k++) {
             jg_solver_opts_t o = {.rtol = 1e-6, .atol = 1e-6, .max_step = 10, .initial_step = k == 0 ? 0.2 : 0.02};
-            double t = 0, x[2];
+            double t = 0, x[2], xp[2] = {xosc[0], xosc[1]}, en[2] = {0, 0}, want[2] = {0, 0}, hs[2] = {0, 0};
             jg_solver_stats_t ss;
             int ok = jg_solver_create(names[k], 2, rhs_osc, NULL, &o, &s, &e) == JG_OK &&
-                     jg_solver_init(s, 0.5, xosc, 2, &e) == JG_OK && jg_solver_step(s, INFINITY, &t, x, &e) == JG_OK;
-            jg_solver_get_stats(s, &ss);
+                     jg_solver_init(s, 0.5, xosc, 2, &e) == JG_OK;
             const jg_rk_tableau_t *tb = s->tab;
-            double h = t - jg_solver_last_step_start(s), en = 0;
-            for (int i = 0; i < 2; i++) {   /* RMS of the scaled estimate */
-                double est = 0;
-                for (int l = 0; l < tb->stages; l++) est += tb->e[l] * s->k[l][i];
-                est *= h / (o.atol + o.rtol * fmax(fabs(xosc[i]), fabs(x[i])));
-                en += est * est / 2;
+            const double kq = tb->err_order + 1, beta = 0.2 / kq, alpha = 1 / kq - 0.75 * beta;
+            for (int step = 0; ok && step < 2; step++) {
+                ok &= jg_solver_step(s, INFINITY, &t, x, &e) == JG_OK;
+                double h = t - jg_solver_last_step_start(s);
+                for (int i = 0; i < 2; i++) {   /* RMS of the scaled estimate */
+                    double est = 0;
+                    for (int l = 0; l < tb->stages; l++) est += tb->e[l] * s->k[l][i];
+                    est *= h / (o.atol + o.rtol * fmax(fabs(xp[i]), fabs(x[i])));
+                    en[step] += est * est / 2;
+                }
+                en[step] = sqrt(en[step]);
+                double fac = step == 0 ? 0.8 * pow(en[0], -1 / kq) : 0.8 * pow(en[1], -alpha) * pow(en[0], beta);
+                want[step] = h * fmin(5, fmax(0.2, fac));
+                hs[step] = s->h;
+                ok &= fabs(s->h - want[step]) <= 1e-9 * want[step];
+                xp[0] = x[0], xp[1] = x[1];
             }
-            en = sqrt(en);
-            double want = h * fmin(5, 0.9 * pow(en, -1.0 / (tb->err_order + 1)));
-            tap_ok(ok && ss.rejected == 0 && en > 0.01 && en <= 1 && fabs(s->h - want) <= 1e-9 * want,
-                   "%s: next step %.6g = h 0.9 norm^(-1/%d) with norm %.3f", names[k], s->h, tb->err_order + 1, en);
+            jg_solver_get_stats(s, &ss);
+            tap_ok(ok && ss.rejected == 0 && en[0] > 0.01 && en[0] <= 1 && en[1] > 0.01 && en[1] <= 1,
+                   "%s: next steps %.6g = h 0.8 norm^(-1/%g) (norm %.3f), then %.6g = h 0.8 norm^-%.4f "
+                   "norm_prev^%.4f (norm %.3f)", names[k], hs[0], kq, en[0], hs[1], alpha, beta, en[1]);
             jg_solver_free(s);
         }
         /* f = 0: zero error, the step grows by exactly 5 up to max_step: 1e-4 ... 0.3125, 19 x 0.5, 0.109 */
@@ -411,6 +433,80 @@ int main(void)
         tap_ok(ok && ss.rejected > 0 && s->h <= t - jg_solver_last_step_start(s),
                "after %ld rejections the next step (%.4g) does not grow", ss.rejected, s->h);
         jg_solver_free(s);
+    }
+
+    /* Van der Pol, mu = 1, from (2, 0): few rejections (the elementary controller with safety 0.9
+     * rejected 268 attempts for 484 steps with ode45 at rtol 1e-3 on [0, 200], 493 for 1409 at 1e-6;
+     * ode23 418 for 1277 at 1e-3), and the global error still proportional to the tolerance */
+    {
+        const char *names[] = {"ode45", "ode23"};
+        const double xv[2] = {2, 0}, rtols[2] = {1e-3, 1e-6};
+        double mu = 1;
+        for (int k = 0; k < 2; k++)
+            for (int m = 0; m < 2; m++) {   /* the defaults otherwise: atol 1e-6, max_step 200/50 */
+                jg_solver_opts_t o = {.rtol = rtols[m]};
+                run_t r = run(names[k], 2, rhs_vdp, &mu, &o, 0, xv, 200, NULL);
+                tap_ok(r.st == JG_OK && r.t == 200 && r.stats.rejected <= 0.25 * r.stats.steps,
+                       "%s rtol %g: Van der Pol on [0, 200] rejects %ld attempts for %ld steps (<= 25%%), %ld evaluations",
+                       names[k], rtols[m], r.stats.rejected, r.stats.steps, r.stats.fevals);
+            }
+        /* x(20), v(20) with ode5 at steps 5e-4 and 2.5e-4 (they agree to 1e-14) */
+        const double ref[2] = {2.0081497621749547, -0.042508875273273385};
+        const double tols[3] = {1e-4, 1e-6, 1e-8};
+        for (int k = 0; k < 2; k++) {
+            double err[3], tl[3];
+            int ok = 1;
+            for (int m = 0; m < 3; m++) {
+                jg_solver_opts_t o = {.rtol = tols[m], .atol = tols[m], .max_step = 100};
+                run_t r = run(names[k], 2, rhs_vdp, &mu, &o, 0, xv, 20, NULL);
+                err[m] = fmax(fabs(r.x[0] - ref[0]), fabs(r.x[1] - ref[1]));
+                tl[m] = tols[m];
+                ok &= r.st == JG_OK && r.t == 20 && err[m] <= 10 * tols[m] * 20;
+            }
+            double p = slope(tl, err, 3);
+            if (!tap_ok(ok && p > 0.8 && p < 1.25,
+                        "%s: Van der Pol on [0, 20], error at t = 20 within 10 tol per unit time, slope %.3f "
+                        "against tol in [0.8, 1.25]", names[k], p))
+                printf("#   errors %.3e %.3e %.3e at tol 1e-4 1e-6 1e-8\n", err[0], err[1], err[2]);
+        }
+    }
+
+    /* a step cut short by t_limit: a sliver leaves the proposal and the PI memory as they were */
+    {
+        const char *names[] = {"ode45", "ode23"};
+        const double xv[2] = {2, 0};
+        double mu = 1;
+        for (int k = 0; k < 2; k++) {
+            jg_solver_opts_t o = {.rtol = 1e-3};
+            double t = 0, x[2];
+            int ok = jg_solver_create(names[k], 2, rhs_vdp, &mu, &o, &s, &e) == JG_OK &&
+                     jg_solver_init(s, 0, xv, 200, &e) == JG_OK;
+            for (int i = 0; ok && i < 5; i++) ok &= jg_solver_step(s, INFINITY, &t, x, &e) == JG_OK;
+            double h = s->h, eo = s->errold, lim = t + 1e-6 * h;
+            ok &= jg_solver_step(s, lim, &t, x, &e) == JG_OK && t == lim;
+            tap_ok(ok && s->h == h && s->errold == eo && eo > 0,
+                   "%s: a step of 1e-6 of the proposal to reach t_limit keeps the proposal %.4g", names[k], h);
+            jg_solver_free(s);
+        }
+        /* output limits every 0.37 (steps of about 0.6 cut to 0.37): the controller still sees the error
+         * constant rise and avoids rejections */
+        for (int k = 0; k < 2; k++) {
+            jg_solver_opts_t o = {.rtol = 1e-3};
+            double t = 0, x[2];
+            int ok = jg_solver_create(names[k], 2, rhs_vdp, &mu, &o, &s, &e) == JG_OK &&
+                     jg_solver_init(s, 0, xv, 200, &e) == JG_OK;
+            long j = 1;
+            while (ok && t < 200) {
+                while (0.37 * (double)j <= t) j++;
+                ok &= jg_solver_step(s, 0.37 * (double)j, &t, x, &e) == JG_OK;
+            }
+            jg_solver_stats_t ss;
+            jg_solver_get_stats(s, &ss);
+            tap_ok(ok && ss.rejected <= 0.25 * ss.steps,
+                   "%s: Van der Pol with limits every 0.37: %ld rejected for %ld steps (<= 25%%)", names[k],
+                   ss.rejected, ss.steps);
+            jg_solver_free(s);
+        }
     }
 
     /* output times: t_limit is never passed and is hit exactly; dense output is exact at both ends */

@@ -99,9 +99,35 @@ static jg_status_t initial_step(jg_solver_t *s, double lim, jg_error_t *err)
     return JG_OK;
 }
 
+/* Step-size control (see jacgraph/solver.h).  With k = q + 1 (q the order of the
+ * embedded solution) and en the error norm of a step of size h:
+ *   rejected (en > 1):  h * max(0.2, SAFETY en^(-1/k))
+ *   accepted:           h * clamp(SAFETY en^(-alpha) en_prev^beta, 0.2, 5), not above
+ *                       h right after a rejection; en_prev is the norm of the last
+ *                       accepted step (floored at 1e-4), the elementary
+ *                       SAFETY en^(-1/k) when there is none (after init or reset).
+ * Why not the elementary controller h 0.9 en^(-1/k) of Hairer's book and SciPy:
+ * it predicts each step from the last one's error, so on a problem whose error
+ * constant rises by more than 0.9^-k (1.7 for k = 5) per step, as it does twice
+ * per period of Van der Pol, every other step fails (ode45, rtol 1e-3, [0, 200]:
+ * 268 rejected for 484 steps; SciPy's RK45 the same).  The lower safety factor
+ * (MATLAB's 0.8) and the PI form (Gustafsson; Hairer & Wanner II, IV.2; DOPRI5's
+ * beta = 0.04, alpha = 0.17 for k = 5, here beta = 0.2/k, alpha = 1/k - 0.75 beta)
+ * aim at an error norm of 0.8^(k/0.65) in steady state (0.18 for ode45, 0.36 for
+ * ode23) instead of 0.9^k (0.59, 0.73), which leaves room for that rise: 76
+ * rejected for 498 steps.  On smooth problems that costs about 25% more
+ * steps for a 3-4 times smaller error, the same work per accuracy; measured on
+ * Van der Pol (mu 1, 5), Brusselator, Arenstorf, an oscillator and y' = -2ty at
+ * rtol 1e-3 ... 1e-10 the error per evaluation stays within a few percent,
+ * mostly better, and the rejections fall 2 to 30 times. */
+#define SAFETY 0.8
+#define FAC_MIN 0.2
+#define FAC_MAX 5.0
+
 jg_status_t jg__rk_step_adaptive(jg_solver_t *s, double lim, jg_error_t *err)
 {
-    const double expo = 1.0 / (s->tab->err_order + 1);
+    const double k = s->tab->err_order + 1, expo = 1.0 / k;
+    const double beta = 0.2 / k, alpha = expo - 0.75 * beta;
     jg_status_t st = jg__rk_first_stage(s, err);
     if (st) return st;
     if (!(s->h > 0) && (st = initial_step(s, lim, err))) return st;
@@ -130,17 +156,31 @@ jg_status_t jg__rk_step_adaptive(jg_solver_t *s, double lim, jg_error_t *err)
         }
         double en = error_norm(s, hh);
         if (en <= 1) {
-            double fac = en > 0 ? fmin(5, 0.9 * pow(en, -expo)) : 5;
-            if (failed) fac = fmin(fac, 1);
-            double hn = hh * fac;
-            if (clipped && !failed) hn = fmax(hn, h);   /* a step cut short says little about the next */
+            double hn;
+            if (clipped && !failed) {
+                /* Cut short to end at lim (an output time, a sample hit): not a step the
+                 * controller chose, so it neither shrinks the proposal h for being short
+                 * nor enters the PI memory.  When it is at least a quarter of h its
+                 * estimate still lowers h if it predicts that h would fail (the error
+                 * constant is rising); a shorter one's estimate is mostly rounding and
+                 * would leave a tiny next step after a sliver. */
+                hn = hh >= 0.25 * h && en > 0 ? fmin(h, hh * SAFETY * pow(en, -expo)) : h;
+            } else {
+                double fac = en == 0          ? FAC_MAX
+                             : s->errold > 0 ? SAFETY * pow(en, -alpha) * pow(s->errold, beta)
+                                             : SAFETY * pow(en, -expo);
+                fac = fmin(FAC_MAX, fmax(FAC_MIN, fac));
+                if (failed) fac = fmin(fac, 1);
+                hn = hh * fac;
+                s->errold = fmax(en, 1e-4);
+            }
             s->h = fmin(hn, s->hmax);
             jg__rk_accept(s, tnew, hh);
             return JG_OK;
         }
         s->stats.rejected++;
         failed = 1;
-        double fac = 0.9 * pow(en, -expo);
-        h = hh * (fac >= 0.2 ? fac : 0.2);   /* also when en is NaN */
+        double fac = SAFETY * pow(en, -expo);
+        h = hh * (fac >= FAC_MIN ? fac : FAC_MIN);   /* also when en is NaN */
     }
 }

@@ -120,6 +120,7 @@ static void restart(jg_solver_t *s, double t, const double *x)
     s->hlast = 0;
     s->have_k0 = s->fsal_pending = 0;
     s->h = s->opts.initial_step > 0 ? fmin(s->opts.initial_step, s->hmax) : 0;
+    s->errold = 0;   /* the step controller starts without memory */
     if (s->fixed) {
         double hf = s->opts.fixed_step, tol = jg__rk_grid_tol(s, t);
         long long k = (long long)floor((t - s->t0) / hf);

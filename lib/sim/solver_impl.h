@@ -38,6 +38,7 @@ struct jg_solver {
     double t0, tstop, t;
     double tprev, hlast;        /* the last step is [tprev, tprev + hlast]; hlast 0: none */
     double h;                   /* variable step: next step to try, 0 = estimate it */
+    double errold;              /* variable step: error norm of the last accepted step, 0: none */
     long long grid;             /* fixed step: index of the last grid point reached */
     int have_k0;                /* k[0] = f(t, x) */
     int fsal_pending;           /* k[s-1] = f(t, x), to become k[0] */

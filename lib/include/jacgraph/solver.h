@@ -12,8 +12,15 @@
  * Error control and the starting step follow Hairer, Norsett & Wanner, Solving
  * Ordinary Differential Equations I, II.4: the error norm is the RMS of
  * err_i / (atol + rtol max(|x_i|, |xnew_i|)); a step is accepted when it is
- * <= 1; the next step is h * clamp(0.9 norm^(-1/(q+1)), 0.2, 5) with q the
- * order of the embedded solution, and no growth right after a rejection.
+ * <= 1.  With k = q + 1, q the order of the embedded solution (4 and 2), a
+ * rejected step is retried with h * max(0.8 norm^(-1/k), 0.2); after an
+ * accepted one the next step is h * clamp(0.8 norm^(-alpha) norm_prev^beta,
+ * 0.2, 5), a PI controller (Hairer & Wanner II, IV.2; DOPRI5's exponents
+ * beta = 0.2/k, alpha = 1/k - 0.75 beta, MATLAB's safety factor 0.8) with
+ * norm_prev that of the previous accepted step (none after init or reset:
+ * then 0.8 norm^(-1/k)), and no growth right after a rejection.  A step cut
+ * short to end at t_limit leaves the proposed step as it was, or lowers it
+ * when its own estimate predicts that the proposal would fail.
  *
  * Life cycle (SUNDIALS-like): create -> init -> step ... (interpolate, reset)
  * -> get_stats -> free.  The solver owns a copy of the state; jg_solver_step
