@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "graph_impl.h"
+#include "../compile/program_impl.h"
 
 /* Growable int64 buffer for pattern work. */
 typedef struct {
@@ -199,9 +200,15 @@ static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, pat_t *pt, buf_t *
     return JG_OK;
 }
 
-static int algebraic(const jg_gvert_t *v)
+/* An algebraic vertex the strategies may eliminate.  The output of an
+ * Algebraic Constraint (y = y + u, JG_BT_SELFLOOP) is left to the LFT: its
+ * self-loop is exactly 1 until the rest of its loop has been folded into it,
+ * and eliminating it early would divide by 1 - 1. */
+static int algebraic(const jg_graph_t *g, const jg_gvert_t *v)
 {
-    return v->alive && (v->kind == JG_V_INPUT || v->kind == JG_V_OUTPUT);
+    if (!v->alive || (v->kind != JG_V_INPUT && v->kind != JG_V_OUTPUT)) return 0;
+    return !(v->kind == JG_V_OUTPUT && v->block >= 0 &&
+             (g->prog->blocks[v->block].type->flags & JG_BT_SELFLOOP));
 }
 
 /* Min-heap of (key, vertex) with lazy deletion, for the "full" ordering. */
@@ -278,7 +285,7 @@ jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_reduce_t how, jg_error_t *err)
         inq = calloc((size_t)cap, 1);
         if (!queue || !inq) goto nomem;
         for (int64_t v = 0; v < g->nv; v++)
-            if (algebraic(&g->v[v])) {
+            if (algebraic(g, &g->v[v])) {
                 queue[tail++] = v;
                 inq[v] = 1;
             }
@@ -288,14 +295,14 @@ jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_reduce_t how, jg_error_t *err)
             head = (head + 1) % cap;
             inq[v] = 0;
             const jg_gvert_t *V = &g->v[v];
-            if (!algebraic(V)) continue;
+            if (!algebraic(g, V)) continue;
             int64_t din = V->nin, dout = V->nout;
             if (!(din * dout < din + dout)) continue;
             if (neighbors(g, v, &nb)) goto nomem;
             if ((st = eliminate_vertex(g, v, &pt, &kin))) goto fail;
             for (int64_t k = 0; k < nb.n; k++) {
                 int64_t u = nb.a[k];
-                if (algebraic(&g->v[u]) && !inq[u]) {
+                if (algebraic(g, &g->v[u]) && !inq[u]) {
                     inq[u] = 1;
                     queue[tail] = u;
                     tail = (tail + 1) % cap;
@@ -306,18 +313,18 @@ jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_reduce_t how, jg_error_t *err)
         /* full: always the live algebraic vertex of least Markowitz degree
          * (indeg*outdeg now), a greedy minimum-fill order */
         for (int64_t v = 0; v < g->nv; v++)
-            if (algebraic(&g->v[v]) &&
+            if (algebraic(g, &g->v[v]) &&
                 heap_push(&heap, &nh, &caph, (int64_t)g->v[v].nin * g->v[v].nout, v))
                 goto nomem;
         while (nh > 0) {
             hent_t h = heap_pop(heap, &nh);
             const jg_gvert_t *V = &g->v[h.v];
-            if (!algebraic(V) || h.key != (int64_t)V->nin * V->nout) continue;   /* stale */
+            if (!algebraic(g, V) || h.key != (int64_t)V->nin * V->nout) continue;   /* stale */
             if (neighbors(g, h.v, &nb)) goto nomem;
             if ((st = eliminate_vertex(g, h.v, &pt, &kin))) goto fail;
             for (int64_t k = 0; k < nb.n; k++) {
                 const jg_gvert_t *U = &g->v[nb.a[k]];
-                if (algebraic(U) &&
+                if (algebraic(g, U) &&
                     heap_push(&heap, &nh, &caph, (int64_t)U->nin * U->nout, nb.a[k]))
                     goto nomem;
             }

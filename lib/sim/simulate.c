@@ -162,6 +162,8 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
             auto_step = 1;
             so.fixed_step = p->nrates ? o->tstop - o->t0
                             : s->o.out_step > 0 ? s->o.out_step : (o->tstop - o->t0) / 50;
+            /* --max-step bounds these steps too (a Transport Delay's history) */
+            if (so.max_step > 0 && so.max_step < so.fixed_step) so.fixed_step = so.max_step;
         }
         if (!(so.fixed_step > 0)) so.fixed_step = 1;
     }
