@@ -5,8 +5,25 @@
  * whose slope is 0 everywhere (Sign, Relay, the Switch control input) still
  * declare their d part with its full pattern: it records the direct
  * feedthrough that the sorted order needs (the output is computed from the
- * input), and its values are simply 0.  Zero-crossing detection for these
- * blocks comes with the rest of issue 4.
+ * input), and its values are simply 0.
+ *
+ * Zero crossings (seed 003, "Blocks that Register Zero Crossings"): each block
+ * registers continuous signals that cross zero where its output switches or
+ * kinks, so that the simulator places a major step there: DeadZone u - lower
+ * and u - upper, Sign u, MinMax the gap between the selected input and its
+ * nearest competitor, Relay the distance to the switch point of its current
+ * state, Switch the control input minus the threshold.
+ *
+ * The blocks whose output jumps (Sign, Relay, Switch) keep their switch
+ * position in a discrete state, set by update() at each major step.  In minor
+ * steps the output follows that held position, at major steps (and in
+ * linearization) the current input, so the output changes at major steps
+ * only, at the step the simulator places on the crossing, and no integration
+ * step straddles a jump (Simulink's behaviour).  Relay's state is also its
+ * memory: it has hysteresis.  Blocks with a kink but a continuous output
+ * (DeadZone, MinMax, Saturation, Abs) keep computing it from the input: a
+ * held branch would extrapolate past a limit, out of the range the block
+ * promises to its readers.
  */
 #include <float.h>
 #include <math.h>
@@ -101,7 +118,23 @@ static int deadzone_setup(jg_block_t *b, jg_setup_t *s)
 static int deadzone_widths(jg_block_t *b, jg_setup_t *s)
 {
     const dz_t *d = b->data;
-    return param_widths(b, s, d->n, d->which ? "UpperValue" : "LowerValue");
+    int r = param_widths(b, s, d->n, d->which ? "UpperValue" : "LowerValue");
+    if (r != JG_BLOCK_DONE) return r;
+    /* u - LowerValue per element, then u - UpperValue: the zone entered or left */
+    return jg_setup_zc(b, s, 2 * b->out_w[0], NULL) < 0 ? JG_BLOCK_FAIL : JG_BLOCK_DONE;
+}
+
+static int deadzone_zc(const jg_block_t *b, jg_eval_t *e)
+{
+    const dz_t *d = b->data;
+    int scalar_u = b->in_w[0] == 1;
+    int64_t n = b->out_w[0];
+    for (int64_t i = 0; i < n; i++) {
+        double u = e->u[0][scalar_u ? 0 : i];
+        e->zcv[i] = u - vp(&d->lim[0], i);
+        e->zcv[n + i] = u - vp(&d->lim[1], i);
+    }
+    return 0;
 }
 
 static int deadzone_outputs(const jg_block_t *b, jg_eval_t *e)
@@ -129,7 +162,7 @@ static int deadzone_jacobian(const jg_block_t *b, jg_eval_t *e)
 const jg_block_type_t jg_block_deadzone = {
     .name = "DeadZone", .flags = 0,
     .setup = deadzone_setup, .widths = deadzone_widths, .pattern = diag_or_column,
-    .outputs = deadzone_outputs, .jacobian = deadzone_jacobian,
+    .outputs = deadzone_outputs, .jacobian = deadzone_jacobian, .zc = deadzone_zc,
 };
 
 /* ------------------------------------------------------------------ Sign */
@@ -144,15 +177,35 @@ static int sign_setup(jg_block_t *b, jg_setup_t *s)
 
 static int sign_widths(jg_block_t *b, jg_setup_t *s)
 {
-    return param_widths(b, s, 1, NULL);
+    int r = param_widths(b, s, 1, NULL);
+    if (r != JG_BLOCK_DONE) return r;
+    /* zero crossing u; discrete state: the output at the last major step */
+    if (jg_setup_zc(b, s, b->out_w[0], NULL) < 0 || jg_setup_dstates(b, s, b->out_w[0]) < 0)
+        return JG_BLOCK_FAIL;
+    return JG_BLOCK_DONE;
+}
+
+static int sign_zc(const jg_block_t *b, jg_eval_t *e)
+{
+    for (int64_t i = 0; i < b->out_w[0]; i++) e->zcv[i] = e->u[0][i];
+    return 0;
+}
+
+static double sign_of(double u)
+{
+    return u > 0 ? 1.0 : u < 0 ? -1.0 : u == 0 ? 0.0 : u;
 }
 
 static int sign_outputs(const jg_block_t *b, jg_eval_t *e)
 {
-    for (int64_t i = 0; i < b->out_w[0]; i++) {
-        double u = e->u[0][i];
-        e->y[0][i] = u > 0 ? 1.0 : u < 0 ? -1.0 : u == 0 ? 0.0 : u;
-    }
+    int held = e->sim && !e->major;
+    for (int64_t i = 0; i < b->out_w[0]; i++) e->y[0][i] = held ? e->xd[i] : sign_of(e->u[0][i]);
+    return 0;
+}
+
+static int sign_update(const jg_block_t *b, jg_eval_t *e)
+{
+    for (int64_t i = 0; i < b->out_w[0]; i++) e->xdw[i] = sign_of(e->u[0][i]);
     return 0;
 }
 
@@ -169,7 +222,7 @@ static int zero_jacobian(const jg_block_t *b, jg_eval_t *e)
 const jg_block_type_t jg_block_sign = {
     .name = "Sign", .flags = 0,
     .setup = sign_setup, .widths = sign_widths, .pattern = diag_or_column,
-    .outputs = sign_outputs, .jacobian = zero_jacobian,
+    .outputs = sign_outputs, .jacobian = zero_jacobian, .update = sign_update, .zc = sign_zc,
 };
 
 /* ---------------------------------------------------------------- MinMax */
@@ -180,7 +233,12 @@ const jg_block_type_t jg_block_sign = {
  * Several: element-wise min/max with scalar expansion (Sum's width rule).
  * Slope 1 on the selected input element, 0 on the others; when k inputs tie
  * for the extremum each gets 1/k (the mean of the one-sided slopes, as Fcn's
- * min/max do). */
+ * min/max do).
+ * Zero crossings: per output element, the gap between the candidate selected
+ * at the last major step (a discrete state, set by update()) and the nearest
+ * other candidate, positive while the selection holds.  It must be the held
+ * selection: the gap to the current extremum never goes negative, it only
+ * touches zero, which no sign test sees. */
 typedef struct {
     int max;
 } minmax_t;
@@ -243,6 +301,61 @@ static double minmax_value(const jg_block_t *b, jg_eval_t *e, int64_t i)
     return y;
 }
 
+/* Candidates for one output element: input elements (one input) or ports. */
+static int64_t minmax_ncand(const jg_block_t *b)
+{
+    return b->nin == 1 ? b->in_w[0] : b->nin;
+}
+
+static double minmax_cand(const jg_block_t *b, const jg_eval_t *e, int64_t i, int64_t k)
+{
+    if (b->nin == 1) return e->u[0][k];
+    return e->u[k][b->in_w[k] == 1 ? 0 : i];
+}
+
+static int minmax_widths(jg_block_t *b, jg_setup_t *s)
+{
+    int r = jg_widths_elementwise(b, s);
+    if (r != JG_BLOCK_DONE) return r;
+    int64_t n = minmax_ncand(b) > 1 ? b->out_w[0] : 0;
+    if (jg_setup_zc(b, s, n, NULL) < 0 || jg_setup_dstates(b, s, n) < 0) return JG_BLOCK_FAIL;
+    return JG_BLOCK_DONE;
+}
+
+static int minmax_update(const jg_block_t *b, jg_eval_t *e)
+{
+    const minmax_t *d = b->data;
+    for (int64_t i = 0; i < b->nd; i++) {
+        int64_t sel = 0;
+        double y = minmax_cand(b, e, i, 0);
+        for (int64_t k = 1; k < minmax_ncand(b); k++) {
+            double u = minmax_cand(b, e, i, k);
+            if (d->max ? u > y : u < y) {
+                y = u;
+                sel = k;
+            }
+        }
+        e->xdw[i] = (double)sel;
+    }
+    return 0;
+}
+
+static int minmax_zc(const jg_block_t *b, jg_eval_t *e)
+{
+    const minmax_t *d = b->data;
+    for (int64_t i = 0; i < b->nd; i++) {
+        int64_t sel = (int64_t)e->xd[i];
+        double us = minmax_cand(b, e, i, sel), best = NAN;
+        for (int64_t k = 0; k < minmax_ncand(b); k++) {
+            if (k == sel) continue;
+            double u = minmax_cand(b, e, i, k);
+            if (isnan(best) || (d->max ? u > best : u < best)) best = u;
+        }
+        e->zcv[i] = d->max ? us - best : best - us;
+    }
+    return 0;
+}
+
 static int minmax_outputs(const jg_block_t *b, jg_eval_t *e)
 {
     for (int64_t i = 0; i < b->out_w[0]; i++) e->y[0][i] = minmax_value(b, e, i);
@@ -270,22 +383,30 @@ static int minmax_jacobian(const jg_block_t *b, jg_eval_t *e)
 
 const jg_block_type_t jg_block_minmax = {
     .name = "MinMax", .flags = 0,
-    .setup = minmax_setup, .widths = jg_widths_elementwise, .pattern = jg_pattern_elementwise,
-    .outputs = minmax_outputs, .jacobian = minmax_jacobian,
+    .setup = minmax_setup, .widths = minmax_widths, .pattern = jg_pattern_elementwise,
+    .outputs = minmax_outputs, .jacobian = minmax_jacobian, .update = minmax_update,
+    .zc = minmax_zc,
 };
 
 /* ----------------------------------------------------------------- Relay */
 
-/* Relay, WITHOUT hysteresis for now.  A real relay has memory: it turns on
- * when u reaches OnSwitchValue, off when u falls to OffSwitchValue, and keeps
- * its state in between.  Block functions have no discrete (run-time) state
- * yet, so this relay is memoryless: on for u >= OnSwitchValue, off for
- * u <= OffSwitchValue, and in between on iff u is above the midpoint
- * (OnSwitchValue + OffSwitchValue)/2.  Output OnOutputValue when on,
+/* Relay, with hysteresis as Simulink's: it turns on when u reaches
+ * OnSwitchValue, off when u falls to OffSwitchValue, and keeps its state in
+ * between.  The state is a discrete state per element (1 on, 0 off), initially
+ * off unless u >= OnSwitchValue at t0.  Output OnOutputValue when on,
  * OffOutputValue when off.  Parameters OnSwitchValue (eps), OffSwitchValue
  * (eps), OnOutputValue (1), OffOutputValue (0): each a scalar or one value per
  * element, OnSwitchValue >= OffSwitchValue.  Slope 0 everywhere (diag part
- * with zero values: the relay has direct feedthrough). */
+ * with zero values: the relay has direct feedthrough).
+ *
+ * At a major step (and in linearization) the output applies the switching
+ * rule to the held state and the current u, so the step the simulator places
+ * at a switch point already shows the new value; update() then stores it.  In
+ * minor steps the output follows the held state.  The zero crossing is
+ * u - OnSwitchValue while off, u - OffSwitchValue while on; it keeps its sign
+ * across a switch (u is past both points), so the change of formula makes no
+ * spurious crossing.  Linearization sees the held state (initially off): an
+ * operating point between the switch points gives the off output. */
 typedef struct {
     jg_value_t p[4];   /* OnSwitchValue, OffSwitchValue, OnOutputValue, OffOutputValue */
     int64_t n;
@@ -316,25 +437,53 @@ static int relay_setup(jg_block_t *b, jg_setup_t *s)
 static int relay_widths(jg_block_t *b, jg_setup_t *s)
 {
     const relay_t *d = b->data;
-    return param_widths(b, s, d->n, relay_names[d->which]);
+    int r = param_widths(b, s, d->n, relay_names[d->which]);
+    if (r != JG_BLOCK_DONE) return r;
+    if (jg_setup_zc(b, s, b->out_w[0], NULL) < 0 || jg_setup_dstates(b, s, b->out_w[0]) < 0)
+        return JG_BLOCK_FAIL;
+    return JG_BLOCK_DONE;
+}
+
+/* The switching rule: on at or above OnSwitchValue, off at or below
+ * OffSwitchValue, the held state in between. */
+static int relay_on(const jg_block_t *b, const jg_eval_t *e, int64_t i)
+{
+    const relay_t *d = b->data;
+    double u = e->u[0][b->in_w[0] == 1 ? 0 : i];
+    return u >= vp(&d->p[0], i) ? 1 : u <= vp(&d->p[1], i) ? 0 : e->xd[i] != 0;
 }
 
 static int relay_outputs(const jg_block_t *b, jg_eval_t *e)
 {
     const relay_t *d = b->data;
-    int scalar_u = b->in_w[0] == 1;
+    int held = e->sim && !e->major;
     for (int64_t i = 0; i < b->out_w[0]; i++) {
-        double u = e->u[0][scalar_u ? 0 : i], on_at = vp(&d->p[0], i), off_at = vp(&d->p[1], i);
-        int on = u >= on_at ? 1 : u <= off_at ? 0 : u > off_at + (on_at - off_at) / 2;
+        int on = held ? e->xd[i] != 0 : relay_on(b, e, i);
         e->y[0][i] = on ? vp(&d->p[2], i) : vp(&d->p[3], i);
     }
+    return 0;
+}
+
+static int relay_update(const jg_block_t *b, jg_eval_t *e)
+{
+    for (int64_t i = 0; i < b->out_w[0]; i++) e->xdw[i] = relay_on(b, e, i);
+    return 0;
+}
+
+static int relay_zc(const jg_block_t *b, jg_eval_t *e)
+{
+    const relay_t *d = b->data;
+    int scalar_u = b->in_w[0] == 1;
+    for (int64_t i = 0; i < b->out_w[0]; i++)
+        e->zcv[i] = e->u[0][scalar_u ? 0 : i] - vp(&d->p[e->xd[i] != 0 ? 1 : 0], i);
     return 0;
 }
 
 const jg_block_type_t jg_block_relay = {
     .name = "Relay", .flags = 0,
     .setup = relay_setup, .widths = relay_widths, .pattern = diag_or_column,
-    .outputs = relay_outputs, .jacobian = zero_jacobian,
+    .outputs = relay_outputs, .jacobian = zero_jacobian, .update = relay_update,
+    .zc = relay_zc,
 };
 
 /* ---------------------------------------------------------------- Switch */
@@ -388,7 +537,21 @@ static int switch_widths(jg_block_t *b, jg_setup_t *s)
         return jg_setup_error(b, s, JG_WIDTH, "Threshold",
                               "has %lld elements but the output has width %lld", (long long)nt,
                               (long long)b->out_w[0]);
+    /* one zero crossing per output element: u2 - Threshold (u2 for "u2 ~= 0");
+     * discrete state: 1 where u1 passed at the last major step */
+    if (jg_setup_zc(b, s, b->out_w[0], NULL) < 0 || jg_setup_dstates(b, s, b->out_w[0]) < 0)
+        return JG_BLOCK_FAIL;
     return JG_BLOCK_DONE;
+}
+
+static int switch_zc(const jg_block_t *b, jg_eval_t *e)
+{
+    const switch_t *d = b->data;
+    for (int64_t i = 0; i < b->out_w[0]; i++) {
+        double u2 = e->u[1][b->in_w[1] == 1 ? 0 : i];
+        e->zcv[i] = d->crit == CRIT_NE0 ? u2 : u2 - vp(&d->thr, i);
+    }
+    return 0;
 }
 
 /* Does output element i take u1? */
@@ -405,18 +568,27 @@ static int switch_pass1(const jg_block_t *b, jg_eval_t *e, int64_t i)
 
 static int switch_outputs(const jg_block_t *b, jg_eval_t *e)
 {
+    int held = e->sim && !e->major;
     for (int64_t i = 0; i < b->out_w[0]; i++) {
-        int p = switch_pass1(b, e, i) ? 0 : 2;
+        int p = (held ? e->xd[i] != 0 : switch_pass1(b, e, i)) ? 0 : 2;
         e->y[0][i] = e->u[p][b->in_w[p] == 1 ? 0 : i];
     }
     return 0;
 }
 
+static int switch_update(const jg_block_t *b, jg_eval_t *e)
+{
+    for (int64_t i = 0; i < b->out_w[0]; i++) e->xdw[i] = switch_pass1(b, e, i);
+    return 0;
+}
+
 static int switch_jacobian(const jg_block_t *b, jg_eval_t *e)
 {
-    /* parts: u1, u2, u3, each diagonal or an expanded column: entry i */
+    /* parts: u1, u2, u3, each diagonal or an expanded column: entry i (the
+     * held position in a simulation's minor steps, as the output) */
+    int held = e->sim && !e->major;
     for (int64_t i = 0; i < b->out_w[0]; i++) {
-        int one = switch_pass1(b, e, i);
+        int one = held ? e->xd[i] != 0 : switch_pass1(b, e, i);
         e->jac[0]->x[i] = one ? 1.0 : 0.0;
         e->jac[1]->x[i] = 0.0;
         e->jac[2]->x[i] = one ? 0.0 : 1.0;
@@ -427,5 +599,6 @@ static int switch_jacobian(const jg_block_t *b, jg_eval_t *e)
 const jg_block_type_t jg_block_switch = {
     .name = "Switch", .flags = 0,
     .setup = switch_setup, .widths = switch_widths, .pattern = jg_pattern_elementwise,
-    .outputs = switch_outputs, .jacobian = switch_jacobian,
+    .outputs = switch_outputs, .jacobian = switch_jacobian, .update = switch_update,
+    .zc = switch_zc,
 };

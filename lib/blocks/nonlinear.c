@@ -329,7 +329,9 @@ static int saturation_widths(jg_block_t *b, jg_setup_t *s)
                               "has %lld elements but the input has width %lld",
                               (long long)nlim, (long long)w);
     b->out_w[0] = nlim > w ? nlim : w;
-    return JG_BLOCK_DONE;
+    /* zero crossings (seed 003): UpperLimit - u per element, then u -
+     * LowerLimit, either direction (the limit reached and left) */
+    return jg_setup_zc(b, s, 2 * b->out_w[0], NULL) < 0 ? JG_BLOCK_FAIL : JG_BLOCK_DONE;
 }
 
 static int saturation_pattern(jg_block_t *b, jg_setup_t *s)
@@ -365,8 +367,21 @@ static int saturation_jacobian(const jg_block_t *b, jg_eval_t *e)
     return 0;
 }
 
+static int saturation_zc(const jg_block_t *b, jg_eval_t *e)
+{
+    const sat_t *d = b->data;
+    int scalar_u = b->in_w[0] == 1;
+    int64_t n = b->out_w[0];
+    for (int64_t i = 0; i < n; i++) {
+        double u = e->u[0][scalar_u ? 0 : i];
+        e->zcv[i] = sat_lim(&d->hi, i) - u;
+        e->zcv[n + i] = u - sat_lim(&d->lo, i);
+    }
+    return 0;
+}
+
 const jg_block_type_t jg_block_saturation = {
     .name = "Saturation", .flags = 0,
     .setup = saturation_setup, .widths = saturation_widths, .pattern = saturation_pattern,
-    .outputs = saturation_outputs, .jacobian = saturation_jacobian,
+    .outputs = saturation_outputs, .jacobian = saturation_jacobian, .zc = saturation_zc,
 };

@@ -208,7 +208,8 @@ static int abs_widths(jg_block_t *b, jg_setup_t *s)
         b->in_w[0] = 1;
     }
     b->out_w[0] = b->in_w[0];
-    return JG_BLOCK_DONE;
+    /* zero crossing (seed 003): u per element, either direction (the kink) */
+    return jg_setup_zc(b, s, b->out_w[0], NULL) < 0 ? JG_BLOCK_FAIL : JG_BLOCK_DONE;
 }
 
 static int abs_pattern(jg_block_t *b, jg_setup_t *s)
@@ -233,8 +234,14 @@ static int abs_jacobian(const jg_block_t *b, jg_eval_t *e)
     return 0;
 }
 
+static int abs_zc(const jg_block_t *b, jg_eval_t *e)
+{
+    for (int64_t i = 0; i < b->out_w[0]; i++) e->zcv[i] = e->u[0][i];
+    return 0;
+}
+
 const jg_block_type_t jg_block_abs = {
     .name = "Abs", .flags = 0,
     .setup = abs_setup, .widths = abs_widths, .pattern = abs_pattern,
-    .outputs = abs_outputs, .jacobian = abs_jacobian,
+    .outputs = abs_outputs, .jacobian = abs_jacobian, .zc = abs_zc,
 };

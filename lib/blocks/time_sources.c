@@ -15,11 +15,11 @@
  * element -- Simulink's scalar expansion of source parameters.
  *
  * Discontinuous sources (Step, PulseGenerator) switch exactly at their switch
- * times: Step gives After for t >= Time.  The block functions see the time only,
- * not whether the solver is in a major or a minor step, so a Runge-Kutta step
- * whose last stage lands on a switch time already uses the new value there
- * (Simulink holds such outputs over minor steps).  With ode1 the switch is
- * exact; zero-crossing and major-step support come with the rest of issue 4.
+ * times: Step gives After for t >= Time.  Step holds its output over minor
+ * steps and registers a zero crossing at Time, as Simulink's does (see Step
+ * below).  PulseGenerator sees the time only, so a Runge-Kutta step whose last
+ * stage lands on a switch time already uses the new value there (Simulink
+ * holds such outputs over minor steps); with ode1 its switch is exact.
  */
 #include <errno.h>
 #include <math.h>
@@ -117,25 +117,55 @@ static int vsrc_widths(jg_block_t *b, jg_setup_t *s)
 /* ------------------------------------------------------------------ Step */
 
 /* Step: y = Before for t < Time, After for t >= Time (element-wise).
- * Parameters Time (1), Before (0), After (1). */
+ * Parameters Time (1), Before (0), After (1).
+ *
+ * In simulation the switch happens at a major step, as in Simulink: one zero
+ * crossing t - Time (rising) per element places a major step at Time, and a
+ * discrete state per element (1 once switched, set by update()) holds the
+ * output over the minor steps in between, so no integration step straddles
+ * the jump.  At major steps, and in linearization, the output follows t. */
 static const vparam_t step_params[] = {{"Time", 1}, {"Before", 0}, {"After", 1}};
 
 static int step_setup(jg_block_t *b, jg_setup_t *s)
 {
-    return vsrc_setup(b, s, step_params, 3) ? JG_BLOCK_DONE : JG_BLOCK_FAIL;
+    const vsrc_t *d = vsrc_setup(b, s, step_params, 3);
+    if (!d) return JG_BLOCK_FAIL;
+    signed char *dir = jg_setup_alloc(s, (size_t)d->w);
+    if (!dir) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
+    memset(dir, JG_ZC_RISING, (size_t)d->w);
+    if (jg_setup_zc(b, s, d->w, dir) < 0 || jg_setup_dstates(b, s, d->w) < 0) return JG_BLOCK_FAIL;
+    return JG_BLOCK_DONE;
 }
 
 static int step_outputs(const jg_block_t *b, jg_eval_t *e)
 {
     const vsrc_t *d = b->data;
-    for (int64_t i = 0; i < d->w; i++)
-        e->y[0][i] = e->t >= vp(&d->p[0], i) ? vp(&d->p[2], i) : vp(&d->p[1], i);
+    int held = e->sim && !e->major;
+    for (int64_t i = 0; i < d->w; i++) {
+        int after = held ? e->xd[i] != 0 : e->t >= vp(&d->p[0], i);
+        e->y[0][i] = after ? vp(&d->p[2], i) : vp(&d->p[1], i);
+    }
+    return 0;
+}
+
+static int step_update(const jg_block_t *b, jg_eval_t *e)
+{
+    const vsrc_t *d = b->data;
+    for (int64_t i = 0; i < d->w; i++) e->xdw[i] = e->t >= vp(&d->p[0], i);
+    return 0;
+}
+
+static int step_zc(const jg_block_t *b, jg_eval_t *e)
+{
+    const vsrc_t *d = b->data;
+    for (int64_t i = 0; i < d->w; i++) e->zcv[i] = e->t - vp(&d->p[0], i);
     return 0;
 }
 
 const jg_block_type_t jg_block_step = {
     .name = "Step", .flags = JG_BT_SOURCE | JG_BT_LINEAR,
     .setup = step_setup, .widths = vsrc_widths, .outputs = step_outputs,
+    .update = step_update, .zc = step_zc,
 };
 
 /* -------------------------------------------------------------- SineWave */
