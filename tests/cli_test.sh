@@ -61,7 +61,7 @@ expect_err "malformed JSON gives line and column" 4 \
 
 echo '{"blocks":[{"name":"a","type":"Gainz"}]}' >"$d/t1.json"
 expect_err "unknown block type lists the known ones" 4 \
-    "jacgraph: error: block 'a': unknown block type 'Gainz'; known types: Abs, Clock, Constant, DeadZone, Demux, Fcn, FromWorkspace, Gain, Ground, Inport, Integrator, Lookup1D, Lookup2D, Math, MinMax, Mux, Outport, Product, PulseGenerator, Ramp, Relay, Saturation, Scope, Selector, Sign, SineWave, StateSpace, Step, SubSystem, Sum, Switch, Terminator, ToWorkspace, TransferFcn, Trigonometry, ZeroPole" \
+    "jacgraph: error: block 'a': unknown block type 'Gainz'; known types: Abs, AlgebraicConstraint, Clock, Constant, DeadZone, Demux, DiscreteIntegrator, DiscreteStateSpace, DiscreteTransferFcn, Fcn, From, FromWorkspace, Gain, Goto, GotoTagVisibility, Ground, HitCrossing, IC, Inport, Integrator, Lookup1D, Lookup2D, Math, Memory, MinMax, Mux, Outport, Product, PulseGenerator, Ramp, Relay, Saturation, Scope, Selector, Sign, SineWave, StateSpace, Step, SubSystem, Sum, Switch, Terminator, ToWorkspace, TransferFcn, TransportDelay, Trigonometry, UnitDelay, ZeroOrderHold, ZeroPole" \
     "$J" linearize "$d/t1.json"
 
 echo '{"blocks":[{"name":"P","type":"SubSystem","blocks":[{"name":"s","type":"Selector"}]}]}' >"$d/t2.json"

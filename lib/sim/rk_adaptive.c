@@ -78,7 +78,12 @@ static jg_status_t initial_step(jg_solver_t *s, double lim, jg_error_t *err)
     d0 = sqrt(d0 / (double)n);
     d1 = sqrt(d1 / (double)n);
     double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
-    h0 = fmin(fmin(h0, s->hmax), lim - s->t);
+    /* not clamped to the limit: a limit just ahead (an output point, a sample
+     * hit after an event) would make the estimate, and every step after it,
+     * tiny; the step taken is clamped, the proposal is not */
+    (void)lim;
+    h0 = fmin(h0, s->hmax);
+    h0 = fmax(h0, 64 * DBL_EPSILON * fmax(fabs(s->t), 1e-300));
     for (int64_t i = 0; i < n; i++) x1[i] = x[i] + h0 * f0[i];
     int r = jg__rk_call(s, s->t + h0, x1, f1);
     if (r < 0) return jg__rk_rhs_error(s, s->t + h0, r, err);

@@ -31,8 +31,8 @@ struct jg_sim {
     double *zl, *zr, *za, *zb, *zm;   /* zero-crossing values */
     signed char *fired;        /* per zc signal at this major step */
     signed char *zdir;         /* per zc signal: JG_ZC_* */
+    double *zside;             /* per zc signal: side (+-1) it went to at its last event, 0 */
     int *loc_off;              /* adaptive: major steps left with location off */
-    double *zscale;            /* adaptive: largest |z| seen, for the auto band */
     double t_last_event;
     int consecutive;
     double *xsave;
@@ -128,17 +128,17 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
     s->za = calloc((size_t)p->nzc + 1, sizeof(double));
     s->zb = calloc((size_t)p->nzc + 1, sizeof(double));
     s->zm = calloc((size_t)p->nzc + 1, sizeof(double));
-    s->zscale = calloc((size_t)p->nzc + 1, sizeof(double));
     s->fired = calloc((size_t)p->nzc + 1, 1);
     s->loc_off = calloc((size_t)p->nzc + 1, sizeof(int));
     s->xsave = malloc(sizeof(double) * (size_t)(p->nx + 1));
     s->zdir = malloc((size_t)p->nzc + 1);
+    s->zside = calloc((size_t)p->nzc + 1, sizeof(double));
     if (s->zdir)
         for (int32_t b = 0; b < p->nblocks; b++)
             for (int64_t i = 0; i < p->blocks[b].nzc; i++)
                 s->zdir[p->blocks[b].zc_off + i] = p->blocks[b].zc_dir[i];
-    if (!s->khit || !s->zl || !s->zr || !s->za || !s->zb || !s->zm || !s->zscale || !s->fired ||
-        !s->loc_off || !s->xsave || !s->zdir) {
+    if (!s->khit || !s->zl || !s->zr || !s->za || !s->zb || !s->zm || !s->fired ||
+        !s->loc_off || !s->xsave || !s->zdir || !s->zside) {
         st = jg_error_set(err, JG_NOMEM, "out of memory");
         goto fail;
     }
@@ -214,8 +214,8 @@ void jg_sim_free(jg_sim_t *s)
     free(s->zm);
     free(s->fired);
     free(s->zdir);
+    free(s->zside);
     free(s->loc_off);
-    free(s->zscale);
     free(s->xsave);
     jg_solver_free(s->solver);
     jg_work_free(s->w);
@@ -271,10 +271,25 @@ static double next_hit(const jg_sim_t *s)
     return t;
 }
 
-/* Did signal i cross zero from a to b in its direction (seed 003: rising =
- * to or through zero from below, or leaving zero upwards)? */
-static int crossed(double a, double b, int dir)
+/* The adaptive algorithm's threshold band (--zc-tol; 0 otherwise): once the
+ * crossing signals are inside it, location stops (seed 003).  There is no
+ * wider automatic band: stopping early means stopping past the crossing by
+ * up to band / |slope|, and a reset there puts energy into the model (a
+ * bouncing ball's floor clamp lifts it by up to the band at every impact, so
+ * it never comes to rest). */
+static double band(const jg_sim_t *s, int64_t i)
 {
+    (void)i;
+    return s->o.zc == JG_ZC_ADAPTIVE ? s->o.zc_tol : 0;
+}
+
+/* Did signal i cross zero from a to b in direction dir (seed 003: rising =
+ * to or through zero from below, or leaving zero upwards)?  A value at zero
+ * just after an event of the signal counts as on the side it went to, so the
+ * event does not fire again as "leaving zero". */
+static int crossed_i(const jg_sim_t *s, int64_t i, double a, double b, int dir)
+{
+    if (a == 0) a = s->zside[i];
     int up = (a < 0 && b >= 0) || (a == 0 && b > 0);
     int down = (a > 0 && b <= 0) || (a == 0 && b < 0);
     return dir == JG_ZC_RISING ? up : dir == JG_ZC_FALLING ? down : up || down;
@@ -321,10 +336,10 @@ static jg_status_t major_step(jg_sim_t *s, int first, int log_now, int any_fired
     if (p->nzc) {
         if ((st = zc_at(s, s->t, s->x, s->zl, err))) return st;
         for (int64_t i = 0; i < p->nzc; i++) {
-            s->zscale[i] = fmax(s->zscale[i], fabs(s->zl[i]));
             /* a signal that has just crossed and sits exactly at zero must not
              * "leave zero" in the same direction as a second event */
-            if (any_fired && s->fired[i] && s->zl[i] == 0) s->zl[i] = s->fired[i] * DBL_MIN;
+            if (any_fired && s->fired[i]) s->zside[i] = s->fired[i];
+            else if (s->zl[i] != 0) s->zside[i] = 0;
         }
     }
     return JG_OK;
@@ -367,7 +382,7 @@ static jg_status_t find_event(jg_sim_t *s, double t0, double t1, double *te, int
     int locate = 0;
     for (int64_t i = 0; i < nz; i++) {
         int dir = s->zdir[i];
-        s->fired[i] = (signed char)(crossed(s->zl[i], s->zr[i], dir) ? (s->zr[i] > s->zl[i] ? 1 : -1) : 0);
+        s->fired[i] = (signed char)(crossed_i(s, i, s->zl[i], s->zr[i], dir) ? (s->zr[i] > s->zl[i] ? 1 : -1) : 0);
         if (s->fired[i]) {
             *any = 1;
             if (!s->fixed && s->o.zc != JG_ZC_OFF && !s->loc_off[i]) locate = 1;
@@ -389,9 +404,8 @@ static jg_status_t find_event(jg_sim_t *s, double t0, double t1, double *te, int
         if (s->o.zc == JG_ZC_ADAPTIVE) {   /* inside the band: located well enough */
             int in = 1;
             for (int64_t i = 0; i < nz && in; i++) {
-                if (s->loc_off[i] || !crossed(s->za[i], s->zb[i], 0)) continue;
-                double band = s->o.zc_tol > 0 ? s->o.zc_tol : 1e-10 * fmax(1.0, s->zscale[i]);
-                in = fabs(s->zb[i]) <= band;
+                if (s->loc_off[i] || !crossed_i(s, i, s->za[i], s->zb[i], 0)) continue;
+                in = fabs(s->zb[i]) <= band(s, i);
             }
             if (in) break;
         }
@@ -400,7 +414,7 @@ static jg_status_t find_event(jg_sim_t *s, double t0, double t1, double *te, int
         if (it % 2 == 0) {
             double best = tb;
             for (int64_t i = 0; i < nz; i++) {
-                if (s->loc_off[i] || !s->fired[i] || !crossed(s->za[i], s->zb[i], 0)) continue;
+                if (s->loc_off[i] || !s->fired[i] || !crossed_i(s, i, s->za[i], s->zb[i], 0)) continue;
                 double d = s->za[i] - s->zb[i];
                 if (d == 0) continue;
                 double est = ta + (tb - ta) * (s->za[i] / d);
@@ -416,7 +430,7 @@ static jg_status_t find_event(jg_sim_t *s, double t0, double t1, double *te, int
         for (int64_t i = 0; i < nz && !left; i++) {
             if (!s->fired[i] || s->loc_off[i]) continue;
             int dir = s->fired[i] > 0 ? JG_ZC_RISING : JG_ZC_FALLING;
-            left = crossed(s->za[i], s->zm[i], dir);
+            left = crossed_i(s, i, s->za[i], s->zm[i], dir);
         }
         double *tmp;
         if (left) {
@@ -431,7 +445,7 @@ static jg_status_t find_event(jg_sim_t *s, double t0, double t1, double *te, int
     for (int64_t i = 0; i < nz; i++) {
         if (!s->fired[i]) continue;
         int dir = s->fired[i] > 0 ? JG_ZC_RISING : JG_ZC_FALLING;
-        if (!s->loc_off[i] && !crossed(s->za[i], s->zb[i], dir)) s->fired[i] = 0;
+        if (!s->loc_off[i] && !crossed_i(s, i, s->za[i], s->zb[i], dir)) s->fired[i] = 0;
     }
     if (tb < t1) {
         if ((st = jg_solver_interpolate(s->solver, tb, s->x)))
