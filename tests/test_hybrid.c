@@ -247,11 +247,52 @@ static void test_step_event(void)
     tap_ok(!st && ss.events == 0, "--zc off: no event located");
 }
 
+/* Chattering (seed 003): x' = -sign(x), x(0) = 1 reaches 0 at t = 1 and then
+ * slides; every step crosses zero.  The non-adaptive algorithm stops after
+ * 1000 consecutive crossings naming the block, the adaptive one turns
+ * location off and completes with x held at zero up to the step size; so
+ * does the bouncing ball past its Zeno time in both (it comes to rest). */
+static void test_chattering(void)
+{
+    const char *json =
+        "{'name':'chatter','blocks':[{'name':'x','type':'Integrator','InitialCondition':1},"
+        "{'name':'Sign','type':'Sign'},{'name':'Neg','type':'Gain','Gain':-1},"
+        "{'name':'Out1','type':'Outport','Port':1}],"
+        "'lines':[{'src':'x:1','dst':['Sign:1','Out1:1']},{'src':'Sign:1','dst':'Neg:1'},"
+        "{'src':'Neg:1','dst':'x:1'}]}";
+    rec_t r;
+    jg_error_t err;
+    jg_sim_stats_t ss;
+    jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 1.2, .out_step = 0.05};
+    jg_status_t st = run(json, o, &r, &ss, &err);
+    const char *want = "too many consecutive zero crossings (1000) at t = ";
+    tap_ok(st == JG_NUMERIC && !strncmp(err.msg, want, strlen(want)) &&
+               strstr(err.msg, "in 'Sign' (Sign): the model chatters or is Zeno"),
+           "nonadaptive: x' = -sign(x) stops after 1000 consecutive crossings naming 'Sign'");
+    if (st != JG_NUMERIC) printf("# %d %s\n", (int)st, err.msg);
+    double tfail = st ? atof(err.msg + strlen(want)) : 0;
+    tap_ok(fabs(tfail - 1) < 1e-9, "... at the sliding time t = 1 (%.15g)", tfail);
+    o.max_zc = 50;
+    st = run(json, o, &r, &ss, &err);
+    tap_ok(st == JG_NUMERIC && strstr(err.msg, "consecutive zero crossings (50)"), "--max-zc 50 is honoured");
+    o.max_zc = 0;
+    o.zc = JG_ZC_ADAPTIVE;
+    st = run(json, o, &r, &ss, &err);
+    double worst = 0;
+    for (int k = 0; k < r.n; k++) worst = fmax(worst, fabs(r.y[k] - fmax(0, 1 - r.t[k])));
+    tap_ok(!st && r.n == 25 && fabs(r.t[r.n - 1] - 1.2) < 1e-12, "adaptive: the run completes");
+    tap_ok(worst < 1e-4, "adaptive: x = max(0, 1 - t) within %.1e", worst);
+    o.zc = JG_ZC_OFF;
+    st = run(json, o, &r, &ss, &err);
+    tap_ok(!st && ss.events == 0, "off: completes without locating");
+}
+
 int main(void)
 {
     test_resolution();
     test_priority();
     test_hold();
     test_step_event();
+    test_chattering();
     return tap_done();
 }

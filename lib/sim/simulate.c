@@ -23,6 +23,7 @@ struct jg_sim {
     int64_t *log_src;          /* per logged element: signal index, -1 reads 0 */
     char **log_name;
     int64_t nout_points;       /* output points logged so far */
+    long long kout;            /* index of the next output point t0 + k out_step */
     int started;
     jg_error_t *err;           /* the caller's, during jg_sim_run */
     /* hybrid */
@@ -485,6 +486,7 @@ jg_status_t jg_sim_run(jg_sim_t *s, double t_until, jg_sim_log_fn log, void *use
     if (!s->started) {
         s->started = 1;
         s->t_last_event = -INFINITY;
+        s->kout = 1;
         if ((st = major_step(s, 1, 1, 0, log, user, &stop, err))) return st;
     }
     double h = s->o.out_step;
@@ -504,11 +506,12 @@ jg_status_t jg_sim_run(jg_sim_t *s, double t_until, jg_sim_log_fn log, void *use
         if (h > 0) {
             /* output points inside (tprev, t) from the dense output; one at t
              * itself is logged by the major step, after its outputs */
-            double k0 = floor((tprev - s->o.t0) / h + 1e-9) + 1;
-            for (double k = k0; !stop; k++) {
-                double tq = s->o.t0 + k * h;
-                if (tq > s->t * (1 + 1e-12) + 1e-300) break;
-                if (tq >= s->t * (1 - 1e-12) - 1e-300 && tq <= s->t * (1 + 1e-12) + 1e-300) {
+            double tol = 1e-12 * fmax(1.0, fabs(s->t));
+            while (!stop) {
+                double tq = s->o.t0 + (double)s->kout * h;
+                if (tq > s->t + tol) break;
+                s->kout++;
+                if (tq >= s->t - tol) {
                     log_now = 1;
                     break;
                 }
