@@ -175,5 +175,22 @@ expect_err "stop before start" 2 \
 expect_err "fixed step required" 2 \
     "jacgraph: error: non-positive step 0 for fixed-step solver 'ode4'" \
     "$J" simulate graphs/vdp.json --solver ode4
+expect_err "unknown zero-crossing algorithm" 2 \
+    "jacgraph simulate: --zc expects nonadaptive, adaptive or off, got 'fast'
+see 'jacgraph simulate --help'" \
+    "$J" simulate graphs/bounce.json --zc fast
+expect_err "--max-zc 0" 2 \
+    "jacgraph simulate: --max-zc expects a positive integer
+see 'jacgraph simulate --help'" \
+    "$J" simulate graphs/bounce.json --max-zc 0
+expect_err "a fixed step that misses the sample hits" 2 \
+    "jacgraph: error: sample time [0.1, 0] of block 'Sampler' is not a multiple of the fixed step 0.03" \
+    "$J" simulate graphs/sampled_pi.json --solver ode4 --step 0.03
+expect_err "chattering stops the nonadaptive algorithm, naming the block" 5 \
+    "jacgraph: error: too many consecutive zero crossings (1000) at t = 1.00000000000067 in 'Sign' (Sign): the model chatters or is Zeno; try --zc adaptive, a larger --max-zc, or disable the block's zero-crossing detection" \
+    "$J" simulate tests/data/chatter.json --stop 2
+"$J" simulate tests/data/chatter.json --stop 2 --zc adaptive --out-step 0.5 >"$d/c.csv" 2>&1 &&
+    [ "$(tail -1 "$d/c.csv")" = "2,0,0" ]
+ok $? "chattering: the adaptive algorithm completes with x held at 0"
 
 tap_done

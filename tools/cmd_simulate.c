@@ -196,7 +196,7 @@ int cmd_simulate(int argc, char **argv)
     cli_args_t a = {argc, 1, argv, "simulate"};
     const char *model = NULL, *v, *out = NULL, *op_path = NULL, *plot_path = NULL;
     jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 10};
-    double op_t = NAN, dec = 0, maxzc = 0;
+    double op_t = NAN, dec = 0, maxzc = -1;
     const char *zc = NULL;
     int stats = 0, no_progress = 0, r;
     while (a.i < argc) {
@@ -248,9 +248,9 @@ int cmd_simulate(int argc, char **argv)
     if (dec < 0 || dec != floor(dec)) return cli_usage(a.cmd, "--decimation expects a positive integer");
     if (plot_path && !*plot_path) return cli_usage(a.cmd, "--plot expects a file name");
     o.decimation = (int)dec;
-    if (maxzc != 0 && (maxzc < 1 || maxzc != floor(maxzc) || maxzc > 1e9))
+    if (maxzc != -1 && (maxzc < 1 || maxzc != floor(maxzc) || maxzc > 1e9))
         return cli_usage(a.cmd, "--max-zc expects a positive integer");
-    o.max_zc = (int)maxzc;
+    o.max_zc = maxzc == -1 ? 0 : (int)maxzc;
     if (o.zc_tol < 0) return cli_usage(a.cmd, "--zc-tol expects a non-negative number");
     if (zc) {
         if (!strcmp(zc, "nonadaptive")) o.zc = JG_ZC_NONADAPTIVE;
