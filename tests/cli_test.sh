@@ -167,7 +167,7 @@ ok $? "simulate writes a named CSV header and the output points"
     python3 -c "import json; a=json.load(open('$d/a.json')); b=json.load(open('$d/b.json'))[0]; assert a['t']==3 and b['t']==3 and all(abs(p-q)<1e-9 for p,q in zip(a['A']['x'],b['A']['x'])), (a,b)"
 ok $? "simulate --save-op then linearize --op equals linearize --at"
 expect_err "unknown solver" 2 \
-    "jacgraph: error: unknown solver 'ode99' (valid: ode1 ode2 ode3 ode4 ode5 ode23 ode45 discrete)" \
+    "jacgraph: error: unknown solver 'ode99' (valid: ode1 ode2 ode3 ode4 ode5 ode23 ode45 discrete ode23s lie ode15s)" \
     "$J" simulate graphs/vdp.json --solver ode99
 expect_err "stop before start" 2 \
     "jacgraph: error: stop time 1 before start time 2" \

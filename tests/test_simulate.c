@@ -139,7 +139,7 @@ static void test_bad_options(void)
     jg_sim_opts_t o = {.solver = "ode99", .t0 = 0, .tstop = 1};
     jg_status_t st = jg_sim_create(p, &o, &s, &err);
     tap_ok(st == JG_ARG, "unknown solver is JG_ARG");
-    tap_streq(err.msg, "unknown solver 'ode99' (valid: ode1 ode2 ode3 ode4 ode5 ode23 ode45 discrete)",
+    tap_streq(err.msg, "unknown solver 'ode99' (valid: ode1 ode2 ode3 ode4 ode5 ode23 ode45 discrete ode23s lie ode15s)",
               "unknown solver message lists the valid ones");
     o = (jg_sim_opts_t){.solver = "ode4", .t0 = 0, .tstop = 1};
     o.so.fixed_step = -0.1;

@@ -7,20 +7,26 @@
 #include "solver_impl.h"
 
 /* ode3/ode23 and ode5/ode45 share a tableau: the fixed-step ones ignore its estimate. */
+/* The implicit methods borrow a tableau only for the common allocation (their
+ * stage vectors serve as scratch) and bring their own ops. */
 static const struct {
     const char *name;
     const jg_rk_tableau_t *tab;
     int fixed;
+    const jg__solver_ops_t *ops;
 } methods[] = {
-    {"ode1", &jg__rk_euler, 1},  {"ode2", &jg__rk_heun, 1},   {"ode3", &jg__rk_bs23, 1},
-    {"ode4", &jg__rk_rk4, 1},    {"ode5", &jg__rk_dp54, 1},   {"ode23", &jg__rk_bs23, 0},
-    {"ode45", &jg__rk_dp54, 0},  {"discrete", &jg__rk_discrete, 1},
+    {"ode1", &jg__rk_euler, 1, NULL},  {"ode2", &jg__rk_heun, 1, NULL},
+    {"ode3", &jg__rk_bs23, 1, NULL},   {"ode4", &jg__rk_rk4, 1, NULL},
+    {"ode5", &jg__rk_dp54, 1, NULL},   {"ode23", &jg__rk_bs23, 0, NULL},
+    {"ode45", &jg__rk_dp54, 0, NULL},  {"discrete", &jg__rk_discrete, 1, NULL},
+    {"ode23s", &jg__rk_dp54, 0, &jg__ode23s_ops}, {"lie", &jg__rk_dp54, 1, &jg__lie_ops},
+    {"ode15s", &jg__rk_dp54, 0, &jg__ode15s_ops},
 };
 #define NMETHODS ((int)(sizeof methods / sizeof methods[0]))
 
 const char *jg_solver_names(void)
 {
-    return "ode1 ode2 ode3 ode4 ode5 ode23 ode45 discrete";
+    return "ode1 ode2 ode3 ode4 ode5 ode23 ode45 discrete ode23s lie ode15s";
 }
 
 const char *jg_solver_name(const jg_solver_t *s) { return s ? s->name : NULL; }
@@ -35,6 +41,9 @@ void jg_solver_get_stats(const jg_solver_t *s, jg_solver_stats_t *st)
 void jg_solver_free(jg_solver_t *s)
 {
     if (!s) return;
+    if (s->ops && s->ops->free) s->ops->free(s);
+    cs_dl_spfree(s->jpat);
+    free(s->jkeep);
     free(s->mem);
     free(s);
 }
@@ -93,7 +102,53 @@ jg_status_t jg_solver_create(const char *name, int64_t n, jg_rhs_fn f, void *use
     for (int i = 0; i < tb->stages; i++) s->k[i] = mem + (size_t)(4 + i) * len;
     memset(mem, 0, nv * len * sizeof(double));
     s->hlast = 0;
+    s->ops = methods[m].ops;
+    if (s->ops && s->ops->create) {
+        jg_status_t st = s->ops->create(s, err);
+        if (st) {
+            jg_solver_free(s);
+            return st;
+        }
+    }
     *out = s;
+    return JG_OK;
+}
+
+jg_status_t jg_solver_set_jacobian(jg_solver_t *s, jg_jac_fn jac, const cs_dl *pattern, void *user,
+                                   jg_error_t *err)
+{
+    if (!s) return jg_error_set(err, JG_ARG, "solver: NULL solver");
+    if (pattern && (pattern->nz != -1 || pattern->m != s->n || pattern->n != s->n))
+        return jg_error_set(err, JG_ARG, "solver '%s': the Jacobian pattern must be %lld x %lld "
+                            "compressed-column", s->name, (long long)s->n, (long long)s->n);
+    cs_dl *copy = NULL;
+    if (pattern) {
+        int64_t nz = pattern->p[pattern->n];
+        copy = cs_dl_spalloc(s->n, s->n, nz ? nz : 1, 1, 0);
+        if (!copy) return jg_error_set(err, JG_NOMEM, "out of memory");
+        memcpy(copy->p, pattern->p, sizeof(int64_t) * (size_t)(s->n + 1));
+        if (nz) memcpy(copy->i, pattern->i, sizeof(int64_t) * (size_t)nz);
+        memset(copy->x, 0, sizeof(double) * (size_t)(nz ? nz : 1));
+    }
+    cs_dl_spfree(s->jpat);
+    free(s->jkeep);
+    s->jkeep = NULL;
+    s->jpat = copy;
+    s->jac = jac;
+    s->jac_user = user;
+    return JG_OK;
+}
+
+jg_status_t jg_solver_set_sparsing(jg_solver_t *s, const unsigned char *keep, jg_error_t *err)
+{
+    if (!s) return jg_error_set(err, JG_ARG, "solver: NULL solver");
+    free(s->jkeep);
+    s->jkeep = NULL;
+    if (!keep) return JG_OK;
+    int64_t nz = s->jpat ? s->jpat->p[s->n] : s->n * s->n;
+    s->jkeep = malloc((size_t)nz + 1);
+    if (!s->jkeep) return jg_error_set(err, JG_NOMEM, "out of memory");
+    memcpy(s->jkeep, keep, (size_t)nz);
     return JG_OK;
 }
 
@@ -144,7 +199,7 @@ jg_status_t jg_solver_init(jg_solver_t *s, double t0, const double *x0, double t
     if (!(s->hmax > 0)) s->hmax = INFINITY;   /* tstop == t0: no step will be taken */
     memset(&s->stats, 0, sizeof s->stats);
     restart(s, t0, x0);
-    return JG_OK;
+    return s->ops && s->ops->init ? s->ops->init(s, err) : JG_OK;
 }
 
 jg_status_t jg_solver_reset(jg_solver_t *s, double t, const double *x, jg_error_t *err)
@@ -156,7 +211,7 @@ jg_status_t jg_solver_reset(jg_solver_t *s, double t, const double *x, jg_error_
     jg_status_t st = check_state(s, x, err);
     if (st) return st;
     restart(s, t, x);
-    return JG_OK;
+    return s->ops && s->ops->reset ? s->ops->reset(s, err) : JG_OK;
 }
 
 jg_status_t jg_solver_step(jg_solver_t *s, double t_limit, double *t, double *x, jg_error_t *err)
@@ -167,7 +222,9 @@ jg_status_t jg_solver_step(jg_solver_t *s, double t_limit, double *t, double *x,
     if (!(lim > s->t))
         return jg_error_set(err, JG_ARG, "solver '%s': t = %.17g is already at the step limit %.17g", s->name,
                             s->t, lim);
-    jg_status_t st = s->fixed ? jg__rk_step_fixed(s, lim, err) : jg__rk_step_adaptive(s, lim, err);
+    jg_status_t st = s->ops      ? s->ops->step(s, lim, err)
+                     : s->fixed ? jg__rk_step_fixed(s, lim, err)
+                                : jg__rk_step_adaptive(s, lim, err);
     if (st) return st;
     jg_error_clear(err);   /* drop notes of recoverable failures */
     if (t) *t = s->t;
@@ -271,6 +328,7 @@ jg_status_t jg_solver_interpolate(const jg_solver_t *s, double tq, double *xq)
         if (bytes) memcpy(xq, s->xprev, bytes);
         return JG_OK;
     }
+    if (s->ops) return s->ops->interpolate(s, tq, xq);
     const jg_rk_tableau_t *tb = s->tab;
     const int ns = tb->stages, nd = tb->ndense;
     const double theta = (tq - s->tprev) / s->hlast;

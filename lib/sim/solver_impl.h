@@ -26,8 +26,32 @@ typedef struct jg_rk_tableau {
 extern const jg_rk_tableau_t jg__rk_discrete, jg__rk_euler, jg__rk_heun, jg__rk_rk4;  /* rk_fixed.c */
 extern const jg_rk_tableau_t jg__rk_bs23, jg__rk_dp54;                            /* rk_adaptive.c */
 
+/* An implicit method (issue 5): its own step and dense output over the
+ * common object.  step() advances s->t and s->x to no more than lim and sets
+ * s->tprev / s->xprev / s->hlast for interpolate(); the counters are
+ * s->stats.  init() runs at jg_solver_init and reset() at jg_solver_reset,
+ * after the common restart (s->t, s->x set). */
+typedef struct jg__solver_ops {
+    jg_status_t (*create)(jg_solver_t *s, jg_error_t *err);   /* s->impl */
+    void (*free)(jg_solver_t *s);
+    jg_status_t (*init)(jg_solver_t *s, jg_error_t *err);
+    jg_status_t (*step)(jg_solver_t *s, double lim, jg_error_t *err);
+    jg_status_t (*interpolate)(const jg_solver_t *s, double tq, double *xq);
+    jg_status_t (*reset)(jg_solver_t *s, jg_error_t *err);
+} jg__solver_ops_t;
+
+extern const jg__solver_ops_t jg__ode23s_ops, jg__lie_ops, jg__ode15s_ops;
+
 struct jg_solver {
     const char *name;
+    const jg__solver_ops_t *ops;   /* implicit methods; NULL: Runge-Kutta (tab) */
+    void *impl;                    /* the implicit method's private state */
+    /* solver Jacobian (jg_solver_set_jacobian): callback, its pattern (owned
+     * copy; NULL = dense), the sparsing mask (owned, per pattern entry) */
+    jg_jac_fn jac;
+    void *jac_user;
+    cs_dl *jpat;
+    unsigned char *jkeep;
     const jg_rk_tableau_t *tab;
     int fixed;
     int64_t n;

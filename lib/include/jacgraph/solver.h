@@ -30,6 +30,7 @@
 #ifndef JACGRAPH_SOLVER_H
 #define JACGRAPH_SOLVER_H
 #include <stdint.h>
+#include <cs.h>
 #include "jacgraph/status.h"
 
 #ifdef __cplusplus
@@ -62,7 +63,30 @@ typedef struct jg_solver_opts {
  * (error test or recoverable f failure), evaluations of f. */
 typedef struct jg_solver_stats {
     long steps, rejected, fevals;
+    long jevals;      /* solver Jacobians computed (implicit solvers) */
+    long factorizations;   /* LU factorizations of the iteration matrix */
+    long fevals_jac;  /* evaluations of f spent on Jacobians (perturbation) */
 } jg_solver_stats_t;
+
+/* ---- implicit (stiff) solvers, issue 5 ----
+ *
+ * The solver Jacobian J = df/dx at (t, x), n x n in compressed-column form
+ * (CSparse cs_dl).  The pattern (p, i) is fixed when the callback is
+ * installed; the callback fills J->x in that pattern.  fx = f(t, x) is given
+ * (perturbation methods reuse it).  Return codes as jg_rhs_fn. */
+typedef int (*jg_jac_fn)(double t, const double *x, const double *fx, cs_dl *J, void *user);
+
+/* Install the Jacobian callback of an implicit solver, with its pattern
+ * (a cs_dl *, copied; NULL: dense n x n).  Without one an implicit solver
+ * perturbs f column by column (dense).  Explicit solvers ignore it.
+ * Errors: JG_ARG for a pattern that is not n x n compressed-column. */
+jg_status_t jg_solver_set_jacobian(jg_solver_t *s, jg_jac_fn jac, const cs_dl *pattern,
+                                   void *user, jg_error_t *err);
+
+/* Sparsing (linearly implicit Euler, seed 004): a mask of the Jacobian
+ * pattern (1 keep, 0 drop), one entry per stored entry of the pattern given to
+ * jg_solver_set_jacobian; NULL clears it.  Other solvers ignore it. */
+jg_status_t jg_solver_set_sparsing(jg_solver_t *s, const unsigned char *keep, jg_error_t *err);
 
 /* Create solver `name` for n states.  f and user are kept (user is not owned).
  * o may be NULL (all defaults).  *out is the caller's (jg_solver_free).
@@ -75,7 +99,10 @@ jg_status_t jg_solver_create(const char *name, int64_t n, jg_rhs_fn f, void *use
 /* Accepts NULL. */
 void jg_solver_free(jg_solver_t *s);
 
-/* The valid names, space-separated: "ode1 ode2 ode3 ode4 ode5 ode23 ode45 discrete". */
+/* The valid names, space-separated: "ode1 ode2 ode3 ode4 ode5 ode23 ode45
+ * discrete" and the implicit ones "ode23s lie ode15s" (Rosenbrock 2(3) of
+ * Shampine & Reichelt, linearly implicit Euler with a fixed step, variable-
+ * order BDF through SUNDIALS CVODE). */
 const char *jg_solver_names(void);
 /* The name s was created with (static storage). */
 const char *jg_solver_name(const jg_solver_t *s);
