@@ -1,13 +1,13 @@
 /* jacgraph/simulate.h -- simulating a compiled program (seed 003, the
- * simulation loop): each major step evaluates the outputs in sorted order,
- * then the derivatives, and advances the continuous states with a solver of
- * jacgraph/solver.h.  Simulation and linearization call the same block
- * functions (jacgraph/eval.h).
- *
- * This first kernel covers continuous-time models of the current block set:
- * sample times, discrete states, zero crossings and the algebraic-loop Newton
- * solver come with the rest of issue 4 (loops of linear blocks are solved
- * exactly at every evaluation, as in linearization).
+ * simulation loop).  Each major time step computes the outputs in sorted order
+ * (a block with a discrete sample time only at its sample hits; its outputs
+ * hold in between), logs, runs the blocks' updates (discrete states at their
+ * hits; modes, resets and histories of continuous-time blocks at every major
+ * step), then advances the continuous states with a solver of
+ * jacgraph/solver.h to the next sample hit at the latest.  Zero crossings are
+ * located on the step's dense output and the step is cut just after them.
+ * Algebraic loops are solved at every evaluation.  Simulation and
+ * linearization call the same block functions (jacgraph/eval.h).
  */
 #ifndef JACGRAPH_SIMULATE_H
 #define JACGRAPH_SIMULATE_H
