@@ -26,12 +26,13 @@ extern "C" {
 typedef struct jg_lft_info {
     int64_t n;          /* order of I - P22 M */
     int64_t nnz_lu;     /* nonzeros of its LU factors */
-    double rcond;       /* min/max |pivot| of U, a cheap bound (1 when n == 0) */
+    double rcond;       /* min over U's columns of |pivot| / max |entry| of that column of K (1 when n == 0) */
 } jg_lft_info_t;
 
 /* *F is a new matrix (cs_dl_spfree).  M == NULL means the identity.  Exact
  * zeros of the result are dropped.  Errors: JG_SINGULAR_LOOP when I - P22 M is
- * singular or its pivot ratio is below 1e-14 (the message is generic: callers
+ * singular or a pivot is below 1e-14 times the largest entry of its column
+ * (the message is generic: callers
  * add which loop), JG_ARG on mismatched sizes, JG_NOMEM.  Cost: one sparse LU of
  * I - P22 M plus, per nonempty column of P21, two sparse triangular solves over
  * its reach and the product of the result with P12 M. */
