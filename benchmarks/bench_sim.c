@@ -37,7 +37,10 @@
  * --profile K evaluates the diagram's right-hand side K times and nothing else
  * timed, for
  *     valgrind --tool=callgrind --toggle-collect=bench_bd_rhs build/benchmarks/bench_sim --profile 200
- * (--profile-hand K: the hand-written one, toggle bench_hand_rhs).
+ * (one evaluation before, outside bench_bd_rhs: the first jg_work_outputs
+ * compiles the evaluation plan; --profile-hand K: the hand-written one, toggle
+ * bench_hand_rhs; --profile-kernel K: K fixed steps of the first --solvers in
+ * jg_sim_run, toggle bench_kernel_run).
  * --write-model FILE writes the generated JSON (for `jacgraph simulate`).
  * Exit status: 0; 1 when the trajectories disagree beyond --tol; 2 usage or a
  * library error.  See benchmarks/README.md, "Simulation kernel overhead". */
@@ -70,6 +73,8 @@ static const char usage[] =
     "  --write-model FILE  write the JSON of the first model of --models and exit\n"
     "  --profile K         evaluate the diagram's right-hand side K times and exit (callgrind)\n"
     "  --profile-hand K    the same with the hand-written right-hand side\n"
+    "  --profile-kernel K  K steps of --step with the first of --solvers in jg_sim_run, no\n"
+    "                      logger (callgrind: --toggle-collect=bench_kernel_run)\n"
     "\n"
     "Exit status: 0; 1 when hand-written and block-diagram trajectories disagree; 2 usage\n"
     "or library error.\n";
@@ -579,6 +584,11 @@ static int profile(const char *kind, int64_t n, long k, int hand)
     }
     bd_t bd = {w, n, &err};
     double sum = 0;
+    /* the first evaluation builds the plan (lib/eval): not what is profiled */
+    if (!hand && jg_work_outputs(w, 0, &err)) {
+        fprintf(stderr, "bench_sim: %s\n", err.msg);
+        return 2;
+    }
     for (long j = 0; j < k; j++) {
         x0[j % n] += 1e-9;   /* a different point each time, as in a run */
         if (hand ? bench_hand_rhs(0, x0, dx, &ode) : bench_bd_rhs(0, x0, dx, &bd)) {
@@ -597,13 +607,43 @@ static int profile(const char *kind, int64_t n, long k, int hand)
     return 0;
 }
 
+__attribute__((noinline)) jg_status_t bench_kernel_run(jg_sim_t *s, double tstop, jg_error_t *err)
+{
+    return jg_sim_run(s, tstop, NULL, NULL, err);
+}
+
+/* --profile-kernel: K fixed steps in jg_sim_run (jg_sim_create outside). */
+static int profile_kernel(const char *kind, int64_t n, long k, const char *solver, double step)
+{
+    jg_error_t err = {0};
+    jg_program_t *p = NULL;
+    jg_sim_t *s = NULL;
+    jg_sim_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.solver = solver;
+    o.tstop = (double)k * step;
+    o.so.fixed_step = step;
+    if (load_program(kind, n, &p, &err) || jg_sim_create(p, &o, &s, &err) ||
+        bench_kernel_run(s, o.tstop, &err)) {
+        fprintf(stderr, "bench_sim: %s\n", err.msg);
+        return 2;
+    }
+    jg_solver_stats_t st;
+    jg_sim_stats(s, &st);
+    printf("jg_sim_run of the %s model with %s: %lld steps, %lld evaluations\n", kind, solver,
+           (long long)st.steps, (long long)st.fevals);
+    jg_sim_free(s);
+    jg_program_free(p);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     cfg_t c = {.n = 1000, .tstop = 10, .rtol = 1e-6, .atol = 1e-8, .step = 0.01, .tol = 1e-8,
                .rhs_time = 0.2, .min_time = 1, .repeat = 5, .max_runs = 1000};
     char models_arg[256] = "chain,vector", solvers_arg[256] = "ode45,ode4";
     const char *md = NULL, *write_model = NULL;
-    long prof = 0;
+    long prof = 0, prof_kernel = 0;
     int prof_hand = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -630,6 +670,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--write-model")) write_model = v;
         else if (!strcmp(a, "--profile")) prof = atol(v);
         else if (!strcmp(a, "--profile-hand")) prof = atol(v), prof_hand = 1;
+        else if (!strcmp(a, "--profile-kernel")) prof_kernel = atol(v);
         else takes = 0;
         if (!takes) {
             fprintf(stderr, "bench_sim: unknown option or missing value: %s\n%s", a, usage);
@@ -654,6 +695,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (prof > 0) return profile(models[0], c.n, prof, prof_hand);
+    if (prof_kernel > 0) return profile_kernel(models[0], c.n, prof_kernel, solvers[0], c.step);
     if (write_model) {
         char *json = make_model(models[0], c.n);
         FILE *f = json ? fopen(write_model, "w") : NULL;

@@ -2,6 +2,8 @@
 # jacgraph binary under test, a scratch directory removed on exit, and checks.
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 J=${JACGRAPH:-$top/build/tools/jacgraph}
+# models that name a plugin ("plugins": ["predprey"]) find the build's examples
+export JACGRAPH_PLUGIN_PATH="$(dirname "$(dirname "$J")")/examples${JACGRAPH_PLUGIN_PATH:+:$JACGRAPH_PLUGIN_PATH}"
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 n=0

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "jacgraph/plugin.h"
 
 int cli_fail(const jg_error_t *err)
 {
@@ -28,7 +29,9 @@ int cli_load(const char *path, jg_model_t **m, jg_program_t **p)
     *m = NULL;
     *p = NULL;
     if (jg_model_read(path, m, &err)) return cli_fail(&err);
-    jg_status_t st = jg_program_compile(*m, p, &err);
+    /* the model's "plugins" list, before its block types are looked up */
+    jg_status_t st = jg_plugin_load_model(*m, &err);
+    if (!st) st = jg_program_compile(*m, p, &err);
     /* the program keeps nothing of the model: give its memory back before the
      * graph is built (a heap full of JSON nodes makes every later allocation
      * slower) */

@@ -21,6 +21,7 @@
  * |loop gain| <= 0.8). */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 
 static const char help[] =
     "usage: jacgraph generate KIND --blocks N [--seed S] [--out FILE] [--depth D] [--quiet]\n"
+    "       jacgraph generate brusselator --states N [--seed S] [--out FILE] [--quiet]\n"
     "\n"
     "Write a seeded synthetic model (JSON) with about N blocks, SubSystems and\n"
     "their Inport/Outport blocks included.  KIND:\n"
@@ -44,9 +46,16 @@ static const char help[] =
     "  deep       SubSystems nested 10-50 levels (chains and trees), signals\n"
     "             passed down and up through the ports, an Integrator with\n"
     "             feedback through the lower levels at every level\n"
+    "  brusselator  the stiff 2-D Brusselator with diffusion (Hairer & Wanner II,\n"
+    "             BRUSS-2D) on an nx x ny periodic grid, N = 2 nx ny states in two\n"
+    "             vector Integrators, 25 blocks at every size; nx is the largest\n"
+    "             divisor of N/2 not above sqrt(N/2) and must be at least 3\n"
+    "             (98 = 2x7x7, 100 = 2x5x10, 1000 = 2x20x25, 100000 = 2x200x250)\n"
     "\n"
     "  --blocks N   target block count (10 .. 10^7; suffix k or M allowed: 10k, 1M)\n"
-    "  --seed S     seed (unsigned 64-bit, default 1); same seed, same bytes\n"
+    "  --states N   brusselator: the number of states (18 .. 10^7, k and M allowed)\n"
+    "  --seed S     seed (unsigned 64-bit, default 1); same seed, same bytes;\n"
+    "               brusselator: perturbs the initial values by up to 0.01 (0: none)\n"
     "  --out FILE   write to FILE (default: standard output)\n"
     "  --depth D    deep: nesting depth to aim for (default 10..50 from the seed)\n"
     "  --quiet      no summary line on standard error\n";
@@ -133,7 +142,7 @@ static const char *fh(char *buf, int v)
 
 /* ---------------------------------------------------------------- output */
 
-enum { K_AERO, K_POWER, K_DEEP };
+enum { K_AERO, K_POWER, K_DEEP, K_BRUSS };
 
 typedef struct {
     FILE *f;
@@ -145,6 +154,7 @@ typedef struct {
     int depth;
     int state_rate;   /* one state per this many blocks (aerospace, deep leaves) */
     int pw_full;      /* power: generator SubSystems, reference and measurement ports */
+    uint64_t seed;    /* brusselator: 0 = the unperturbed initial values */
 } gen_t;
 
 static void out(gen_t *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1412,6 +1422,182 @@ static void gen_deep(gen_t *g, int64_t N, int depth, const char *name)
     sys_free(&s);
 }
 
+/* ------------------------------------------------------------ brusselator */
+
+/* The 2-D Brusselator with diffusion (Hairer & Wanner II, IV.10, "BRUSS-2D"
+ * without its forcing term) on an nx x ny periodic grid of the unit square:
+ *
+ *   u' = A + u^2 v - (B + 1) u + alpha (u_xx + u_yy)
+ *   v' =     B u - u^2 v       + alpha (v_xx + v_yy)
+ *
+ * A = 1, B = 3.4, alpha = 0.1, five-point differences with dx = 1/nx,
+ * dy = 1/ny.  Two Integrators of width M = nx ny hold u and v; the four
+ * neighbours of every grid point are Selectors (virtual: they become the
+ * connection pattern, not blocks of their own in the graph); the Laplacian's
+ * centre terms are folded into the diagonal Gains KU and KV:
+ *
+ *   DU = A + P + KU u + GUX (UE + UW) + GUY (UN + US),   P = u u v
+ *   DV = KB u - P + KV v + GVX (VE + VW) + GVY (VN + VS)
+ *
+ * with GUX = GVX = alpha nx^2, GUY = GVY = alpha ny^2, KB = B,
+ * KU = -(B + 1) - 2 alpha (nx^2 + ny^2), KV = -2 alpha (nx^2 + ny^2).
+ * 25 blocks whatever the size.  All of these are exact decimals of integers
+ * (nx^2 / 10, ...), printed from integer arithmetic, so a reader that
+ * computes them in double (benchmarks/stiff_hand.c) gets the same bits.
+ * Element k = i + nx j (i along x, j along y, 0-based) is the grid point
+ * ((i + 1)/nx, (j + 1)/ny).  Initial values: Hairer's
+ * u0 = 22 y (1 - y)^(3/2), v0 = 27 x (1 - x)^(3/2), rounded to 1e-4, plus
+ * (seed != 0) a perturbation drawn uniformly from -0.01 .. 0.01 in steps of
+ * 1e-4 per element, clipped at 0 (concentrations). */
+
+/* The grid of a state count: n = 2 nx ny, nx the largest divisor of n/2 with
+ * nx^2 <= n/2.  Returns 0, or -1 when n is odd or nx < 3. */
+static int bruss_grid(int64_t n, int64_t *nx, int64_t *ny)
+{
+    if (n < 18 || n % 2) return -1;
+    int64_t m = n / 2, best = 0;
+    for (int64_t d = 1; d * d <= m; d++)
+        if (m % d == 0) best = d;
+    if (best < 3) return -1;
+    *nx = best;
+    *ny = m / best;
+    return 0;
+}
+
+/* v / 10^4 as a short exact decimal (v an integer) */
+static void out_dec4(gen_t *g, int64_t v)
+{
+    int64_t a = v < 0 ? -v : v;
+    char frac[8];
+    int d = 4;
+    int64_t f = a % 10000;
+    while (d > 0 && f % 10 == 0) f /= 10, d--;
+    if (d == 0) out(g, "%s%" PRId64, v < 0 ? "-" : "", a / 10000);
+    else {
+        snprintf(frac, sizeof frac, "%0*" PRId64, d, f);
+        out(g, "%s%" PRId64 ".%s", v < 0 ? "-" : "", a / 10000, frac);
+    }
+}
+
+/* the 1e-4 units of c w (1 - w)^(3/2) at w = k / n; IEEE operations only
+ * (sqrt is correctly rounded), so every machine rounds alike */
+static int64_t bruss_ic(int c, int64_t k, int64_t n)
+{
+    double w = (double)k / (double)n, r = 1.0 - w;
+    return (int64_t)llround(1e4 * c * w * r * sqrt(r));
+}
+
+static void bruss_selector(sys_t *s, const char *name, int64_t nx, int64_t ny, int di, int dj)
+{
+    const int64_t M = nx * ny;
+    blk_begin(s, name, "Selector");
+    outs(s->g, ",\"Indices\":[");
+    for (int64_t j = 0; j < ny; j++)
+        for (int64_t i = 0; i < nx; i++) {
+            int64_t ii = (i + di + nx) % nx, jj = (j + dj + ny) % ny;
+            out(s->g, "%s%" PRId64, i || j ? "," : "", ii + nx * jj + 1);
+        }
+    out(s->g, "],\"InputPortWidth\":%" PRId64, M);
+    blk_end(s);
+}
+
+static void bruss_gain(sys_t *s, const char *name, int64_t k10000)
+{
+    blk_begin(s, name, "Gain");
+    outs(s->g, ",\"Gain\":");
+    out_dec4(s->g, k10000);
+    blk_end(s);
+}
+
+static void bruss_integrator(sys_t *s, const char *name, int c, int along_x, int64_t nx, int64_t ny)
+{
+    blk_begin(s, name, "Integrator");
+    outs(s->g, ",\"InitialCondition\":[");
+    for (int64_t j = 0; j < ny; j++)
+        for (int64_t i = 0; i < nx; i++) {
+            int64_t v = along_x ? bruss_ic(c, i + 1, nx) : bruss_ic(c, j + 1, ny);
+            if (s->g->seed) v += rin(RNG, -100, 100);
+            if (v < 0) v = 0;   /* concentrations: the perturbation near the boundary */
+            if (i || j) outs(s->g, ",");
+            out_dec4(s->g, v);
+        }
+    outs(s->g, "]");
+    blk_end(s);
+    s->g->nstates += nx * ny;
+}
+
+static void gen_brusselator(gen_t *g, int64_t nx, int64_t ny, const char *name)
+{
+    char desc[160];
+    snprintf(desc, sizeof desc,
+             "jacgraph generate brusselator: 2-D Brusselator with diffusion, %" PRId64 "x%" PRId64
+             " periodic grid, A = 1, B = 3.4, alpha = 0.1",
+             nx, ny);
+    root_open(g, name, desc);
+    sys_t s0, *s = &s0;
+    sys_init(s, g, 0);
+    /* 1e-4 units: alpha nx^2 = nx^2 / 10 = 1000 nx^2 units */
+    const int64_t ax = 1000 * nx * nx, ay = 1000 * ny * ny;
+    bruss_integrator(s, "U", 22, 0, nx, ny);   /* u0 varies along y */
+    bruss_integrator(s, "V", 27, 1, nx, ny);   /* v0 along x */
+    static const char *const sel[8] = {"UE", "UW", "UN", "US", "VE", "VW", "VN", "VS"};
+    static const int dij[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+    for (int k = 0; k < 8; k++) {
+        bruss_selector(s, sel[k], nx, ny, dij[k % 4][0], dij[k % 4][1]);
+        link(s, k < 4 ? "U:1" : "V:1", sel[k], 1);
+    }
+    static const char *const sx[4] = {"SUX", "SUY", "SVX", "SVY"};
+    static const char *const gx[4] = {"GUX", "GUY", "GVX", "GVY"};
+    for (int k = 0; k < 4; k++) {
+        blk_begin(s, sx[k], "Sum");
+        outs(g, ",\"Inputs\":\"++\"");
+        blk_end(s);
+        char src[8];
+        snprintf(src, sizeof src, "%s:1", sel[2 * k]);
+        link(s, src, sx[k], 1);
+        snprintf(src, sizeof src, "%s:1", sel[2 * k + 1]);
+        link(s, src, sx[k], 2);
+        bruss_gain(s, gx[k], k % 2 ? ay : ax);
+        snprintf(src, sizeof src, "%s:1", sx[k]);
+        link(s, src, gx[k], 1);
+    }
+    bruss_gain(s, "KU", -(44000 + 2 * (ax + ay)));  /* -(B + 1) - 2 alpha (nx^2 + ny^2) */
+    link(s, "U:1", "KU", 1);
+    bruss_gain(s, "KV", -2 * (ax + ay));
+    link(s, "V:1", "KV", 1);
+    bruss_gain(s, "KB", 34000);                     /* B */
+    link(s, "U:1", "KB", 1);
+    blk_begin(s, "P", "Product");                   /* u^2 v */
+    outs(g, ",\"Inputs\":\"***\"");
+    blk_end(s);
+    link(s, "U:1", "P", 1);
+    link(s, "U:1", "P", 2);
+    link(s, "V:1", "P", 3);
+    blk_begin(s, "A", "Constant");
+    outs(g, ",\"Value\":1");
+    blk_end(s);
+    blk_begin(s, "DU", "Sum");
+    outs(g, ",\"Inputs\":\"+++++\"");
+    blk_end(s);
+    link(s, "A:1", "DU", 1);
+    link(s, "P:1", "DU", 2);
+    link(s, "KU:1", "DU", 3);
+    link(s, "GUX:1", "DU", 4);
+    link(s, "GUY:1", "DU", 5);
+    link(s, "DU:1", "U", 1);
+    blk_begin(s, "DV", "Sum");
+    outs(g, ",\"Inputs\":\"+-+++\"");
+    blk_end(s);
+    link(s, "KB:1", "DV", 1);
+    link(s, "P:1", "DV", 2);
+    link(s, "KV:1", "DV", 3);
+    link(s, "GVX:1", "DV", 4);
+    link(s, "GVY:1", "DV", 5);
+    link(s, "DV:1", "V", 1);
+    root_close(s);
+    sys_free(s);
+}
+
 /* ------------------------------------------------------------------ command */
 
 static int parse_count(const char *v, int64_t *n)
@@ -1431,6 +1617,7 @@ int cmd_generate(int argc, char **argv)
 {
     cli_args_t a = {argc, 1, argv, "generate"};
     const char *kind_s = NULL, *blocks_s = NULL, *seed_s = "1", *out_s = NULL, *depth_s = NULL;
+    const char *states_s = NULL;
     int quiet = 0, r;
     while (a.i < argc) {
         if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
@@ -1438,7 +1625,8 @@ int cmd_generate(int argc, char **argv)
             return 0;
         }
         if ((r = cli_opt(&a, "--blocks", &blocks_s)) || (r = cli_opt(&a, "--seed", &seed_s)) ||
-            (r = cli_opt(&a, "--out", &out_s)) || (r = cli_opt(&a, "--depth", &depth_s))) {
+            (r = cli_opt(&a, "--out", &out_s)) || (r = cli_opt(&a, "--depth", &depth_s)) ||
+            (r = cli_opt(&a, "--states", &states_s))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
@@ -1450,15 +1638,35 @@ int cmd_generate(int argc, char **argv)
         if (kind_s) return cli_usage(a.cmd, "more than one KIND ('%s' and '%s')", kind_s, argv[a.i]);
         kind_s = argv[a.i++];
     }
-    if (!kind_s) return cli_usage(a.cmd, "missing KIND (aerospace, power, deep)");
+    if (!kind_s) return cli_usage(a.cmd, "missing KIND (aerospace, power, deep, brusselator)");
     int kind;
     if (!strcmp(kind_s, "aerospace")) kind = K_AERO;
     else if (!strcmp(kind_s, "power")) kind = K_POWER;
     else if (!strcmp(kind_s, "deep")) kind = K_DEEP;
-    else return cli_usage(a.cmd, "unknown KIND '%s' (aerospace, power, deep)", kind_s);
-    if (!blocks_s) return cli_usage(a.cmd, "missing --blocks N");
-    int64_t N;
-    if (parse_count(blocks_s, &N) || N < 10 || N > 10000000)
+    else if (!strcmp(kind_s, "brusselator")) kind = K_BRUSS;
+    else return cli_usage(a.cmd, "unknown KIND '%s' (aerospace, power, deep, brusselator)", kind_s);
+    int64_t N, nx = 0, ny = 0;
+    if (kind == K_BRUSS) {
+        /* its block count is fixed: the size is the number of states */
+        if (blocks_s) return cli_usage(a.cmd, "brusselator takes --states N, not --blocks");
+        if (!states_s) return cli_usage(a.cmd, "missing --states N");
+        if (parse_count(states_s, &N) || N < 18 || N > 10000000)
+            return cli_usage(a.cmd, "--states must be an integer from 18 to 10000000 (10k, 1M), not '%s'",
+                             states_s);
+        if (bruss_grid(N, &nx, &ny)) {
+            int64_t lo = N - 1, hi = N + 1;
+            while (lo >= 18 && bruss_grid(lo, &nx, &ny)) lo--;
+            while (bruss_grid(hi, &nx, &ny)) hi++;
+            if (lo >= 18)
+                return cli_usage(a.cmd, "--states %lld is not 2 nx ny with 3 <= nx <= ny (nx the largest "
+                                        "such divisor); nearest: %lld or %lld", (long long)N, (long long)lo,
+                                 (long long)hi);
+            return cli_usage(a.cmd, "--states %lld is not 2 nx ny with 3 <= nx <= ny; nearest: %lld",
+                             (long long)N, (long long)hi);
+        }
+    } else if (states_s) return cli_usage(a.cmd, "--states applies to KIND brusselator only");
+    else if (!blocks_s) return cli_usage(a.cmd, "missing --blocks N");
+    else if (parse_count(blocks_s, &N) || N < 10 || N > 10000000)
         return cli_usage(a.cmd, "--blocks must be an integer from 10 to 10000000 (10k, 1M), not '%s'",
                          blocks_s);
     char *end;
@@ -1478,6 +1686,7 @@ int cmd_generate(int argc, char **argv)
     gen_t g;
     memset(&g, 0, sizeof g);
     g.kind = kind;
+    g.seed = seed;
     /* the kind is mixed into the seed: the three kinds use different streams */
     g.r.s = (uint64_t)seed * 0x2545F4914F6CDD1Dull + (uint64_t)kind;
     static char buf[1 << 20];
@@ -1496,6 +1705,7 @@ int cmd_generate(int argc, char **argv)
     snprintf(name, sizeof name, "%s_n%lld_s%llu", kind_s, (long long)N, seed);
     if (kind == K_AERO) gen_aerospace(&g, N, name);
     else if (kind == K_POWER) gen_power(&g, N, name);
+    else if (kind == K_BRUSS) gen_brusselator(&g, nx, ny, name);
     else gen_deep(&g, N, depth, name);
     int bad = g.ioerr || fflush(g.f) != 0 || ferror(g.f);
     if (out_s) bad |= fclose(g.f) != 0;
@@ -1509,6 +1719,7 @@ int cmd_generate(int argc, char **argv)
                 kind_s, seed, (long long)g.nblocks, (long long)g.nsub, (long long)g.nstates,
                 g.depth, (long long)g.ninputs, (long long)g.noutputs);
         if (kind == K_POWER) fprintf(stderr, ", %lld algebraic loops", (long long)g.nloops);
+        if (kind == K_BRUSS) fprintf(stderr, ", grid %lldx%lld", (long long)nx, (long long)ny);
         fprintf(stderr, ", %.1f MB\n", (double)g.bytes / 1e6);
     }
     return 0;

@@ -37,6 +37,9 @@ static const char help[] =
     "  --zc-tol TOL        adaptive: stop locating once the crossing signals are\n"
     "                      within TOL of zero (default 0: to the time resolution)\n"
     "  --max-zc N          consecutive zero crossings allowed (default 1000)\n"
+    "  --jacobian METHOD   solver Jacobian of the implicit solvers: auto (default),\n"
+    "                      full-perturbation, sparse-perturbation, full-analytical,\n"
+    "                      sparse-analytical (see jacgraph jacobian --help)\n"
     "  --stats             steps, rejected steps, right-hand-side evaluations,\n"
     "                      zero-crossing events, sample hits (stderr)\n"
     "  --no-progress       no progress bar (otherwise shown on stderr when it is a\n"
@@ -229,7 +232,8 @@ int cmd_simulate(int argc, char **argv)
         }
         if (matched) continue;
         if ((r = cli_opt(&a, "--solver", &o.solver)) || (r = cli_opt(&a, "--out", &out)) ||
-            (r = cli_opt(&a, "--plot", &plot_path)) || (r = cli_opt(&a, "--zc", &zc))) {
+            (r = cli_opt(&a, "--plot", &plot_path)) || (r = cli_opt(&a, "--zc", &zc)) ||
+            (r = cli_opt(&a, "--jacobian", &o.jacobian))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
@@ -367,6 +371,8 @@ int cmd_simulate(int argc, char **argv)
         if (ss.events || jg_program_nzc(p)) fprintf(stderr, ", %ld zero-crossing events", ss.events);
         if (ss.hits) fprintf(stderr, ", %ld sample hits", ss.hits);
         fputc('\n', stderr);
+        const char *why, *jm = jg_sim_jacobian(s, &why);
+        if (jm) fprintf(stderr, "%s: solver Jacobian %s (%s)\n", jg_program_name(p), jm, why);
     }
 done:
     progress_end(&c.pr, s ? jg_sim_time(s) : o.t0);

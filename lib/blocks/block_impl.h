@@ -59,6 +59,15 @@
  *                 changes and makes a major step there.
  *   guess(b, y)   initial output values (the starting point of an algebraic
  *                 loop: IC, Algebraic Constraint).
+ *   Invariants    (seed 002, projection) b->ninv > 0 functions g(x, t) of
+ *                 the block's own continuous states that the exact solution
+ *                 keeps at zero, with b->inv_pat the pattern of dg/dx
+ *                 (ninv x nx, compressed column, arena; set at compile
+ *                 time, pattern() at the latest: lib/blocks/plugin.c does it
+ *                 there).  invariants(b, e, g, dg) writes g[ninv] and, when
+ *                 dg != NULL, dg->x in that pattern; e has t, x, xd, data and
+ *                 err only.  lib/sim/project.c projects the states back onto
+ *                 g = 0 after every accepted solver step.
  *   e->sim        1 in simulation, 0 in linearization: a block whose
  *                 simulation is not a smooth function of its inputs (Transport
  *                 Delay) linearizes an approximation (Pade) when it is 0; every
@@ -96,8 +105,15 @@ enum {
     JG_BT_SOURCE = 1 << 3,    /* no inputs (Constant, Ground, root Inport) */
     JG_BT_DISCRETE = 1 << 4,  /* needs a discrete sample time (Unit Delay, ZOH...) */
     JG_BT_CONSTANT = 1 << 5,  /* constant sample time by default (Constant, Ground) */
-    JG_BT_SELFLOOP = 1 << 6   /* last input port is wired by the compiler to output 1
+    JG_BT_SELFLOOP = 1 << 6,  /* last input port is wired by the compiler to output 1
                                  (Algebraic Constraint: y = y + u solves u = 0) */
+    JG_BT_PURE_LINEAR = 1 << 7 /* outputs() is exactly y = D u with the d parts that
+                                 jacobian() fills, constant: no states, discrete states,
+                                 zero crossings, update, time or offset; each output
+                                 element sums its d entries times u, ports in order,
+                                 columns ascending, from +0 (a one-entry row may be the
+                                 bare product).  lib/eval may compute such blocks itself
+                                 (the evaluation plan; it checks the arithmetic first) */
 };
 
 /* Sample time [period, offset]: period -1 inherited, 0 continuous, > 0
@@ -126,6 +142,8 @@ typedef struct jg_block_type {
     int (*update)(const jg_block_t *b, jg_eval_t *e);
     int (*zc)(const jg_block_t *b, jg_eval_t *e);
     int (*guess)(const jg_block_t *b, double *const *y);
+    /* invariant projection (see the top of this file); optional */
+    int (*invariants)(const jg_block_t *b, jg_eval_t *e, double *g, cs_dl *dg);
 } jg_block_type_t;
 
 /* Kinds of Jacobian parts. */
@@ -163,6 +181,8 @@ struct jg_block {
     void *data;               /* type-specific parsed parameters (arena) */
     const void *src;          /* the block's JSON object (json_t *), compile-time only */
     int32_t sys;              /* index of the system (subsystem scope) it belongs to */
+    int64_t ninv;             /* invariants of its continuous states (projection), 0: none */
+    const cs_dl *inv_pat;     /* their Jacobian's pattern, ninv x nx (arena) */
 };
 
 /* Run-time evaluation context handed to outputs/derivatives/jacobian. */
@@ -273,7 +293,14 @@ void jg_jac_fill_from_value(cs_dl *m, const jg_value_t *v);
 
 /* ---- registry (lib/blocks/registry.c) ---- */
 const jg_block_type_t *jg_block_type_find(const char *name);
-/* Comma-separated list of known type names for error messages (static storage). */
+/* Comma-separated list of known type names for error messages, built-in and
+ * registered at run time (valid until the next registration). */
 const char *jg_block_type_names(void);
+/* Types registered at run time (lib/blocks/plugin.c), searched after the
+ * built-in ones; t must stay valid.  Not thread-safe.  0, or -1 out of memory. */
+int jg__block_type_register(const jg_block_type_t *t);
+void jg__block_type_unregister(const jg_block_type_t *t);
+/* 1 when name is a built-in type. */
+int jg__block_type_builtin(const char *name);
 
 #endif

@@ -104,7 +104,7 @@ static int gain_jacobian(const jg_block_t *b, jg_eval_t *e)
 }
 
 const jg_block_type_t jg_block_gain = {
-    .name = "Gain", .flags = JG_BT_LINEAR,
+    .name = "Gain", .flags = JG_BT_LINEAR | JG_BT_PURE_LINEAR,
     .setup = gain_setup, .widths = gain_widths, .pattern = gain_pattern,
     .outputs = gain_outputs, .jacobian = gain_jacobian,
 };
@@ -231,7 +231,7 @@ static int sum_jacobian(const jg_block_t *b, jg_eval_t *e)
 }
 
 const jg_block_type_t jg_block_sum = {
-    .name = "Sum", .flags = JG_BT_LINEAR,
+    .name = "Sum", .flags = JG_BT_LINEAR | JG_BT_PURE_LINEAR,
     .setup = sum_setup, .widths = jg_widths_elementwise, .pattern = jg_pattern_elementwise,
     .outputs = sum_outputs, .jacobian = sum_jacobian,
 };

@@ -28,11 +28,52 @@ static const jg_block_type_t *const registry[] = {
 #undef JG__REF
 };
 
-const jg_block_type_t *jg_block_type_find(const char *name)
+/* Types registered at run time (plugins): searched after the built-in ones;
+ * `generation` invalidates the cached name list. */
+static const jg_block_type_t **dyn;
+static size_t ndyn, capdyn;
+static unsigned generation = 1, names_generation;
+
+static const jg_block_type_t *builtin_find(const char *name)
 {
     for (size_t i = 0; i < sizeof registry / sizeof *registry; i++)
         if (!strcmp(registry[i]->name, name)) return registry[i];
     return NULL;
+}
+
+int jg__block_type_builtin(const char *name) { return builtin_find(name) != NULL; }
+
+const jg_block_type_t *jg_block_type_find(const char *name)
+{
+    const jg_block_type_t *t = builtin_find(name);
+    for (size_t i = 0; !t && i < ndyn; i++)
+        if (!strcmp(dyn[i]->name, name)) t = dyn[i];
+    return t;
+}
+
+int jg__block_type_register(const jg_block_type_t *t)
+{
+    if (ndyn == capdyn) {
+        size_t cap = capdyn ? 2 * capdyn : 16;
+        const jg_block_type_t **d = realloc(dyn, cap * sizeof *d);
+        if (!d) return -1;
+        dyn = d;
+        capdyn = cap;
+    }
+    dyn[ndyn++] = t;
+    generation++;
+    return 0;
+}
+
+void jg__block_type_unregister(const jg_block_type_t *t)
+{
+    for (size_t i = 0; i < ndyn; i++)
+        if (dyn[i] == t) {
+            memmove(dyn + i, dyn + i + 1, (ndyn - i - 1) * sizeof *dyn);
+            ndyn--;
+            generation++;
+            return;
+        }
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -40,18 +81,36 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Built from the registry on first use, so that it never goes stale. */
+/* Built from the registry when it changed, so that it never goes stale. */
 const char *jg_block_type_names(void)
 {
     enum { N = sizeof registry / sizeof *registry };
-    static char names[N * 24];
-    if (!names[0]) {
-        const char *v[N];
+    static char fixed[N * 24], *names = fixed;
+    static size_t cap = sizeof fixed;
+    if (names_generation != generation) {
+        size_t n = N + ndyn, need = 1;
+        const char **v = malloc((n + 1) * sizeof *v);
+        if (!v) return names;   /* out of memory: the previous list */
         for (size_t i = 0; i < N; i++) v[i] = registry[i]->name;
-        qsort(v, N, sizeof *v, cmp_name);
+        for (size_t i = 0; i < ndyn; i++) v[N + i] = dyn[i]->name;
+        for (size_t i = 0; i < n; i++) need += strlen(v[i]) + 2;
+        if (need > cap) {
+            char *d = malloc(need);
+            if (!d) {
+                free(v);
+                return names;
+            }
+            if (names != fixed) free(names);
+            names = d;
+            cap = need;
+        }
+        qsort(v, n, sizeof *v, cmp_name);
         size_t used = 0;
-        for (size_t i = 0; i < N && used + 1 < sizeof names; i++)
-            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", v[i]);
+        names[0] = '\0';
+        for (size_t i = 0; i < n && used + 1 < cap; i++)
+            used += (size_t)snprintf(names + used, cap - used, "%s%s", i ? ", " : "", v[i]);
+        free(v);
+        names_generation = generation;
     }
     return names;
 }

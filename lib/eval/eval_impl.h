@@ -32,6 +32,15 @@ struct jg_work {
     double *xd;               /* discrete states (p->nd) */
     unsigned char *rate_hit;  /* per discrete rate: 1 when its blocks execute (default all 1) */
     int sim, major, first;    /* copied into every jg_eval */
+    /* blocks (sorted order) with states / update() / zero crossings */
+    int32_t *with_x, nwith_x, *with_upd, nwith_upd, *with_zc, nwith_zc;
+    /* the evaluation plan (eval.c), built by the first jg_work_outputs with the
+     * program's own connection and used whenever that connection is set: the
+     * blocks' contexts built once, runs of JG_BT_PURE_LINEAR blocks as sparse
+     * rows over y.  NULL until then. */
+    struct jg_plan *plan;
+    int planned;              /* the last jg_work_outputs ran the plan: the inputs u of
+                                 fused blocks were not gathered */
 };
 
 /* update() of the blocks due now, in sorted order: continuous-time blocks

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jacgraph/simulate.h"
+#include "jacgraph/solverjac.h"
 #include "../eval/eval_impl.h"
+#include "project.h"
 
 struct jg_sim {
     const jg_program_t *p;
@@ -38,6 +40,9 @@ struct jg_sim {
     int consecutive;
     double *xsave;
     jg_sim_stats_t st;
+    jg__proj_t *proj;          /* invariant projection (seed 002), NULL: no invariants */
+    int projected;             /* the last step's state was projected: restart the solver */
+    jg_sjac_t *jac;            /* solver Jacobian of an implicit solver, else NULL */
 };
 
 /* x' = f(t, x): the model's derivatives with its outputs evaluated first. */
@@ -47,6 +52,19 @@ static int rhs(double t, const double *x, double *dx, void *user)
     memcpy(jg_work_states(s->w), x, sizeof(double) * (size_t)s->p->nx);
     if (jg_work_outputs(s->w, t, s->err)) return -1;
     return jg_work_derivatives(s->w, dx, s->err) ? -1 : 0;
+}
+
+/* J_x for an implicit solver: evaluated on the simulation's work, so with its
+ * held discrete outputs and modes; errors go where rhs()'s go. */
+static int jac(double t, const double *x, const double *fx, cs_dl *J, void *user)
+{
+    jg_sim_t *s = user;
+    return jg_sjac_eval(s->jac, t, x, fx, J, s->err) ? -1 : 0;
+}
+
+static int implicit_solver(const char *name)
+{
+    return !strcmp(name, "ode23s") || !strcmp(name, "lie") || !strcmp(name, "ode15s");
 }
 
 static char *dupstr(const char *v)
@@ -108,6 +126,9 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
     if (!(o->tstop >= o->t0))
         return jg_error_set(err, JG_ARG, "stop time %g before start time %g", o->tstop, o->t0);
     if (o->out_step < 0) return jg_error_set(err, JG_ARG, "non-positive output step %g", o->out_step);
+    if (o->jacobian && jg_sjac_method_parse(o->jacobian) < 0)
+        return jg_error_set(err, JG_ARG, "unknown solver Jacobian method '%s' (valid: %s)",
+                            o->jacobian, jg_sjac_method_names());
     jg_sim_t *s = calloc(1, sizeof *s);
     if (!s) return jg_error_set(err, JG_NOMEM, "out of memory");
     s->p = p;
@@ -169,6 +190,11 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
         if (!(so.fixed_step > 0)) so.fixed_step = 1;
     }
     if ((st = jg_solver_create(name, p->nx, rhs, s, &so, &s->solver, err))) goto fail;
+    if (p->nx > 0 && implicit_solver(name)) {
+        if ((st = jg_sjac_create(p, o->jacobian, s->w, &s->jac, err)) ||
+            (st = jg_solver_set_jacobian(s->solver, jac, jg_sjac_solver_pattern(s->jac), s, err)))
+            goto fail;
+    }
     s->fixed = jg_solver_is_fixed(s->solver) && strcmp(name, "discrete");
     /* a fixed step must land on every sample hit */
     if (jg_solver_is_fixed(s->solver) && !auto_step)
@@ -188,6 +214,7 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
         double k = ceil((o->t0 - p->rates[r].offset) / p->rates[r].period - 1e-9);
         s->khit[r] = k < 0 ? 0 : k;
     }
+    if ((st = jg__proj_create(p, &s->proj, err))) goto fail;
     s->err = err;
     if ((st = jg_solver_init(s->solver, o->t0, s->x, o->tstop, err))) goto fail;
     s->t = o->t0;
@@ -219,6 +246,8 @@ void jg_sim_free(jg_sim_t *s)
     free(s->loc_off);
     free(s->xsave);
     jg_solver_free(s->solver);
+    jg__proj_free(s->proj);
+    jg_sjac_free(s->jac);
     jg_work_free(s->w);
     free(s);
 }
@@ -227,13 +256,34 @@ int64_t jg_sim_nlogged(const jg_sim_t *s) { return s->nlog; }
 const char *jg_sim_logged_name(const jg_sim_t *s, int64_t k) { return s->log_name[k]; }
 double jg_sim_time(const jg_sim_t *s) { return s->t; }
 const double *jg_sim_states(const jg_sim_t *s) { return s->x; }
-void jg_sim_stats(const jg_sim_t *s, jg_solver_stats_t *st) { jg_solver_get_stats(s->solver, st); }
+/* The evaluations of f that the Jacobian callback made (the solver cannot
+ * see them) are the solver's fevals_jac. */
+static void jac_fevals(const jg_sim_t *s, jg_solver_stats_t *st)
+{
+    jg_sjac_stats_t js;
+    if (!s->jac) return;
+    jg_sjac_get_stats(s->jac, &js);
+    st->fevals_jac += js.fevals + js.fevals_base;
+}
+void jg_sim_stats(const jg_sim_t *s, jg_solver_stats_t *st)
+{
+    jg_solver_get_stats(s->solver, st);
+    jac_fevals(s, st);
+}
 void jg_sim_stats2(const jg_sim_t *s, jg_sim_stats_t *st)
 {
     *st = s->st;
     jg_solver_get_stats(s->solver, &st->solver);
+    jac_fevals(s, &st->solver);
 }
+const char *jg_sim_jacobian(const jg_sim_t *s, const char **why)
+{
+    if (why) *why = s->jac ? jg_sjac_reason(s->jac) : NULL;
+    return s->jac ? jg_sjac_method_name(jg_sjac_method(s->jac)) : NULL;
+}
+jg_work_t *jg_sim_work(jg_sim_t *s) { return s->w; }
 int64_t jg_sim_ndstates(const jg_sim_t *s) { return s->p->nd; }
+jg__proj_t *jg__sim_projector(const jg_sim_t *s) { return s->proj; }
 const double *jg_sim_dstates(const jg_sim_t *s) { return s->w->xd; }
 
 /* Hand the current evaluation (outputs at t, states x) to the logger. */
@@ -333,7 +383,10 @@ static jg_status_t major_step(jg_sim_t *s, int first, int log_now, int any_fired
     if (jumped || first) {
         if (!first) s->st.resets++;
         if ((st = jg_solver_reset(s->solver, s->t, s->x, err))) return st;
+    } else if (s->projected) {   /* not a discontinuity: keep the step size */
+        if ((st = jg__proj_reset_solver(s->solver, s->t, s->x, err))) return st;
     }
+    s->projected = 0;
     if (p->nzc) {
         if ((st = zc_at(s, s->t, s->x, s->zl, err))) return st;
         for (int64_t i = 0; i < p->nzc; i++) {
@@ -496,6 +549,16 @@ jg_status_t jg_sim_run(jg_sim_t *s, double t_until, jg_sim_log_fn log, void *use
         memcpy(s->xsave, s->x, sizeof(double) * (size_t)p->nx);
         double t1;
         if ((st = jg_solver_step(s->solver, lim, &t1, s->x, err))) return st;
+        if (s->proj) {   /* onto the invariants (project.h); the restart waits for major_step */
+            int retry;
+            if ((st = jg__proj_step(s->proj, s->solver, tprev, s->xsave, t1, s->x, s->w->xd,
+                                    &s->projected, &retry, err)))
+                return st;
+            if (retry) {   /* the step was less accurate than estimated: redo it */
+                memcpy(s->x, s->xsave, sizeof(double) * (size_t)p->nx);
+                continue;
+            }
+        }
         double te = t1;
         int any = 0;
         if (p->nzc && (st = find_event(s, tprev, t1, &te, &any, err))) return st;

@@ -13,6 +13,7 @@
 #define JACGRAPH_SIMULATE_H
 #include <stdint.h>
 #include "jacgraph/program.h"
+#include "jacgraph/eval.h"
 #include "jacgraph/solver.h"
 
 #ifdef __cplusplus
@@ -40,6 +41,8 @@ typedef struct jg_sim_opts {
     jg_zc_mode_t zc;          /* zero-crossing location */
     double zc_tol;            /* adaptive threshold band; 0: auto */
     int max_zc;               /* consecutive zero crossings allowed; 0: 1000 */
+    const char *jacobian;     /* solver Jacobian method of an implicit solver
+                                 (jacgraph/solverjac.h); NULL: "auto" */
 } jg_sim_opts_t;
 
 /* Statistics of a run: the solver's, plus zero-crossing events located and
@@ -54,8 +57,9 @@ typedef struct jg_sim_stats {
 typedef int (*jg_sim_log_fn)(double t, const double *x, const double *sig, void *user);
 
 /* Create a simulation of p from its initial states (p must outlive it).
- * Errors: JG_ARG (unknown solver with the list of valid names, non-positive
- * step, stop before start), JG_NOMEM. */
+ * Errors: JG_ARG (unknown solver with the list of valid names, unknown
+ * solver Jacobian method (any solver), non-positive step, stop before start),
+ * JG_NOMEM. */
 jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_t **out,
                           jg_error_t *err);
 void jg_sim_free(jg_sim_t *s);
@@ -79,6 +83,15 @@ void jg_sim_stats2(const jg_sim_t *s, jg_sim_stats_t *st);
 /* Discrete states (jg_sim_ndstates values) at jg_sim_time. */
 int64_t jg_sim_ndstates(const jg_sim_t *s);
 const double *jg_sim_dstates(const jg_sim_t *s);
+/* With an implicit solver (ode23s, lie, ode15s) the simulation installs the
+ * solver Jacobian of jacgraph/solverjac.h (method o->jacobian) with its
+ * pattern; its f evaluations count in the stats' fevals_jac.  The method
+ * used and why (*why, when why is not NULL); NULL for an explicit solver. */
+const char *jg_sim_jacobian(const jg_sim_t *s, const char **why);
+/* The work the simulation evaluates the model on (held discrete outputs,
+ * discrete states, modes, inputs), e.g. to evaluate a solver Jacobian at the
+ * run's point.  Owned by s. */
+jg_work_t *jg_sim_work(jg_sim_t *s);
 
 #ifdef __cplusplus
 }

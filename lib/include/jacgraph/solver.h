@@ -88,6 +88,11 @@ jg_status_t jg_solver_set_jacobian(jg_solver_t *s, jg_jac_fn jac, const cs_dl *p
  * jg_solver_set_jacobian; NULL clears it.  Other solvers ignore it. */
 jg_status_t jg_solver_set_sparsing(jg_solver_t *s, const unsigned char *keep, jg_error_t *err);
 
+/* The number of Jacobian pattern entries the sparsing mask drops (left out
+ * of the iteration matrix I - h J and not computed by perturbation): 0 for a
+ * solver that ignores masks or without one.  Cost: O(nnz). */
+int64_t jg_solver_sparsing_dropped(const jg_solver_t *s);
+
 /* Create solver `name` for n states.  f and user are kept (user is not owned).
  * o may be NULL (all defaults).  *out is the caller's (jg_solver_free).
  * Errors: JG_ARG for an unknown name ("unknown solver 'X' (valid: ode1 ...)"),

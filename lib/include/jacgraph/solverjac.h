@@ -1,0 +1,182 @@
+/* jacgraph/solverjac.h -- the solver Jacobian J_x = df/dx of a compiled
+ * program's continuous states (seed 000, issue 5 section 1), for the implicit
+ * solvers of jacgraph/solver.h.
+ *
+ * f is what the simulation integrates: at (t, x) the outputs in sorted order
+ * (algebraic loops solved), then the derivatives, on a jg_work_t with its held
+ * discrete states, modes and inputs.  Methods (seed 000's names):
+ *
+ *   full-perturbation    one forward difference of f per state, dense n x n;
+ *   sparse-perturbation  the structural pattern J_x,pattern, its columns
+ *                        grouped into structurally orthogonal groups (Curtis,
+ *                        Powell & Reid: a distance-2 coloring of the column
+ *                        intersection graph, jg_color_columns), one forward
+ *                        difference of f per group, compressed-column result;
+ *   full-analytical      J_x from the Jacobian graph: the graph of the program
+ *   sparse-analytical    without I/O points, every algebraic vertex eliminated
+ *                        (the "full" reduction), so that the state -> state
+ *                        edges are J_x (A of a linearization without inputs and
+ *                        outputs); each Jacobian is the block Jacobians at
+ *                        (t, x) plus a numeric replay of the elimination tape,
+ *                        no rebuild.  Full: stored dense; sparse: in the
+ *                        structural pattern;
+ *   auto                 analytical when every block has an analytic Jacobian,
+ *                        perturbation otherwise; sparse when the model has 50
+ *                        or more states, full otherwise.
+ *
+ * An analytical method asked for on a model with a block that has no analytic
+ * Jacobian falls back to the perturbation of the same sparsity (seed 000), and
+ * jg_sjac_reason says so.  In the current block set every block with Jacobian
+ * parts has a jacobian function (the check is there for blocks registered at
+ * run time).
+ *
+ * The structural pattern comes from the graph whatever the method (the CLI
+ * prints it and its coloring): an entry (i, j) is a path from state j to
+ * state i through algebraic vertices.  It is a superset of the nonzeros: paths
+ * whose values cancel, blocks whose parts are zero at this point (a Transport
+ * Delay in simulation, the Pade states aside), and paths through blocks with a
+ * discrete sample time, which hold their outputs between sample hits in a
+ * simulation (their parts are zeroed before the replay when the work's rate is
+ * not hit, exactly as jg_work_outputs holds them), all stay in the pattern.
+ *
+ * Ownership: a jg_sjac_t refers to the program (and to the work when one is
+ * given), which must outlive it.  Not thread-safe per object.
+ */
+#ifndef JACGRAPH_SOLVERJAC_H
+#define JACGRAPH_SOLVERJAC_H
+#include <stdint.h>
+#include <cs.h>
+#include "jacgraph/program.h"
+#include "jacgraph/eval.h"
+#include "jacgraph/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    JG_SJAC_AUTO = 0,
+    JG_SJAC_FULL_PERTURBATION,
+    JG_SJAC_SPARSE_PERTURBATION,
+    JG_SJAC_FULL_ANALYTICAL,
+    JG_SJAC_SPARSE_ANALYTICAL
+} jg_sjac_method_t;
+
+/* "auto", "full-perturbation", ... ("?" for other values; static storage). */
+const char *jg_sjac_method_name(jg_sjac_method_t m);
+/* The method named s, or -1. */
+int jg_sjac_method_parse(const char *s);
+/* "auto full-perturbation sparse-perturbation full-analytical sparse-analytical" */
+const char *jg_sjac_method_names(void);
+
+typedef struct jg_sjac jg_sjac_t;
+
+/* Counters since creation. */
+typedef struct jg_sjac_stats {
+    long jevals;           /* Jacobians evaluated */
+    long fevals;           /* perturbed evaluations of f (n or ncolors per Jacobian) */
+    long fevals_base;      /* f at the unperturbed point, when fx was not given */
+    long outputs;          /* analytical: output passes for the block Jacobians (1 each) */
+    long replays;          /* analytical: replays of the elimination tape */
+} jg_sjac_stats_t;
+
+/* Create the solver Jacobian of p with method `method` (NULL: "auto").
+ * w is the work f is evaluated on (not owned; it must be p's and outlive the
+ * result): the simulation's, so that its held discrete outputs, discrete
+ * states, modes and inputs are those of the run.  w NULL: a private work at
+ * p's initial states, zero inputs, in simulation mode (sim = 1) and minor-step
+ * mode, every discrete rate executing (there was no major step to hold
+ * anything).
+ * Builds the Jacobian graph, eliminates every algebraic vertex, extracts the
+ * pattern and colors its columns, whatever the method.
+ * Errors: JG_ARG for an unknown method ("unknown solver Jacobian method 'X'
+ * (valid: auto full-perturbation sparse-perturbation full-analytical
+ * sparse-analytical)"), for a dense method on more than 16384 states (the
+ * matrix would pass 2 GB); JG_NOMEM.
+ * Cost: the graph build and elimination (as jg_lin_run's first graph run),
+ * O(nnz) for the pattern, O(sum over rows of nnz(row)^2) for the coloring;
+ * the dense methods O(n^2) memory. */
+jg_status_t jg_sjac_create(const jg_program_t *p, const char *method, jg_work_t *w,
+                           jg_sjac_t **out, jg_error_t *err);
+/* Accepts NULL. */
+void jg_sjac_free(jg_sjac_t *j);
+
+/* The method used (never JG_SJAC_AUTO) and why, one line such as "auto: every
+ * block has an analytic Jacobian (analytical) and 2 states < 50 (full)". */
+jg_sjac_method_t jg_sjac_method(const jg_sjac_t *j);
+const char *jg_sjac_reason(const jg_sjac_t *j);
+int64_t jg_sjac_nstates(const jg_sjac_t *j);
+/* The work f is evaluated on (the given one or the private one): set inputs
+ * with jg_work_inputs. */
+jg_work_t *jg_sjac_work(jg_sjac_t *j);
+
+/* The pattern jg_sjac_eval fills (n x n compressed-column, rows sorted,
+ * values unused): the structural pattern for the sparse methods, all n^2
+ * entries (column-major) for the full ones.  Owned by j. */
+const cs_dl *jg_sjac_pattern(const jg_sjac_t *j);
+/* What to pass to jg_solver_set_jacobian: the structural pattern for the
+ * sparse methods (sparse LU), NULL for the full ones (the solver's dense
+ * layout, LAPACK; the same entries as jg_sjac_pattern). */
+const cs_dl *jg_sjac_solver_pattern(const jg_sjac_t *j);
+/* The structural pattern J_x,pattern (whatever the method).  Owned by j. */
+const cs_dl *jg_sjac_structure(const jg_sjac_t *j);
+/* Column groups of the structural pattern: color[j] in 0..ncolors-1, -1 for
+ * an empty column (nothing to perturb).  Owned by j. */
+int64_t jg_sjac_ncolors(const jg_sjac_t *j);
+const int64_t *jg_sjac_colors(const jg_sjac_t *j);
+/* Largest number of entries in a row of the structural pattern: a lower
+ * bound on the number of colors. */
+int64_t jg_sjac_max_row_nnz(const jg_sjac_t *j);
+/* Evaluations of f per Jacobian: n (full perturbation), ncolors (sparse
+ * perturbation), 0 (analytical: one output pass and a replay instead); plus
+ * one when jg_sjac_eval is not given fx. */
+int64_t jg_sjac_fevals_per_jacobian(const jg_sjac_t *j);
+
+/* A new matrix with jg_sjac_pattern's pattern and zero values (cs_dl_spfree),
+ * NULL when out of memory. */
+cs_dl *jg_sjac_alloc(const jg_sjac_t *j);
+
+/* J_x at (t, x[n]) into J->x; J must have jg_sjac_pattern's pattern (only
+ * its dimensions and nnz are checked).  fx = f(t, x) when the caller has it
+ * (the solvers do), else NULL (one more evaluation).  On return the work's
+ * states are x; its signals are those of the last evaluation.
+ * Errors: JG_ARG for a J of another shape; evaluation errors (JG_NUMERIC
+ * naming the block and time, JG_NONLINEAR_LOOP, JG_SINGULAR_LOOP: the
+ * messages of jg_work_outputs, or of the replay / LFT for the analytical
+ * methods).  Cost: perturbation: fevals_per_jacobian evaluations of f plus
+ * O(nnz); analytical: one output pass, the block Jacobians, the replay, O(nnz)
+ * (when algebraic vertices survive the elimination -- an Algebraic Constraint's
+ * output -- an LFT over them, which allocates).  No allocation otherwise. */
+jg_status_t jg_sjac_eval(jg_sjac_t *j, double t, const double *x, const double *fx, cs_dl *J,
+                         jg_error_t *err);
+
+void jg_sjac_get_stats(const jg_sjac_t *j, jg_sjac_stats_t *st);
+
+/* Adapter for jg_solver_set_jacobian (jg_jac_fn) with user = the jg_sjac_t:
+ * jg_sjac_eval, returning 0, or -1 with the error written to the jg_error_t
+ * set with jg_sjac_set_error (none: the solver reports a generic failure). */
+int jg_sjac_solver_jac(double t, const double *x, const double *fx, cs_dl *J, void *user);
+/* Where jg_sjac_solver_jac reports errors (not owned; NULL: nowhere). */
+void jg_sjac_set_error(jg_sjac_t *j, jg_error_t *err);
+
+/* ---- column coloring (lib/sim/coloring.c) ----
+ *
+ * Curtis-Powell-Reid grouping of the columns of an m x n compressed-column
+ * pattern A: color[j] for every column so that no two columns of one color
+ * have an entry in the same row (structurally orthogonal), i.e. a coloring of
+ * the column intersection graph (columns adjacent when they share a row).
+ * Greedy in smallest-last order (Matula & Beck; Coleman & More 1983 showed it
+ * near the lower bound max row count on PDE-like patterns).  Empty columns get
+ * -1 and no color.  *ncolors is the number of colors used.  Errors: JG_ARG for
+ * a matrix that is not compressed-column, JG_NOMEM.  Cost: O(n + m + nnz)
+ * memory, O(sum over rows of nnz(row)^2) time (the intersection graph is
+ * walked through the rows, never stored). */
+jg_status_t jg_color_columns(const cs_dl *A, int64_t *color, int64_t *ncolors, jg_error_t *err);
+/* 1 when color is a valid grouping of A's columns (every column with entries
+ * colored, no two columns of one color sharing a row), else 0. */
+int jg_coloring_valid(const cs_dl *A, const int64_t *color);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

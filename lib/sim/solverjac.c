@@ -1,0 +1,598 @@
+/* The solver Jacobian J_x = df/dx (seed 000): forward-difference perturbation,
+ * dense or grouped by a column coloring of the structural pattern, and the
+ * analytical J_x of the Jacobian graph with every algebraic vertex eliminated
+ * (jacgraph/solverjac.h). */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "jacgraph/solverjac.h"
+#include "jacgraph/lft.h"
+#include "../graph/graph_impl.h"
+#include "../compile/program_impl.h"
+
+/* 2 GB of doubles: beyond this a dense Jacobian is a mistake, not a method */
+#define DENSE_MAX_STATES 16384
+/* seed 000: auto chooses a sparse method from this many states on */
+#define SPARSE_FROM 50
+
+static const char *const method_names[] = {"auto", "full-perturbation", "sparse-perturbation",
+                                           "full-analytical", "sparse-analytical"};
+
+const char *jg_sjac_method_name(jg_sjac_method_t m)
+{
+    return (unsigned)m < 5 ? method_names[m] : "?";
+}
+
+int jg_sjac_method_parse(const char *s)
+{
+    for (int k = 0; s && k < 5; k++)
+        if (!strcmp(s, method_names[k])) return k;
+    return -1;
+}
+
+const char *jg_sjac_method_names(void)
+{
+    return "auto full-perturbation sparse-perturbation full-analytical sparse-analytical";
+}
+
+static int is_sparse(jg_sjac_method_t m)
+{
+    return m == JG_SJAC_SPARSE_PERTURBATION || m == JG_SJAC_SPARSE_ANALYTICAL;
+}
+
+static int is_analytical(jg_sjac_method_t m)
+{
+    return m == JG_SJAC_FULL_ANALYTICAL || m == JG_SJAC_SPARSE_ANALYTICAL;
+}
+
+struct jg_sjac {
+    const jg_program_t *p;
+    jg_work_t *w;
+    int own_w;
+    jg_sjac_method_t method;
+    char reason[512];
+    int64_t n;
+    /* the graph without I/O points, fully eliminated */
+    jg_iospec_t *io;
+    jg_graph_t *g;
+    int64_t *xo;              /* per vertex: first state row/column of a live state vertex, -1 */
+    cs_dl *S;                 /* structural pattern, rows sorted */
+    cs_dl *D;                 /* dense n x n pattern (full methods), else NULL */
+    const cs_dl *P;           /* what eval fills: S or D */
+    int64_t *color, ncolors, maxrow;
+    int64_t *grp_ptr, *grp_col;   /* columns of each color, in column order */
+    /* analytical: J->x[map_dst[k]] += g->x[map_src[k]] over the state -> state
+     * edges; or, when algebraic vertices survive, the LFT over them */
+    int64_t nmap, *map_src, *map_dst;
+    int64_t *ra, nr;          /* per vertex: offset of a surviving algebraic vertex, -1 */
+    int64_t *rowpos;          /* n, -1: scatter of one column of the LFT result */
+    int32_t *held, nheld;     /* blocks with a discrete rate and Jacobian parts */
+    /* perturbation scratch */
+    double *x0, *f0, *f1, *h;   /* x0: the point (x may be the work's own states) */
+    jg_sjac_stats_t st;
+    jg_error_t *sink;
+};
+
+/* ---------------------------------------------------------------- helpers */
+
+/* The first block whose Jacobian is not analytic: parts declared (or
+ * continuous states) but no jacobian function.  -1 when there is none. */
+static int32_t non_analytic_block(const jg_program_t *p)
+{
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const jg_block_t *B = &p->blocks[b];
+        if (B->virt) continue;
+        if (!B->type->jacobian && (B->npart > 0 || B->nx > 0)) return b;
+    }
+    return -1;
+}
+
+/* Position of entry (i, j) in the sorted column j of A, -1 when absent. */
+static int64_t find_entry(const cs_dl *A, int64_t i, int64_t j)
+{
+    int64_t lo = A->p[j], hi = A->p[j + 1] - 1;
+    while (lo <= hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (A->i[mid] == i) return mid;
+        if (A->i[mid] < i) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+/* Compressed-column copy of A with rows sorted in each column and values
+ * zero (two transposes, as CSparse's cs_dl_qr does for sorting). */
+static cs_dl *sorted_pattern(const cs_dl *A)
+{
+    cs_dl *T = cs_dl_transpose(A, 0);
+    cs_dl *S = T ? cs_dl_transpose(T, 0) : NULL;
+    cs_dl_spfree(T);
+    if (!S) return NULL;
+    S->x = calloc((size_t)S->nzmax + 1, sizeof(double));
+    if (!S->x) return cs_dl_spfree(S);
+    return S;
+}
+
+/* Structural pattern of P11 + P12 (I - P22)^-1 P21: column j gets P11(:, j)
+ * and the rows of P12 over every surviving algebraic element that P21(:, j)
+ * reaches through P22 (the inverse's pattern is the transitive closure). */
+static cs_dl *closure_pattern(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21,
+                              const cs_dl *P22)
+{
+    int64_t n = P11->n, nr = P22->n;
+    int64_t *mark = malloc(sizeof(int64_t) * (size_t)(nr + 1));
+    int64_t *stack = malloc(sizeof(int64_t) * (size_t)(nr + 1));
+    int64_t *rmark = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    cs_dl *T = cs_dl_spalloc(n, n, P11->p[n] + 16, 1, 1);
+    cs_dl *C = NULL;
+    if (!mark || !stack || !rmark || !T) goto done;
+    for (int64_t k = 0; k < nr; k++) mark[k] = -1;
+    for (int64_t k = 0; k < n; k++) rmark[k] = -1;
+    for (int64_t j = 0; j < n; j++) {
+        for (int64_t q = P11->p[j]; q < P11->p[j + 1]; q++) {
+            rmark[P11->i[q]] = j;
+            if (!cs_dl_entry(T, P11->i[q], j, 0)) goto done;
+        }
+        int64_t top = 0;
+        for (int64_t q = P21->p[j]; q < P21->p[j + 1]; q++)
+            if (mark[P21->i[q]] != j) {
+                mark[P21->i[q]] = j;
+                stack[top++] = P21->i[q];
+            }
+        while (top > 0) {
+            int64_t a = stack[--top];
+            for (int64_t q = P22->p[a]; q < P22->p[a + 1]; q++)
+                if (mark[P22->i[q]] != j) {
+                    mark[P22->i[q]] = j;
+                    stack[top++] = P22->i[q];
+                }
+            for (int64_t q = P12->p[a]; q < P12->p[a + 1]; q++)
+                if (rmark[P12->i[q]] != j) {
+                    rmark[P12->i[q]] = j;
+                    if (!cs_dl_entry(T, P12->i[q], j, 0)) goto done;
+                }
+        }
+    }
+    C = cs_dl_compress(T);
+done:
+    cs_dl_spfree(T);
+    free(mark);
+    free(stack);
+    free(rmark);
+    return C;
+}
+
+/* ------------------------------------------------------------------ create */
+
+static jg_status_t nomem(jg_error_t *err, const char *what)
+{
+    return jg_error_set(err, JG_NOMEM, "solver Jacobian: out of memory (%s)", what);
+}
+
+/* Graph, elimination, structural pattern, analytical scatter map. */
+static jg_status_t build_pattern(jg_sjac_t *j, jg_error_t *err)
+{
+    const jg_program_t *p = j->p;
+    const int64_t n = j->n;
+    jg_status_t st;
+    if ((st = jg__iospec_create(p, 0, NULL, 0, NULL, 0, NULL, 0, &j->io, err))) return st;
+    if ((st = jg__graph_build(p, j->io, &j->g, err))) return st;
+    if ((st = jg__graph_eliminate(j->g, JG_REDUCE_FULL, err))) return st;
+    const jg_graph_t *g = j->g;
+    j->xo = malloc(sizeof(int64_t) * (size_t)(g->nv + 1));
+    j->ra = malloc(sizeof(int64_t) * (size_t)(g->nv + 1));
+    if (!j->xo || !j->ra) return nomem(err, "vertex maps");
+    j->nr = 0;
+    for (int64_t v = 0; v < g->nv; v++) {
+        const jg_gvert_t *V = &g->v[v];
+        j->xo[v] = V->alive && V->kind == JG_V_STATE ? V->off : -1;
+        j->ra[v] = -1;
+        /* what the full reduction leaves: Algebraic Constraint outputs */
+        if (V->alive && (V->kind == JG_V_INPUT || V->kind == JG_V_OUTPUT)) {
+            j->ra[v] = j->nr;
+            j->nr += V->width;
+        }
+    }
+    cs_dl *P11 = jg__graph_sub(g, j->xo, n, j->xo, n), *C = NULL;
+    if (!P11) return nomem(err, "state submatrix");
+    if (j->nr == 0) {
+        C = P11;
+    } else {
+        cs_dl *P12 = jg__graph_sub(g, j->xo, n, j->ra, j->nr);
+        cs_dl *P21 = jg__graph_sub(g, j->ra, j->nr, j->xo, n);
+        cs_dl *P22 = jg__graph_sub(g, j->ra, j->nr, j->ra, j->nr);
+        if (P12 && P21 && P22) C = closure_pattern(P11, P12, P21, P22);
+        cs_dl_spfree(P11);
+        cs_dl_spfree(P12);
+        cs_dl_spfree(P21);
+        cs_dl_spfree(P22);
+        if (!C) return nomem(err, "pattern closure");
+    }
+    j->S = sorted_pattern(C);
+    cs_dl_spfree(C);
+    if (!j->S) return nomem(err, "pattern");
+    /* the lower bound on colors */
+    int64_t *cnt = calloc((size_t)n + 1, sizeof(int64_t));
+    if (!cnt) return nomem(err, "row counts");
+    j->maxrow = 0;
+    for (int64_t q = 0; q < j->S->p[n]; q++)
+        if (++cnt[j->S->i[q]] > j->maxrow) j->maxrow = cnt[j->S->i[q]];
+    free(cnt);
+    return JG_OK;
+}
+
+/* Columns of each color (CSR), for one perturbed f per color. */
+static jg_status_t build_groups(jg_sjac_t *j, jg_error_t *err)
+{
+    const int64_t n = j->n, nc = j->ncolors;
+    j->grp_ptr = calloc((size_t)nc + 2, sizeof(int64_t));
+    j->grp_col = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    if (!j->grp_ptr || !j->grp_col) return nomem(err, "column groups");
+    for (int64_t c = 0; c < n; c++)
+        if (j->color[c] >= 0) j->grp_ptr[j->color[c] + 1]++;
+    for (int64_t c = 0; c < nc; c++) j->grp_ptr[c + 1] += j->grp_ptr[c];
+    int64_t *fill = malloc(sizeof(int64_t) * (size_t)(nc + 1));
+    if (!fill) return nomem(err, "column groups");
+    memcpy(fill, j->grp_ptr, sizeof(int64_t) * (size_t)(nc + 1));
+    for (int64_t c = 0; c < n; c++)
+        if (j->color[c] >= 0) j->grp_col[fill[j->color[c]]++] = c;
+    free(fill);
+    return JG_OK;
+}
+
+/* The dense n x n pattern of the full methods. */
+static jg_status_t build_dense(jg_sjac_t *j, jg_error_t *err)
+{
+    const int64_t n = j->n;
+    j->D = cs_dl_spalloc(n, n, n * n + 1, 1, 0);
+    if (!j->D) return nomem(err, "dense Jacobian");
+    for (int64_t c = 0; c <= n; c++) j->D->p[c] = c * n;
+    for (int64_t q = 0; q < n * n; q++) j->D->i[q] = q % n;
+    return JG_OK;
+}
+
+/* Analytical: where each value of a state -> state edge goes in P. */
+static jg_status_t build_map(jg_sjac_t *j, jg_error_t *err)
+{
+    const jg_graph_t *g = j->g;
+    const jg_program_t *p = j->p;
+    int64_t nm = 0;
+    for (int64_t l = 0; l < g->nlive; l++) {
+        const jg_gedge_t *e = &g->e[g->live[l]];
+        if (e->alive && j->xo[e->src] >= 0 && j->xo[e->dst] >= 0) nm += jg__nnz(&g->mat[e->mat]);
+    }
+    j->map_src = malloc(sizeof(int64_t) * (size_t)(nm + 1));
+    j->map_dst = malloc(sizeof(int64_t) * (size_t)(nm + 1));
+    j->rowpos = malloc(sizeof(int64_t) * (size_t)(j->n + 1));
+    j->held = malloc(sizeof(int32_t) * (size_t)(p->nblocks + 1));
+    if (!j->map_src || !j->map_dst || !j->rowpos || !j->held) return nomem(err, "value map");
+    for (int64_t i = 0; i < j->n; i++) j->rowpos[i] = -1;
+    for (int64_t l = 0; l < g->nlive; l++) {
+        const jg_gedge_t *e = &g->e[g->live[l]];
+        if (!e->alive || j->xo[e->src] < 0 || j->xo[e->dst] < 0) continue;
+        const jg_gmat_t *a = &g->mat[e->mat];
+        for (int64_t c = 0; c < a->n; c++)
+            for (int64_t q = a->p[c]; q < a->p[c + 1]; q++) {
+                int64_t row = j->xo[e->dst] + a->i[q], col = j->xo[e->src] + c;
+                int64_t pos = j->D ? col * j->n + row : find_entry(j->S, row, col);
+                if (pos < 0)
+                    return jg_error_set(err, JG_INTERNAL,
+                                        "solver Jacobian: graph entry (%lld, %lld) outside the "
+                                        "pattern",
+                                        (long long)row, (long long)col);
+                j->map_src[j->nmap] = a->xoff + q;
+                j->map_dst[j->nmap++] = pos;
+            }
+    }
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const jg_block_t *B = &p->blocks[b];
+        if (!B->virt && B->rate >= 0 && B->npart > 0) j->held[j->nheld++] = b;
+    }
+    return JG_OK;
+}
+
+jg_status_t jg_sjac_create(const jg_program_t *p, const char *method, jg_work_t *w,
+                           jg_sjac_t **out, jg_error_t *err)
+{
+    *out = NULL;
+    if (!method) method = "auto";
+    int m = jg_sjac_method_parse(method);
+    if (m < 0)
+        return jg_error_set(err, JG_ARG, "unknown solver Jacobian method '%s' (valid: %s)", method,
+                            jg_sjac_method_names());
+    if (w && w->p != p)
+        return jg_error_set(err, JG_ARG, "solver Jacobian: the work belongs to another program");
+    jg_sjac_t *j = calloc(1, sizeof *j);
+    if (!j) return nomem(err, "object");
+    j->p = p;
+    j->n = p->nx;
+    jg_status_t st;
+    if (w) {
+        j->w = w;
+    } else {
+        if ((st = jg_work_create(p, &j->w, err))) goto fail;
+        j->own_w = 1;
+        j->w->sim = 1;     /* f as the simulation computes it */
+        j->w->major = 0;
+    }
+    /* the method and why (seed 000's rules) */
+    int32_t bad = non_analytic_block(p);
+    char why_bad[300] = "";
+    if (bad >= 0)
+        snprintf(why_bad, sizeof why_bad, "block '%s' (%s) has no analytic Jacobian",
+                 p->blocks[bad].path, p->blocks[bad].type->name);
+    if (m == JG_SJAC_AUTO) {
+        int sparse = j->n >= SPARSE_FROM;
+        if (bad < 0)
+            m = sparse ? JG_SJAC_SPARSE_ANALYTICAL : JG_SJAC_FULL_ANALYTICAL;
+        else
+            m = sparse ? JG_SJAC_SPARSE_PERTURBATION : JG_SJAC_FULL_PERTURBATION;
+        snprintf(j->reason, sizeof j->reason, "auto: %s (%s), %lld state%s %s %d (%s)",
+                 bad < 0 ? "every block has an analytic Jacobian" : why_bad,
+                 bad < 0 ? "analytical" : "perturbation", (long long)j->n, j->n == 1 ? "" : "s",
+                 sparse ? ">=" : "<", SPARSE_FROM, sparse ? "sparse" : "full");
+    } else if (is_analytical(m) && bad >= 0) {
+        jg_sjac_method_t fb = is_sparse(m) ? JG_SJAC_SPARSE_PERTURBATION : JG_SJAC_FULL_PERTURBATION;
+        snprintf(j->reason, sizeof j->reason, "%s requested, but %s: %s instead", method_names[m],
+                 why_bad, method_names[fb]);
+        m = fb;
+    } else {
+        snprintf(j->reason, sizeof j->reason, "%s requested", method_names[m]);
+    }
+    j->method = m;
+    if (!is_sparse(j->method) && j->n > DENSE_MAX_STATES) {
+        st = jg_error_set(err, JG_ARG,
+                          "solver Jacobian: %s needs a dense %lld x %lld matrix (%.1f GB); use "
+                          "sparse-perturbation or sparse-analytical",
+                          method_names[j->method], (long long)j->n, (long long)j->n,
+                          8e-9 * (double)j->n * (double)j->n);
+        goto fail;
+    }
+    if ((st = build_pattern(j, err))) goto fail;
+    j->color = malloc(sizeof(int64_t) * (size_t)(j->n + 1));
+    if (!j->color) {
+        st = nomem(err, "colors");
+        goto fail;
+    }
+    if ((st = jg_color_columns(j->S, j->color, &j->ncolors, err))) goto fail;
+    if ((st = build_groups(j, err))) goto fail;
+    if (!is_sparse(j->method) && (st = build_dense(j, err))) goto fail;
+    j->P = j->D ? j->D : j->S;
+    if ((st = build_map(j, err))) goto fail;
+    j->f0 = malloc(sizeof(double) * (size_t)(j->n + 1));
+    j->f1 = malloc(sizeof(double) * (size_t)(j->n + 1));
+    j->h = malloc(sizeof(double) * (size_t)(j->n + 1));
+    j->x0 = malloc(sizeof(double) * (size_t)(j->n + 1));
+    if (!j->f0 || !j->f1 || !j->h || !j->x0) {
+        st = nomem(err, "work vectors");
+        goto fail;
+    }
+    *out = j;
+    return JG_OK;
+fail:
+    jg_sjac_free(j);
+    return st;
+}
+
+void jg_sjac_free(jg_sjac_t *j)
+{
+    if (!j) return;
+    if (j->own_w) jg_work_free(j->w);
+    jg_graph_free(j->g);
+    jg__iospec_free(j->io);
+    free(j->xo);
+    free(j->ra);
+    cs_dl_spfree(j->S);
+    cs_dl_spfree(j->D);
+    free(j->color);
+    free(j->grp_ptr);
+    free(j->grp_col);
+    free(j->map_src);
+    free(j->map_dst);
+    free(j->rowpos);
+    free(j->held);
+    free(j->f0);
+    free(j->f1);
+    free(j->h);
+    free(j->x0);
+    free(j);
+}
+
+jg_sjac_method_t jg_sjac_method(const jg_sjac_t *j) { return j->method; }
+const char *jg_sjac_reason(const jg_sjac_t *j) { return j->reason; }
+int64_t jg_sjac_nstates(const jg_sjac_t *j) { return j->n; }
+jg_work_t *jg_sjac_work(jg_sjac_t *j) { return j->w; }
+const cs_dl *jg_sjac_pattern(const jg_sjac_t *j) { return j->P; }
+const cs_dl *jg_sjac_structure(const jg_sjac_t *j) { return j->S; }
+const cs_dl *jg_sjac_solver_pattern(const jg_sjac_t *j) { return j->D ? NULL : j->S; }
+int64_t jg_sjac_ncolors(const jg_sjac_t *j) { return j->ncolors; }
+const int64_t *jg_sjac_colors(const jg_sjac_t *j) { return j->color; }
+int64_t jg_sjac_max_row_nnz(const jg_sjac_t *j) { return j->maxrow; }
+void jg_sjac_get_stats(const jg_sjac_t *j, jg_sjac_stats_t *st) { *st = j->st; }
+void jg_sjac_set_error(jg_sjac_t *j, jg_error_t *err) { j->sink = err; }
+
+int64_t jg_sjac_fevals_per_jacobian(const jg_sjac_t *j)
+{
+    switch (j->method) {
+    case JG_SJAC_FULL_PERTURBATION: return j->n;
+    case JG_SJAC_SPARSE_PERTURBATION: return j->ncolors;
+    default: return 0;
+    }
+}
+
+cs_dl *jg_sjac_alloc(const jg_sjac_t *j)
+{
+    const cs_dl *P = j->P;
+    cs_dl *J = cs_dl_spalloc(P->m, P->n, P->p[P->n] + 1, 1, 0);
+    if (!J) return NULL;
+    memcpy(J->p, P->p, sizeof(int64_t) * (size_t)(P->n + 1));
+    memcpy(J->i, P->i, sizeof(int64_t) * (size_t)P->p[P->n]);
+    memset(J->x, 0, sizeof(double) * (size_t)(P->p[P->n] + 1));
+    return J;
+}
+
+/* -------------------------------------------------------------- evaluate */
+
+/* f(t, x) with the work's states already set: outputs, then derivatives. */
+static jg_status_t f_here(jg_sjac_t *j, double t, double *f, jg_error_t *err)
+{
+    jg_status_t st = jg_work_outputs(j->w, t, err);
+    return st ? st : jg_work_derivatives(j->w, f, err);
+}
+
+/* The forward-difference step for x_j = v: sqrt(eps) relative, at least
+ * sqrt(eps) absolute, away from zero in v's direction. */
+static double step_for(double v)
+{
+    double h = sqrt(DBL_EPSILON) * fmax(fabs(v), 1.0);
+    return v < 0 ? -h : h;
+}
+
+/* The work's states are x on entry and on return; the divisor is the step
+ * as stored (x_j + h rounded, minus x_j), not the h asked for. */
+static jg_status_t eval_perturb(jg_sjac_t *j, double t, const double *x, const double *fx,
+                                cs_dl *J, jg_error_t *err)
+{
+    const int64_t n = j->n;
+    double *xw = jg_work_states(j->w);
+    jg_status_t st;
+    const double *f0 = fx;
+    if (!f0) {
+        if ((st = f_here(j, t, j->f0, err))) return st;
+        j->st.fevals_base++;
+        f0 = j->f0;
+    }
+    if (j->method == JG_SJAC_FULL_PERTURBATION) {
+        for (int64_t c = 0; c < n; c++) {
+            xw[c] = x[c] + step_for(x[c]);
+            double h = xw[c] - x[c];
+            st = f_here(j, t, j->f1, err);
+            xw[c] = x[c];
+            j->st.fevals++;
+            if (st) return st;
+            double *col = J->x + c * n;
+            for (int64_t i = 0; i < n; i++) col[i] = (j->f1[i] - f0[i]) / h;
+        }
+        return JG_OK;
+    }
+    /* one f per color: the columns of a color share no row, so each row's
+     * difference belongs to exactly one of them */
+    const cs_dl *S = j->S;
+    for (int64_t c = 0; c < n; c++)
+        if (j->color[c] < 0)
+            for (int64_t q = S->p[c]; q < S->p[c + 1]; q++) J->x[q] = 0;   /* none: empty */
+    for (int64_t k = 0; k < j->ncolors; k++) {
+        for (int64_t g = j->grp_ptr[k]; g < j->grp_ptr[k + 1]; g++) {
+            int64_t c = j->grp_col[g];
+            xw[c] = x[c] + step_for(x[c]);
+            j->h[c] = xw[c] - x[c];
+        }
+        st = f_here(j, t, j->f1, err);
+        for (int64_t g = j->grp_ptr[k]; g < j->grp_ptr[k + 1]; g++) xw[j->grp_col[g]] = x[j->grp_col[g]];
+        j->st.fevals++;
+        if (st) return st;
+        for (int64_t g = j->grp_ptr[k]; g < j->grp_ptr[k + 1]; g++) {
+            int64_t c = j->grp_col[g];
+            for (int64_t q = S->p[c]; q < S->p[c + 1]; q++)
+                J->x[q] = (j->f1[S->i[q]] - f0[S->i[q]]) / j->h[c];
+        }
+    }
+    return JG_OK;
+}
+
+/* Blocks with a discrete sample time hold their outputs between hits
+ * (jg_work_outputs): their parts are no path in f now. */
+static void zero_held(jg_sjac_t *j)
+{
+    jg_work_t *w = j->w;
+    for (int32_t k = 0; k < j->nheld; k++) {
+        const jg_block_t *B = &j->p->blocks[j->held[k]];
+        if (w->rate_hit[B->rate]) continue;
+        for (int q = 0; q < B->npart; q++) {
+            cs_dl *m = &w->jac[w->part_base[B->id] + q];
+            memset(m->x, 0, sizeof(double) * (size_t)m->p[m->n]);
+        }
+    }
+}
+
+/* Algebraic vertices survived the elimination: J_x = P11 + P12 (I - P22)^-1 P21. */
+static jg_status_t eval_lft(jg_sjac_t *j, cs_dl *J, jg_error_t *err)
+{
+    const jg_graph_t *g = j->g;
+    const int64_t n = j->n;
+    cs_dl *P11 = jg__graph_sub(g, j->xo, n, j->xo, n);
+    cs_dl *P12 = jg__graph_sub(g, j->xo, n, j->ra, j->nr);
+    cs_dl *P21 = jg__graph_sub(g, j->ra, j->nr, j->xo, n);
+    cs_dl *P22 = jg__graph_sub(g, j->ra, j->nr, j->ra, j->nr);
+    cs_dl *F = NULL;
+    jg_status_t st;
+    if (!P11 || !P12 || !P21 || !P22) {
+        st = nomem(err, "LFT operands");
+        goto done;
+    }
+    if ((st = jg_lft(P11, P12, P21, P22, NULL, &F, NULL, err))) goto done;
+    memset(J->x, 0, sizeof(double) * (size_t)J->p[n]);
+    for (int64_t c = 0; c < n && !st; c++) {
+        for (int64_t q = J->p[c]; q < J->p[c + 1]; q++) j->rowpos[J->i[q]] = q;
+        for (int64_t q = F->p[c]; q < F->p[c + 1]; q++) {
+            int64_t pos = j->rowpos[F->i[q]];
+            if (pos < 0) {
+                st = jg_error_set(err, JG_INTERNAL,
+                                  "solver Jacobian: entry (%lld, %lld) of the LFT outside the "
+                                  "pattern",
+                                  (long long)F->i[q], (long long)c);
+                break;
+            }
+            J->x[pos] += F->x[q];
+        }
+        for (int64_t q = J->p[c]; q < J->p[c + 1]; q++) j->rowpos[J->i[q]] = -1;
+    }
+done:
+    cs_dl_spfree(P11);
+    cs_dl_spfree(P12);
+    cs_dl_spfree(P21);
+    cs_dl_spfree(P22);
+    cs_dl_spfree(F);
+    return st;
+}
+
+static jg_status_t eval_analytic(jg_sjac_t *j, double t, cs_dl *J, jg_error_t *err)
+{
+    jg_status_t st = jg_work_outputs(j->w, t, err);
+    if (!st) st = jg_work_jacobians(j->w, err);
+    j->st.outputs++;
+    if (st) return st;
+    zero_held(j);
+    if ((st = jg__graph_replay(j->g, j->w, err))) return st;
+    j->st.replays++;
+    if (j->nr > 0) return eval_lft(j, J, err);
+    const double *gx = j->g->x;
+    memset(J->x, 0, sizeof(double) * (size_t)J->p[J->n]);
+    for (int64_t k = 0; k < j->nmap; k++) J->x[j->map_dst[k]] += gx[j->map_src[k]];
+    return JG_OK;
+}
+
+jg_status_t jg_sjac_eval(jg_sjac_t *j, double t, const double *x, const double *fx, cs_dl *J,
+                         jg_error_t *err)
+{
+    const cs_dl *P = j->P;
+    if (!J || J->nz != -1 || J->m != P->m || J->n != P->n || J->p[J->n] != P->p[P->n])
+        return jg_error_set(err, JG_ARG,
+                            "solver Jacobian: expected a %lld x %lld compressed-column matrix "
+                            "with %lld entries (jg_sjac_alloc)",
+                            (long long)P->m, (long long)P->n, (long long)P->p[P->n]);
+    memmove(j->x0, x, sizeof(double) * (size_t)j->n);
+    memcpy(jg_work_states(j->w), j->x0, sizeof(double) * (size_t)j->n);
+    jg_status_t st = is_analytical(j->method) ? eval_analytic(j, t, J, err)
+                                               : eval_perturb(j, t, j->x0, fx, J, err);
+    if (!st) j->st.jevals++;
+    return st;
+}
+
+int jg_sjac_solver_jac(double t, const double *x, const double *fx, cs_dl *J, void *user)
+{
+    jg_sjac_t *j = user;
+    return jg_sjac_eval(j, t, x, fx, J, j->sink) ? -1 : 0;
+}
