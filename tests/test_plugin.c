@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jacgraph/jacgraph.h"
+#include "jacgraph/solverjac.h"
 #include "jacgraph/plugin.h"
 #include "block_impl.h"     /* jg_block_type_find, jg_block_type_names */
 #include "sim/project.h"    /* the projector's statistics and paths */
@@ -227,6 +228,17 @@ static void test_jacobians(void)
              "{'blocks':[{'name':'PP','type':'PredPreyFD','d':121.85,'InitialCondition':[3," Y0 "]},"
              "{'name':'Out1','type':'Outport','Port':1}],'lines':[{'src':'PP:1','dst':'Out1:1'}]}");
     check_paths("PredPreyFD (host's central differences, default parts)", json, 2, 0, 2, A, NULL, C, NULL, 1e-8);
+    {   /* the solver-Jacobian 'auto' rule sees the perturbation behind PredPreyFD */
+        fx_t f;
+        jg_sjac_t *sj = NULL;
+        jg_status_t st = fx_load(&f, q(json), NULL);
+        if (!st) st = jg_sjac_create(f.p, "auto", NULL, &sj, &f.err);
+        const char *why = sj ? jg_sjac_reason(sj) : "";
+        tap_ok(!st && strstr(why, "block 'PP' (PredPreyFD) has no analytic Jacobian"),
+               "auto: a plugin block without a Jacobian is not analytic (%s)", why);
+        jg_sjac_free(sj);
+        fx_unload(&f);
+    }
     /* PTCube: x' = u - x, y = u^3 + x with u = 2 + w: A = -1, B = 1, C = 1, D = 3 u^2 = 12 */
     const double A1[] = {-1}, B1[] = {1}, C1[] = {1}, D1[] = {12};
     check_paths("PTCube (input, feedthrough, perturbation fallback)",

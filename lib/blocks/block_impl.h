@@ -107,13 +107,16 @@ enum {
     JG_BT_CONSTANT = 1 << 5,  /* constant sample time by default (Constant, Ground) */
     JG_BT_SELFLOOP = 1 << 6,  /* last input port is wired by the compiler to output 1
                                  (Algebraic Constraint: y = y + u solves u = 0) */
-    JG_BT_PURE_LINEAR = 1 << 7 /* outputs() is exactly y = D u with the d parts that
+    JG_BT_PURE_LINEAR = 1 << 7, /* outputs() is exactly y = D u with the d parts that
                                  jacobian() fills, constant: no states, discrete states,
                                  zero crossings, update, time or offset; each output
                                  element sums its d entries times u, ports in order,
                                  columns ascending, from +0 (a one-entry row may be the
                                  bare product).  lib/eval may compute such blocks itself
                                  (the evaluation plan; it checks the arithmetic first) */
+    JG_BT_JAC_PERTURB = 1 << 8 /* jacobian() fills its parts by perturbing the block's
+                                  own functions (a plugin without a Jacobian): not
+                                  analytic for the solver-Jacobian 'auto' rule */
 };
 
 /* Sample time [period, offset]: period -1 inherited, 0 continuous, > 0

@@ -762,6 +762,7 @@ static int register_type(jg_plugin_registry_t *r, const jg_plugin_type_t *t)
     T->file = L->fileidx;
     T->bt = (jg_block_type_t){
         .name = name,
+        .flags = t->jacobian ? 0u : (unsigned)JG_BT_JAC_PERTURB,
         .setup = pl_setup,
         .widths = pl_widths,
         .pattern = pl_pattern,

@@ -84,7 +84,8 @@ static int32_t non_analytic_block(const jg_program_t *p)
     for (int32_t b = 0; b < p->nblocks; b++) {
         const jg_block_t *B = &p->blocks[b];
         if (B->virt) continue;
-        if (!B->type->jacobian && (B->npart > 0 || B->nx > 0)) return b;
+        if ((!B->type->jacobian || (B->type->flags & JG_BT_JAC_PERTURB)) && (B->npart > 0 || B->nx > 0))
+            return b;
     }
     return -1;
 }

@@ -15,5 +15,6 @@
 #include "jacgraph/io.h"
 #include "jacgraph/solver.h"
 #include "jacgraph/simulate.h"
+#include "jacgraph/solverjac.h"
 #include "jacgraph/plot.h"
 #endif
