@@ -194,6 +194,9 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
         if ((st = jg_sjac_create(p, o->jacobian, s->w, &s->jac, err)) ||
             (st = jg_solver_set_jacobian(s->solver, jac, jg_sjac_solver_pattern(s->jac), s, err)))
             goto fail;
+        /* perturbation steps at the scale the tolerances care about */
+        double rtol = so.rtol > 0 ? fmax(so.rtol, 100 * DBL_EPSILON) : 1e-3, atol = so.atol > 0 ? so.atol : 1e-6;
+        jg_sjac_set_typical(s->jac, fmin(1.0, atol / rtol));
     }
     s->fixed = jg_solver_is_fixed(s->solver) && strcmp(name, "discrete");
     /* a fixed step must land on every sample hit */

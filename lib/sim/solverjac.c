@@ -52,6 +52,7 @@ struct jg_sjac {
     jg_work_t *w;
     int own_w;
     jg_sjac_method_t method;
+    double typ;               /* typical state magnitude for perturbation steps */
     char reason[512];
     int64_t n;
     /* the graph without I/O points, fully eliminated */
@@ -306,6 +307,7 @@ jg_status_t jg_sjac_create(const jg_program_t *p, const char *method, jg_work_t 
     if (w && w->p != p)
         return jg_error_set(err, JG_ARG, "solver Jacobian: the work belongs to another program");
     jg_sjac_t *j = calloc(1, sizeof *j);
+    if (j) j->typ = 1.0;
     if (!j) return nomem(err, "object");
     j->p = p;
     j->n = p->nx;
@@ -444,10 +446,12 @@ static jg_status_t f_here(jg_sjac_t *j, double t, double *f, jg_error_t *err)
 }
 
 /* The forward-difference step for x_j = v: sqrt(eps) relative, at least
- * sqrt(eps) absolute, away from zero in v's direction. */
-static double step_for(double v)
+ * sqrt(eps) times the typical magnitude (1, or the solver's atol / rtol: the
+ * size below which it asks for no relative accuracy; a chemistry species of
+ * 1e-5 must not be perturbed by 1e-8), away from zero in v's direction. */
+static double step_for(double v, double typ)
 {
-    double h = sqrt(DBL_EPSILON) * fmax(fabs(v), 1.0);
+    double h = sqrt(DBL_EPSILON) * fmax(fabs(v), typ);
     return v < 0 ? -h : h;
 }
 
@@ -467,7 +471,7 @@ static jg_status_t eval_perturb(jg_sjac_t *j, double t, const double *x, const d
     }
     if (j->method == JG_SJAC_FULL_PERTURBATION) {
         for (int64_t c = 0; c < n; c++) {
-            xw[c] = x[c] + step_for(x[c]);
+            xw[c] = x[c] + step_for(x[c], j->typ);
             double h = xw[c] - x[c];
             st = f_here(j, t, j->f1, err);
             xw[c] = x[c];
@@ -487,7 +491,7 @@ static jg_status_t eval_perturb(jg_sjac_t *j, double t, const double *x, const d
     for (int64_t k = 0; k < j->ncolors; k++) {
         for (int64_t g = j->grp_ptr[k]; g < j->grp_ptr[k + 1]; g++) {
             int64_t c = j->grp_col[g];
-            xw[c] = x[c] + step_for(x[c]);
+            xw[c] = x[c] + step_for(x[c], j->typ);
             j->h[c] = xw[c] - x[c];
         }
         st = f_here(j, t, j->f1, err);
@@ -596,4 +600,9 @@ int jg_sjac_solver_jac(double t, const double *x, const double *fx, cs_dl *J, vo
 {
     jg_sjac_t *j = user;
     return jg_sjac_eval(j, t, x, fx, J, j->sink) ? -1 : 0;
+}
+
+void jg_sjac_set_typical(jg_sjac_t *j, double typ)
+{
+    if (j) j->typ = typ > 0 && isfinite(typ) ? typ : 1.0;
 }

@@ -156,6 +156,9 @@ void jg_sjac_get_stats(const jg_sjac_t *j, jg_sjac_stats_t *st);
  * jg_sjac_eval, returning 0, or -1 with the error written to the jg_error_t
  * set with jg_sjac_set_error (none: the solver reports a generic failure). */
 int jg_sjac_solver_jac(double t, const double *x, const double *fx, cs_dl *J, void *user);
+/* The typical magnitude of the states for perturbation steps (default 1):
+ * the step is sqrt(eps) max(|x_j|, typ).  The simulator passes atol / rtol. */
+void jg_sjac_set_typical(jg_sjac_t *j, double typ);
 /* Where jg_sjac_solver_jac reports errors (not owned; NULL: nowhere). */
 void jg_sjac_set_error(jg_sjac_t *j, jg_error_t *err);
 
