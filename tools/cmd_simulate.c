@@ -368,6 +368,9 @@ int cmd_simulate(int argc, char **argv)
                 jg_program_name(p), jg_program_nstates(p) ? o.solver : "discrete", o.t0,
                 jg_sim_time(s), ss.solver.steps,
                 ss.solver.rejected, ss.solver.fevals);
+        if (ss.solver.jevals || ss.solver.factorizations)
+            fprintf(stderr, " (%ld for %ld Jacobians), %ld LU factorizations", ss.solver.fevals_jac,
+                    ss.solver.jevals, ss.solver.factorizations);
         if (ss.events || jg_program_nzc(p)) fprintf(stderr, ", %ld zero-crossing events", ss.events);
         if (ss.hits) fprintf(stderr, ", %ld sample hits", ss.hits);
         fputc('\n', stderr);

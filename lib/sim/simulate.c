@@ -266,7 +266,10 @@ static void jac_fevals(const jg_sim_t *s, jg_solver_stats_t *st)
     jg_sjac_stats_t js;
     if (!s->jac) return;
     jg_sjac_get_stats(s->jac, &js);
+    /* the solver's convention: fevals counts every evaluation of f, those
+     * spent on Jacobians (fevals_jac) included */
     st->fevals_jac += js.fevals + js.fevals_base;
+    st->fevals += js.fevals + js.fevals_base;
 }
 void jg_sim_stats(const jg_sim_t *s, jg_solver_stats_t *st)
 {

@@ -1,5 +1,14 @@
-/* jacgraph/solver.h -- explicit Runge-Kutta solvers for x' = f(t, x) behind one
- * interface, selected by name (issue 4, section 3).
+/* jacgraph/solver.h -- solvers for x' = f(t, x) behind one interface,
+ * selected by name (issue 4, section 3; issue 5 for the implicit ones).
+ *
+ * Implicit (stiff), with the solver Jacobian of jg_solver_set_jacobian or
+ * their own dense perturbation:
+ *   ode23s  modified Rosenbrock 2(3) of Shampine & Reichelt (MATLAB's ode23s),
+ *           a new Jacobian every step, 2nd-order continuous extension
+ *   lie     linearly implicit Euler with a fixed step (one Newton step of
+ *           implicit Euler; seed 004), optional sparsing mask, linear output
+ *   ode15s  variable-order BDF through SUNDIALS CVODE (KLU sparse or dense LU),
+ *           dense output from CVODE's history
  *
  * Fixed-step, the number being the order:
  *   ode1  Euler                 ode4  classical Runge-Kutta
@@ -63,7 +72,8 @@ typedef struct jg_solver_opts {
  * (error test or recoverable f failure), evaluations of f. */
 typedef struct jg_solver_stats {
     long steps, rejected, fevals;
-    long jevals;      /* solver Jacobians computed (implicit solvers) */
+    long jevals;      /* solver Jacobians computed (implicit solvers); fevals
+                         includes the evaluations spent on them (fevals_jac) */
     long factorizations;   /* LU factorizations of the iteration matrix */
     long fevals_jac;  /* evaluations of f spent on Jacobians (perturbation) */
 } jg_solver_stats_t;
@@ -111,7 +121,7 @@ void jg_solver_free(jg_solver_t *s);
 const char *jg_solver_names(void);
 /* The name s was created with (static storage). */
 const char *jg_solver_name(const jg_solver_t *s);
-/* 1 for ode1..ode5 and discrete, 0 for ode23 and ode45. */
+/* 1 for ode1..ode5, lie and discrete, 0 for ode23, ode45, ode23s, ode15s. */
 int jg_solver_is_fixed(const jg_solver_t *s);
 
 /* Start at (t0, x0[n]) for a run that ends at tstop (may be +INFINITY).  x0 is
