@@ -224,6 +224,8 @@ typedef struct {
 
 /* Simulate a model file with ode15s to tstop (no logging); jacobian: the
  * simulator's solver Jacobian method (NULL: auto). */
+static const char *sim_solver = "ode15s";   /* test_graph_ode23s switches it */
+
 static void simulate_file(const char *path, double tstop, double rtol, double atol, const char *jacobian,
                           simres_t *o)
 {
@@ -231,7 +233,7 @@ static void simulate_file(const char *path, double tstop, double rtol, double at
     jg_model_t *m = NULL;
     jg_program_t *p = NULL;
     jg_sim_t *s = NULL;
-    jg_sim_opts_t opt = {.solver = "ode15s", .t0 = 0, .tstop = tstop, .jacobian = jacobian};
+    jg_sim_opts_t opt = {.solver = sim_solver, .t0 = 0, .tstop = tstop, .jacobian = jacobian};
     opt.so.rtol = rtol;
     opt.so.atol = atol;
     o->st = jg_model_read(path, &m, &o->err);
@@ -585,12 +587,27 @@ static void test_errors(void)
     jg_solver_free(s);
 }
 
+/* Issue 5 section 5: the block diagrams with the Rosenbrock solver too (its
+ * own tests use hand-written right-hand sides, tests/test_stiff.c). */
+static void test_graph_ode23s(problem_t *P)
+{
+    simres_t r;
+    sim_solver = "ode23s";
+    simulate_file(P->graph, P->tend, 1e-8, 1e-8 * P->atol_ratio, NULL, &r);
+    sim_solver = "ode15s";
+    double sc = r.st ? 0 : mescd(P, r.x);
+    tap_ok(!r.st && r.t == P->tend && sc >= 6, "%s with ode23s, rtol 1e-8, --jacobian auto (%s): mescd %.2f >= 6 at t = %g (%ld steps)",
+           P->graph, r.method, sc, P->tend, r.stats.solver.steps);
+}
+
 int main(void)
 {
     test_problem(&hires);
     test_problem(&rober);
     test_graph(&hires);
     test_graph(&rober);
+    test_graph_ode23s(&hires);
+    test_graph_ode23s(&rober);
     test_dense_output();
     test_reset();
     test_bounce(1e-8, 1e-10);
