@@ -566,7 +566,7 @@ typedef struct {
     int64_t nrow, nnz, caprp, capui, capval, captgt;
     int64_t *rp, *ui, *tgt;   /* rp: nrow + 1 term offsets */
     double *val;
-    int64_t *row0;            /* per block: its first row (-1: none) */
+    int64_t *row0;            /* per fused block: its first row */
     int32_t *nrows;           /* per block: its rows */
     /* probe scratch */
     double *pu, *py;
@@ -957,8 +957,8 @@ static jg_status_t plan_build(jg_work_t *w, jg_error_t *err)
     c.sig_batch = malloc(sizeof(int32_t) * (size_t)(p->ny + 1));
     c.sig_level = malloc(sizeof(int32_t) * (size_t)(p->ny + 1));
     if (!P->gsrc || !P->ctx_of || !P->uptr || !P->glo || !P->ghi || !P->ctx_g ||
-        !P->regather || !P->stale || !P->deriv || !P->upd || !P->rp || !c.R.row0 || !c.R.nrows || !c.mode || !c.pend ||
-        !c.level || !c.sig_batch || !c.sig_level)
+        !P->regather || !P->stale || !P->deriv || !P->upd || !P->rp || !c.R.row0 ||
+        !c.R.nrows || !c.mode || !c.pend || !c.level || !c.sig_batch || !c.sig_level)
         goto nomem;
     for (int64_t k = 0; k < p->nu; k++) P->gsrc[k] = p->u_src[k] >= 0 ? p->u_src[k] : p->ny;
     for (int64_t k = 0; k < p->ny; k++) c.sig_batch[k] = -1;
@@ -1051,9 +1051,9 @@ static jg_status_t plan_build(jg_work_t *w, jg_error_t *err)
             int32_t k = P->ctx_of[b];
             int call = B->rate < 0 && B->type->outputs && P->ctx_g[k + 1] == P->ctx_g[k];
             if ((reads_pending(&c, b) && flush(&c)) ||
-                add_step(&c, (plan_step_t){.kind = call ? ST_CALL : ST_BLOCK, .rate = B->rate, .pos = i, .a0 = k,
-                                           .B = B, .outputs = B->type->outputs,
-                                           .e = &P->ctx[k]}))
+                add_step(&c, (plan_step_t){.kind = call ? ST_CALL : ST_BLOCK, .rate = B->rate,
+                                           .pos = i, .a0 = k, .B = B,
+                                           .outputs = B->type->outputs, .e = &P->ctx[k]}))
                 goto nomem;
         }
         i++;
@@ -1075,7 +1075,6 @@ done:
     return st;
 }
 
-/* The rows of LIN segments s0..s1-1. */
 /* Two doubles (an SSE2 register): each lane's arithmetic is the scalar one,
  * so results are bit for bit those of scalar code. */
 typedef double jg_v2d __attribute__((vector_size(16)));
@@ -1099,9 +1098,11 @@ static inline void axpy_run(double *yt, const double *v, const double *u, int64_
         }
         memcpy(yt + i, &c, sizeof c);
     }
-    for (; i < m; i++) yt[i] = acc == 0 ? v[i] * u[i] : acc == 1 ? 0.0 + v[i] * u[i] : yt[i] + v[i] * u[i];
+    for (; i < m; i++)
+        yt[i] = acc == 0 ? v[i] * u[i] : acc == 1 ? 0.0 + v[i] * u[i] : yt[i] + v[i] * u[i];
 }
 
+/* The rows of LIN segments s0..s1-1. */
 static void run_lin(const struct jg_plan *P, double *y, int32_t s0, int32_t s1)
 {
     const int64_t *tgt = P->tgt, *rp = P->rp, *col = P->col;

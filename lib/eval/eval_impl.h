@@ -39,8 +39,10 @@ struct jg_work {
      * blocks' contexts built once, runs of JG_BT_PURE_LINEAR blocks as sparse
      * rows over y.  NULL until then. */
     struct jg_plan *plan;
-    int planned;              /* the last jg_work_outputs ran the plan: the inputs u of
-                                 fused blocks were not gathered */
+    int planned;              /* the last jg_work_outputs ran the plan: u is stale for
+                                 fused blocks and for ports the plan reads from y in
+                                 place (jg_work_jacobians gathers them; other code
+                                 reading u directly must too) */
 };
 
 /* update() of the blocks due now, in sorted order: continuous-time blocks
