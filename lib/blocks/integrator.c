@@ -294,6 +294,10 @@ static int integ_init_discrete(const jg_block_t *b, double *xd0)
 static int integ_outputs(const jg_block_t *b, jg_eval_t *e)
 {
     const integ_t *d = b->data;
+    if (!d->limited && d->q_sat < 0 && d->q_state < 0) {   /* the plain integrator: y = x */
+        memcpy(e->y[0], e->x, sizeof(double) * (size_t)b->nx);
+        return 0;
+    }
     for (int64_t i = 0; i < b->nx; i++) {
         double x = e->x[i];
         e->y[0][i] = clamp(d, i, x);
@@ -318,6 +322,10 @@ static int stopped(const jg_block_t *b, const jg_eval_t *e, int64_t i)
 
 static int integ_derivatives(const jg_block_t *b, jg_eval_t *e)
 {
+    if (!((const integ_t *)b->data)->limited) {   /* dx = u */
+        memcpy(e->dx, e->u[0], sizeof(double) * (size_t)b->nx);
+        return 0;
+    }
     for (int64_t i = 0; i < b->nx; i++) e->dx[i] = stopped(b, e, i) ? 0.0 : e->u[0][i];
     return 0;
 }

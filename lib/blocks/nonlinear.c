@@ -248,6 +248,18 @@ static int elem_eval(const jg_block_t *b, jg_eval_t *e, int64_t i, double *y, do
 
 static int elem_outputs(const jg_block_t *b, jg_eval_t *e)
 {
+    const elem_op_t *op = ((const elem_t *)b->data)->op;
+    if (op->nin == 1 && b->in_w[0] == b->out_w[0]) {
+        /* the common case in a tight loop; elem_eval only for a failure, to
+         * word the error (the simulation's right-hand side runs this a lot) */
+        const double *u = e->u[0];
+        double *y = e->y[0];
+        for (int64_t i = 0; i < b->out_w[0]; i++)
+            if ((elem_apply(op->op, u[i], 0, &y[i], NULL) || !isfinite(y[i])) &&
+                elem_eval(b, e, i, &y[i], NULL))
+                return -1;
+        return 0;
+    }
     for (int64_t i = 0; i < b->out_w[0]; i++)
         if (elem_eval(b, e, i, &e->y[0][i], NULL)) return -1;
     return 0;
