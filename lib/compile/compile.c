@@ -746,8 +746,8 @@ static int32_t heap_pop(int32_t *h, int32_t *n, const int32_t *key)
 
 static int cmp_key(const void *a, const void *b, void *ctx)
 {
-    const int64_t *key = ctx;
-    int64_t ka = key[*(const int32_t *)a], kb = key[*(const int32_t *)b];
+    const uint64_t *key = ctx;
+    uint64_t ka = key[*(const int32_t *)a], kb = key[*(const int32_t *)b];
     return ka < kb ? -1 : ka > kb;
 }
 
@@ -835,14 +835,14 @@ static jg_status_t sort_blocks(jg__cctx_t *c)
     int have_prio = 0;
     for (int32_t r = 0; r < nr; r++) have_prio |= p->blocks[real[r]].priority != 0;
     if (have_prio && nc > 0) {
-        int64_t *order = malloc(sizeof(int64_t) * (size_t)nc);
+        uint64_t *order = malloc(sizeof(uint64_t) * (size_t)nc);
         if (!order) goto nomem;
         for (int32_t q = 0; q < nc; q++) {
             int prio = INT32_MAX;
             for (int32_t j = cptr[q]; j < cptr[q + 1]; j++)
                 if (p->blocks[real[cblk[j]]].priority < prio) prio = p->blocks[real[cblk[j]]].priority;
             /* sort key: priority (offset to be non-negative), then first block, then q */
-            order[q] = ((int64_t)((uint32_t)prio ^ 0x80000000u) << 32) | (uint32_t)first[q];
+            order[q] = ((uint64_t)((uint32_t)prio ^ 0x80000000u) << 32) | (uint32_t)first[q];
         }
         int32_t *idx = malloc(sizeof(int32_t) * (size_t)nc);
         if (!idx) {
