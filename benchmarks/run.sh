@@ -16,19 +16,26 @@
 #                            closest to 10,000 blocks of the first kind)
 #   --points N               trajectory operating points (default: 1000)
 #   --octave                 also run benchmarks/octave_peer.sh (when octave-cli exists)
-#   --quick                  sizes "1000 10000", repeat 3, 200 trajectory points
+#   --stiff-states "N..."    sizes of the stiff benchmark, bench_stiff (default:
+#                            "100 1000 10000 100000"; whole ode15s runs up to 10,000)
+#   --no-stiff               leave the stiff benchmark out
+#   --quick                  sizes "1000 10000", repeat 3, 200 trajectory points;
+#                            stiff sizes "100 1000 10000", whole runs up to 1,000
 #
 # Generated models come from `jacgraph generate KIND --blocks N --seed S --out FILE`.
 # When this build's jacgraph has no working `generate`, the tests' generator
 # (build/tests/gen_model SEED N 2, one kind "gen") is used instead and said so.
 # The corpus is written to a temporary directory and removed afterwards.
 # Writes OUT/results.md, OUT/results.csv, OUT/results.svg, OUT/trajectory.csv
-# (and OUT/octave.md).
-# Exit status: that of bench_linearize (1 when the algorithms disagree).
+# (and OUT/octave.md), and from build/benchmarks/bench_stiff (about 1.5 minutes)
+# OUT/stiff.md, OUT/stiff_jacobian.csv, OUT/stiff_run.csv.
+# Exit status: 1 when bench_linearize's algorithms disagree or a bench_stiff
+# check fails, else 0.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=build out=$here/benchmarks/results sizes="1000 10000 100000" kinds="aerospace power deep"
 seed=1 repeat=5 maxtime=60 mmax=0 traj=auto points=1000 octave=0
+stiff=1 stiff_states="100 1000 10000 100000" stiff_runmax=10000
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$2; shift 2 ;;
@@ -42,7 +49,9 @@ while [ $# -gt 0 ]; do
     --trajectory) traj=$2; shift 2 ;;
     --points) points=$2; shift 2 ;;
     --octave) octave=1; shift ;;
-    --quick) sizes="1000 10000" repeat=3 points=200; shift ;;
+    --stiff-states) stiff_states=$2; shift 2 ;;
+    --no-stiff) stiff=0; shift ;;
+    --quick) sizes="1000 10000" repeat=3 points=200 stiff_states="100 1000 10000" stiff_runmax=1000; shift ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -50,7 +59,9 @@ done
 case $build in /*) ;; *) build=$here/$build ;; esac
 jacgraph=$build/tools/jacgraph
 bench=$build/benchmarks/bench_linearize
-for x in "$jacgraph" "$bench"; do
+bstiff=$build/benchmarks/bench_stiff
+[ $stiff = 1 ] || bstiff=
+for x in "$jacgraph" "$bench" $bstiff; do
   [ -x "$x" ] || { echo "run.sh: $x not built (ninja -C $build)" >&2; exit 2; }
 done
 mkdir -p "$out"
@@ -106,5 +117,13 @@ if [ $octave = 1 ]; then
   orc=$?
   echo "run.sh: wrote $out/octave.md (exit $orc)" >&2
   [ $orc -ne 0 ] && rc=1
+fi
+if [ $stiff = 1 ]; then
+  echo "run.sh: bench_stiff --states ${stiff_states// /,}" >&2
+  "$bstiff" --states "${stiff_states// /,}" --run-max "$stiff_runmax" --seed "$seed" --jacgraph "$jacgraph" \
+    --md "$out/stiff.md" --csv-jac "$out/stiff_jacobian.csv" --csv-run "$out/stiff_run.csv" > /dev/null
+  src=$?
+  echo "run.sh: wrote $out/stiff.md, $out/stiff_jacobian.csv, $out/stiff_run.csv (exit $src)" >&2
+  [ $src -ne 0 ] && rc=1
 fi
 exit $rc
