@@ -197,6 +197,7 @@ static int sh_solve(const sh_bruss_t *b, const sh_opts_t *o, double *x, sh_stats
     memcpy(NV_DATA_S(y), x, sizeof(double) * (size_t)n);
     LS = SUNLinSol_KLU(y, A, ctx);
     if (!LS) goto done;
+    SUNLinSol_KLUSetOrdering(LS, 0);   /* AMD, as lib/sim/cvode.c */
     double hmax = o->max_step > 0 ? o->max_step : (o->tstop - o->t0) / 50;
     what = "CVODE options";
     if ((flag = CVodeInit(mem, sh_f, o->t0, y)) || (flag = CVodeSetUserData(mem, (void *)b)) ||

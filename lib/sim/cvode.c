@@ -231,6 +231,10 @@ static jg_status_t ensure_linsol(jg_solver_t *s, jg_error_t *err)
         /* room for the diagonal that CVODE adds when it forms I - gamma J */
         A = SUNSparseMatrix(n, n, nnz + n, CSC_MAT, c->ctx);
         if (A) LS = SUNLinSol_KLU(c->y, A, c->ctx);
+        /* AMD, not SUNDIALS' default COLAMD: I - gamma J is structurally
+         * symmetric-ish, and on the 2-D Brusselator COLAMD gives 2.2x the fill
+         * (a 10^4-state run 3.6 s -> 1.2 s, benchmarks/README.md) */
+        if (LS) SUNLinSol_KLUSetOrdering(LS, 0);
     } else {
         if (s->jac && !c->dp) {
             c->dp = malloc(sizeof(int64_t) * (size_t)(n + 1));
