@@ -34,6 +34,8 @@ static const char help[] =
     "  --plot FILE.svg     also draw the logged signals against time (the states\n"
     "                      when the model logs none; the first 12 curves)\n"
     "  --save-op T FILE    write the operating point at time T (for linearize --op)\n"
+    "  --sparsing TOL      solver lie: drop Jacobian entries whose summed first-order\n"
+    "                      eigenvalue changes h|dlambda| stay <= TOL (seed 004)\n"
     "  --zc ALG            zero-crossing location: nonadaptive (default), adaptive,\n"
     "                      off (crossings act at step ends, not located)\n"
     "  --zc-tol TOL        adaptive: stop locating once the crossing signals are\n"
@@ -224,7 +226,8 @@ int cmd_simulate(int argc, char **argv)
                     {"--rtol", &o.so.rtol},      {"--atol", &o.so.atol},
                     {"--max-step", &o.so.max_step}, {"--initial-step", &o.so.initial_step},
                     {"--step", &o.so.fixed_step}, {"--out-step", &o.out_step},
-                    {"--decimation", &dec}, {"--zc-tol", &o.zc_tol}, {"--max-zc", &maxzc}};
+                    {"--decimation", &dec}, {"--zc-tol", &o.zc_tol}, {"--max-zc", &maxzc},
+                    {"--sparsing", &o.sparsing}};
         int matched = 0;
         for (size_t k = 0; k < sizeof nums / sizeof *nums && !matched; k++) {
             if ((r = cli_opt(&a, nums[k].name, &v))) {
@@ -373,6 +376,9 @@ int cmd_simulate(int argc, char **argv)
         if (ss.solver.jevals || ss.solver.factorizations)
             fprintf(stderr, " (%ld for %ld Jacobians), %ld LU factorizations", ss.solver.fevals_jac,
                     ss.solver.jevals, ss.solver.factorizations);
+        if (o.sparsing > 0)
+            fprintf(stderr, ", sparsing dropped %lld of %lld nonzero Jacobian entries (summed h|dlambda| %.3g)",
+                    (long long)ss.sparsing_dropped, (long long)ss.sparsing_entries, ss.sparsing_estimate);
         if (ss.events || jg_program_nzc(p)) fprintf(stderr, ", %ld zero-crossing events", ss.events);
         if (ss.hits) fprintf(stderr, ", %ld sample hits", ss.hits);
         fputc('\n', stderr);

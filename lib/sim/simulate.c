@@ -13,6 +13,7 @@
 #include "jacgraph/solverjac.h"
 #include "../eval/eval_impl.h"
 #include "project.h"
+#include "sparsing.h"
 
 struct jg_sim {
     const jg_program_t *p;
@@ -119,6 +120,56 @@ static jg_status_t setup_logging(jg_sim_t *s, jg_error_t *err)
     return JG_OK;
 }
 
+/* Seed 004's sparsing for the linearly implicit Euler method: J at the
+ * initial point, entries chosen by their eigenvalue-change estimates
+ * (sparsing.c), the mask handed to the solver in the pattern it was given. */
+static jg_status_t choose_sparsing(jg_sim_t *s, const char *name, double h, jg_error_t *err)
+{
+    const jg_sim_opts_t *o = &s->o;
+    if (!(o->sparsing > 0) || !isfinite(o->sparsing))
+        return jg_error_set(err, JG_ARG, "sparsing tolerance %g: expected a positive number", o->sparsing);
+    if (strcmp(name, "lie"))
+        return jg_error_set(err, JG_ARG,
+                            "sparsing applies to the linearly implicit Euler solver 'lie', not '%s'", name);
+    if (!s->jac) return JG_OK;   /* no states */
+    const int64_t n = s->p->nx;
+    cs_dl *J = jg_sjac_alloc(s->jac);
+    if (!J) return jg_error_set(err, JG_NOMEM, "out of memory");
+    jg_status_t st = jg_sjac_eval(s->jac, s->o.t0, s->x, NULL, J, err);
+    unsigned char *keepJ = NULL, *keep = NULL;
+    const cs_dl *sp = jg_sjac_solver_pattern(s->jac);
+    int64_t nzs = sp ? sp->p[n] : n * n;
+    if (!st) {
+        keepJ = malloc((size_t)J->p[n] + 1);
+        keep = malloc((size_t)nzs + 1);
+        if (!keepJ || !keep) st = jg_error_set(err, JG_NOMEM, "out of memory");
+    }
+    if (!st)
+        st = jg__sparsing_select(J, h, o->sparsing, keepJ, &s->st.sparsing_dropped,
+                                 &s->st.sparsing_estimate, err);
+    if (!st) {
+        /* J's entries -> the solver pattern's (dense column-major when NULL) */
+        memset(keep, 1, (size_t)nzs);
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t q = J->p[j]; q < J->p[j + 1]; q++) {
+                if (keepJ[q]) continue;
+                int64_t i = J->i[q], at = -1;
+                if (!sp) at = j * n + i;
+                else
+                    for (int64_t r = sp->p[j]; r < sp->p[j + 1]; r++)
+                        if (sp->i[r] == i) at = r;
+                if (at >= 0) keep[at] = 0;
+            }
+        s->st.sparsing_entries = 0;
+        for (int64_t q = 0; q < J->p[n]; q++) s->st.sparsing_entries += J->x[q] != 0;
+        st = jg_solver_set_sparsing(s->solver, keep, err);
+    }
+    free(keepJ);
+    free(keep);
+    cs_dl_spfree(J);
+    return st;
+}
+
 jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_t **out,
                           jg_error_t *err)
 {
@@ -220,6 +271,7 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
     if ((st = jg__proj_create(p, &s->proj, err))) goto fail;
     s->err = err;
     if ((st = jg_solver_init(s->solver, o->t0, s->x, o->tstop, err))) goto fail;
+    if (o->sparsing != 0 && (st = choose_sparsing(s, name, so.fixed_step, err))) goto fail;
     s->t = o->t0;
     *out = s;
     return JG_OK;

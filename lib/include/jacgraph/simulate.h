@@ -43,6 +43,9 @@ typedef struct jg_sim_opts {
     int max_zc;               /* consecutive zero crossings allowed; 0: 1000 */
     const char *jacobian;     /* solver Jacobian method of an implicit solver
                                  (jacgraph/solverjac.h); NULL: "auto" */
+    double sparsing;          /* solver "lie": drop Jacobian entries whose summed
+                                 first-order eigenvalue changes h |d lambda| stay
+                                 <= this (seed 004), chosen at t0; 0: none */
 } jg_sim_opts_t;
 
 /* Statistics of a run: the solver's, plus zero-crossing events located and
@@ -50,6 +53,9 @@ typedef struct jg_sim_opts {
 typedef struct jg_sim_stats {
     jg_solver_stats_t solver;
     long events, hits, resets;
+    int64_t sparsing_dropped, sparsing_entries;   /* lie with opts.sparsing: nonzero
+                                                     Jacobian entries dropped / in all */
+    double sparsing_estimate;  /* the largest summed h |d lambda| of the dropped entries */
 } jg_sim_stats_t;
 
 /* Called at each output point: the time, the states (nstates) and the values
