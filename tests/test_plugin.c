@@ -361,6 +361,20 @@ static void test_projection(void)
     tap_ok(!st && a2.maxr < 1e-10, "PredPreyFD (perturbation Jacobians): |R| < 1e-10");
     run_free(&r);
 
+    /* ode15s projects inside CVODE's step (CVodeSetProjFn), keeping its BDF
+     * history: no restart per projection (which ran it at order 1, ~36,000
+     * steps to t = 30); a correction beyond the tolerance fails the step */
+    acc_t a15 = {.ires = 0};
+    snprintf(json, sizeof json, pp_model, "PredPrey", "on");
+    st = run(&r, json, "ode15s", 0, 30, &a15);
+    jg_sim_stats_t ss;
+    memset(&ss, 0, sizeof ss);
+    if (!st) jg_sim_stats2(r.s, &ss);
+    tap_ok(!st && a15.maxr < 1e-10 && ss.solver.steps < 2000,
+           "ode15s with projection inside CVODE: |R| %.2g < 1e-10 in %ld steps (< 2000)", a15.maxr,
+           ss.solver.steps);
+    run_free(&r);
+
     /* a fixed step the corrections fit in */
     acc_t a3 = {.ires = 0};
     snprintf(json, sizeof json, pp_model, "PredPrey", "on");

@@ -38,6 +38,7 @@
 #include <string.h>
 #include <cvode/cvode.h>
 #include <cvode/cvode_ls.h>
+#include <cvode/cvode_proj.h>
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
 #include <sunlinsol/sunlinsol_dense.h>
@@ -300,6 +301,29 @@ static void cv_free(jg_solver_t *s)
     s->impl = NULL;
 }
 
+/* CVODE's projection callback (CVodeSetProjFn): ours moves x in place; CVODE
+ * wants the correction too.  The error estimate is not projected. */
+static int cv_proj(realtype t, N_Vector ycur, N_Vector corr, realtype eps, N_Vector errv, void *user)
+{
+    (void)eps, (void)errv;
+    jg_solver_t *s = user;
+    double *y = NV_DATA_S(ycur), *cr = NV_DATA_S(corr);
+    for (int64_t i = 0; i < s->n; i++) cr[i] = y[i];
+    int r = s->proj(t, y, s->proj_user);
+    if (r) return r < 0 ? -1 : 1;
+    for (int64_t i = 0; i < s->n; i++) cr[i] = y[i] - cr[i];
+    return 0;
+}
+
+static jg_status_t cv_set_projection(jg_solver_t *s, jg_error_t *err)
+{
+    cv_t *c = impl(s);
+    if (s->n == 0 || !s->proj) return JG_OK;
+    int flag = CVodeSetProjFn(c->mem, cv_proj);
+    if (flag == CV_SUCCESS) flag = CVodeSetProjErrEst(c->mem, SUNFALSE);
+    return flag == CV_SUCCESS ? JG_OK : cv_fail(s, "CVodeSetProjFn", flag, err);
+}
+
 static jg_status_t cv_create(jg_solver_t *s, jg_error_t *err)
 {
     cv_t *c = calloc(1, sizeof *c);
@@ -447,4 +471,5 @@ const jg__solver_ops_t jg__ode15s_ops = {
     .step = cv_step,
     .interpolate = cv_interpolate,
     .reset = cv_reset,
+    .set_projection = cv_set_projection,
 };

@@ -43,6 +43,8 @@ struct jg_sim {
     jg_sim_stats_t st;
     jg__proj_t *proj;          /* invariant projection (seed 002), NULL: no invariants */
     int projected;             /* the last step's state was projected: restart the solver */
+    int proj_internal;         /* the solver projects inside its steps (ode15s) */
+    double proj_rtol, proj_atol;
     jg_sjac_t *jac;            /* solver Jacobian of an implicit solver, else NULL */
 };
 
@@ -118,6 +120,21 @@ static jg_status_t setup_logging(jg_sim_t *s, jg_error_t *err)
         }
     }
     return JG_OK;
+}
+
+/* The projection a solver calls inside its step (jg_solver_set_projection).
+ * A correction beyond the error tolerances is left undone by jg__proj_apply;
+ * here it means the step was less accurate than estimated, so the step fails
+ * recoverably (> 0) and the solver retries it smaller, as ode45 does. */
+static int project_in_solver(double t, double *x, void *user)
+{
+    jg_sim_t *s = user;
+    int changed;
+    jg__proj_stats_t before, after;
+    jg__proj_get_stats(s->proj, &before);
+    if (jg__proj_apply(s->proj, t, x, s->w->xd, s->proj_rtol, s->proj_atol, &changed, s->err)) return -1;
+    jg__proj_get_stats(s->proj, &after);
+    return after.rejected > before.rejected ? 1 : 0;
 }
 
 /* Seed 004's sparsing for the linearly implicit Euler method: J at the
@@ -269,6 +286,13 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
         s->khit[r] = k < 0 ? 0 : k;
     }
     if ((st = jg__proj_create(p, &s->proj, err))) goto fail;
+    if (s->proj) {   /* a solver that projects inside its steps keeps its history (CVODE) */
+        jg_error_t local;
+        jg_error_clear(&local);
+        s->proj_rtol = so.rtol > 0 ? fmax(so.rtol, 100 * DBL_EPSILON) : 1e-3;
+        s->proj_atol = so.atol > 0 ? so.atol : 1e-6;
+        s->proj_internal = jg_solver_set_projection(s->solver, project_in_solver, s, &local) == JG_OK;
+    }
     s->err = err;
     if ((st = jg_solver_init(s->solver, o->t0, s->x, o->tstop, err))) goto fail;
     if (o->sparsing != 0 && (st = choose_sparsing(s, name, so.fixed_step, err))) goto fail;
@@ -607,7 +631,7 @@ jg_status_t jg_sim_run(jg_sim_t *s, double t_until, jg_sim_log_fn log, void *use
         memcpy(s->xsave, s->x, sizeof(double) * (size_t)p->nx);
         double t1;
         if ((st = jg_solver_step(s->solver, lim, &t1, s->x, err))) return st;
-        if (s->proj) {   /* onto the invariants (project.h); the restart waits for major_step */
+        if (s->proj && !s->proj_internal) {   /* onto the invariants (project.h); the restart waits for major_step */
             int retry;
             if ((st = jg__proj_step(s->proj, s->solver, tprev, s->xsave, t1, s->x, s->w->xd,
                                     &s->projected, &retry, err)))

@@ -139,6 +139,16 @@ jg_status_t jg_solver_set_jacobian(jg_solver_t *s, jg_jac_fn jac, const cs_dl *p
     return JG_OK;
 }
 
+jg_status_t jg_solver_set_projection(jg_solver_t *s, jg_proj_fn fn, void *user, jg_error_t *err)
+{
+    if (!s) return jg_error_set(err, JG_ARG, "solver: NULL solver");
+    if (!s->ops || !s->ops->set_projection)
+        return jg_error_set(err, JG_ARG, "solver '%s' does not project inside its steps", s->name);
+    s->proj = fn;
+    s->proj_user = user;
+    return s->ops->set_projection(s, err);
+}
+
 jg_status_t jg_solver_set_sparsing(jg_solver_t *s, const unsigned char *keep, jg_error_t *err)
 {
     if (!s) return jg_error_set(err, JG_ARG, "solver: NULL solver");

@@ -38,6 +38,8 @@ typedef struct jg__solver_ops {
     jg_status_t (*step)(jg_solver_t *s, double lim, jg_error_t *err);
     jg_status_t (*interpolate)(const jg_solver_t *s, double tq, double *xq);
     jg_status_t (*reset)(jg_solver_t *s, jg_error_t *err);
+    /* optional: take s->proj / s->proj_user (jg_solver_set_projection) */
+    jg_status_t (*set_projection)(jg_solver_t *s, jg_error_t *err);
 } jg__solver_ops_t;
 
 extern const jg__solver_ops_t jg__ode23s_ops, jg__lie_ops, jg__ode15s_ops;
@@ -50,6 +52,8 @@ struct jg_solver {
      * copy; NULL = dense), the sparsing mask (owned, per pattern entry) */
     jg_jac_fn jac;
     void *jac_user;
+    jg_proj_fn proj;               /* projection inside the step (ops->set_projection) */
+    void *proj_user;
     cs_dl *jpat;
     unsigned char *jkeep;
     const jg_rk_tableau_t *tab;

@@ -93,6 +93,15 @@ typedef int (*jg_jac_fn)(double t, const double *x, const double *fx, cs_dl *J, 
 jg_status_t jg_solver_set_jacobian(jg_solver_t *s, jg_jac_fn jac, const cs_dl *pattern,
                                    void *user, jg_error_t *err);
 
+/* Projection inside the solver (issue 5, seed 002): a method that can project
+ * within its own step (ode15s, through CVODE's CVodeSetProjFn, which keeps its
+ * BDF history) calls fn(t, x, user) after each step to move x onto the
+ * invariants in place (return 0; < 0 fails the step).  Returns JG_OK when the
+ * method takes it, JG_ARG when it cannot (the caller then projects after
+ * each step itself and restarts the solver).  fn NULL removes it. */
+typedef int (*jg_proj_fn)(double t, double *x, void *user);
+jg_status_t jg_solver_set_projection(jg_solver_t *s, jg_proj_fn fn, void *user, jg_error_t *err);
+
 /* Sparsing (linearly implicit Euler, seed 004): a mask of the Jacobian
  * pattern (1 keep, 0 drop), one entry per stored entry of the pattern given to
  * jg_solver_set_jacobian; NULL clears it.  Other solvers ignore it. */
