@@ -286,6 +286,17 @@ int jg_widths_elementwise(jg_block_t *b, jg_setup_t *s);
 /* Their Jacobian pattern: one d part per input, diagonal, column or row. */
 int jg_pattern_elementwise(jg_block_t *b, jg_setup_t *s);
 
+/* State-space matrices (StateSpace, DiscreteStateSpace; lib/blocks/lti.c):
+ * "A", "B", "C", "D" (Simulink's default 1 where absent; with an empty A, B
+ * and C must be empty and D gives the widths) and "InitialCondition" (scalar
+ * or one per state), with n states, m inputs, p outputs.  Errors name the
+ * parameter and the expected shape. */
+typedef struct jg_ss_matrices {
+    jg_value_t a, b, c, d, ic;
+    int64_t n, m, p;
+} jg_ss_matrices_t;
+int jg_setup_ss_matrices(jg_block_t *b, jg_setup_t *s, jg_ss_matrices_t *d);
+
 /* Run-time error from a block function; returns -1. */
 int jg_eval_error(const jg_block_t *b, jg_eval_t *e, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

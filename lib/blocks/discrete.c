@@ -308,79 +308,18 @@ static int value_zeros(jg_setup_t *s, jg_value_t *v, int64_t rows, int64_t cols)
     return v->x ? 0 : -1;
 }
 
-/* The checks of the continuous StateSpace (lib/blocks/lti.c), copied rather
- * than shared so that the two files stay independent; the messages are the
- * same word for word.  n from A, m from B, p from C, D must agree; an empty A
- * means no states and y = D u. */
+/* The matrices and their checks are those of the continuous StateSpace
+ * (jg_setup_ss_matrices, lib/blocks/lti.c): n from A, m from B, p from C, D
+ * must agree; an empty A means no states and y = D u. */
 static int dss_setup(jg_block_t *b, jg_setup_t *s)
 {
     dss_t *d = dalloc(b, s, sizeof *d);
     if (!d) return JG_BLOCK_FAIL;
     d->kd = -1;
-    if (jg_setup_num_def(b, s, "A", &d->a, 1.0) < 0) return JG_BLOCK_FAIL;
-    d->n = jg_value_numel(&d->a) == 0 ? 0 : d->a.rows;
-    if (d->n > 0) {
-        if (jg_setup_num_def(b, s, "B", &d->b, 1.0) < 0) return JG_BLOCK_FAIL;
-        if (jg_setup_num_def(b, s, "C", &d->c, 1.0) < 0) return JG_BLOCK_FAIL;
-    } else {
-        if (jg_setup_num(b, s, "B", &d->b) < 0) return JG_BLOCK_FAIL;
-        if (jg_setup_num(b, s, "C", &d->c) < 0) return JG_BLOCK_FAIL;
-    }
-    if (jg_setup_num_def(b, s, "D", &d->d, 1.0) < 0) return JG_BLOCK_FAIL;
-    if (jg_setup_num_def(b, s, "InitialCondition", &d->ic, 0.0) < 0) return JG_BLOCK_FAIL;
-    const jg_value_t *A = &d->a, *B = &d->b, *C = &d->c, *D = &d->d;
-    if (d->n > 0) {
-        if (A->rows != A->cols)
-            return jg_setup_error(b, s, JG_PARAM, "A", "expected a square matrix, got %lldx%lld",
-                                  (long long)A->rows, (long long)A->cols);
-        if (jg_value_numel(B) == 0)
-            return jg_setup_error(b, s, JG_PARAM, "B",
-                                  "expected %lld rows (rows of A), got an empty matrix",
-                                  (long long)d->n);
-        if (B->rows != d->n)
-            return jg_setup_error(b, s, JG_PARAM, "B",
-                                  "expected %lldx%lld (rows of A x input width), got %lldx%lld",
-                                  (long long)d->n, (long long)B->cols, (long long)B->rows,
-                                  (long long)B->cols);
-        if (jg_value_numel(C) == 0)
-            return jg_setup_error(b, s, JG_PARAM, "C",
-                                  "expected %lld columns (rows of A), got an empty matrix",
-                                  (long long)d->n);
-        if (C->cols != d->n)
-            return jg_setup_error(b, s, JG_PARAM, "C",
-                                  "expected %lldx%lld (output width x rows of A), got %lldx%lld",
-                                  (long long)C->rows, (long long)d->n, (long long)C->rows,
-                                  (long long)C->cols);
-        d->m = B->cols;
-        d->p = C->rows;
-        if (D->rows != d->p || D->cols != d->m)
-            return jg_setup_error(b, s, JG_PARAM, "D",
-                                  "expected %lldx%lld (rows of C x columns of B), got %lldx%lld",
-                                  (long long)d->p, (long long)d->m, (long long)D->rows,
-                                  (long long)D->cols);
-    } else {
-        if (jg_value_numel(B) != 0)
-            return jg_setup_error(b, s, JG_PARAM, "B",
-                                  "expected an empty matrix because A is empty (no states), "
-                                  "got %lldx%lld",
-                                  (long long)B->rows, (long long)B->cols);
-        if (jg_value_numel(C) != 0)
-            return jg_setup_error(b, s, JG_PARAM, "C",
-                                  "expected an empty matrix because A is empty (no states), "
-                                  "got %lldx%lld",
-                                  (long long)C->rows, (long long)C->cols);
-        if (jg_value_numel(D) == 0)
-            return jg_setup_error(b, s, JG_PARAM, "D",
-                                  "expected a non-empty matrix: with an empty A, D gives the "
-                                  "input and output widths");
-        d->m = D->cols;
-        d->p = D->rows;
-    }
-    int64_t nic = jg_value_numel(&d->ic);
-    if (nic != 1 && nic != d->n)
-        return jg_setup_error(b, s, JG_PARAM, "InitialCondition",
-                              "expected a scalar or %lld elements (one per row of A), got %lld",
-                              (long long)d->n, (long long)nic);
+    jg_ss_matrices_t mx;
+    if (jg_setup_ss_matrices(b, s, &mx) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
+    d->a = mx.a, d->b = mx.b, d->c = mx.c, d->d = mx.d, d->ic = mx.ic;
+    d->n = mx.n, d->m = mx.m, d->p = mx.p;
     return jg_setup_ports(b, s, 1, 1);
 }
 

@@ -43,10 +43,11 @@ static int ss_alloc(jg_block_t *b, jg_setup_t *s, ss_t **out)
 
 /* ------------------------------------------------------------ StateSpace */
 
-static int statespace_setup(jg_block_t *b, jg_setup_t *s)
+/* A, B, C, D and InitialCondition of a state-space block, checked (shared
+ * with DiscreteStateSpace, lib/blocks/discrete.c). */
+int jg_setup_ss_matrices(jg_block_t *b, jg_setup_t *s, jg_ss_matrices_t *d)
 {
-    ss_t *d = NULL;
-    if (ss_alloc(b, s, &d) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
+    *d = (jg_ss_matrices_t){{0, 0, NULL}, {0, 0, NULL}, {0, 0, NULL}, {0, 0, NULL}, {0, 0, NULL}, 0, 0, 0};
     /* Absent matrices take Simulink's default 1 (files saved by Simulink omit
      * parameters at their default); next to an empty A, absent B and C are empty. */
     if (jg_setup_num_def(b, s, "A", &d->a, 1.0) < 0) return JG_BLOCK_FAIL;
@@ -115,6 +116,17 @@ static int statespace_setup(jg_block_t *b, jg_setup_t *s)
         return jg_setup_error(b, s, JG_PARAM, "InitialCondition",
                               "expected a scalar or %lld elements (one per row of A), got %lld",
                               (long long)d->n, (long long)nic);
+    return JG_BLOCK_DONE;
+}
+
+static int statespace_setup(jg_block_t *b, jg_setup_t *s)
+{
+    ss_t *d = NULL;
+    if (ss_alloc(b, s, &d) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
+    jg_ss_matrices_t mx;
+    if (jg_setup_ss_matrices(b, s, &mx) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
+    d->a = mx.a, d->b = mx.b, d->c = mx.c, d->d = mx.d, d->ic = mx.ic;
+    d->n = mx.n, d->m = mx.m, d->p = mx.p;
     return jg_setup_ports(b, s, 1, 1);
 }
 
