@@ -296,6 +296,23 @@ typedef struct jg_ss_matrices {
     int64_t n, m, p;
 } jg_ss_matrices_t;
 int jg_setup_ss_matrices(jg_block_t *b, jg_setup_t *s, jg_ss_matrices_t *d);
+/* A SISO num/den (highest power first) realized in MATLAB's tf2ss
+ * controllable canonical form into d (ic a zero scalar); errors name
+ * num_param / den_param (zero leading denominator, improper). */
+int jg_setup_tf_realize(jg_block_t *b, jg_setup_t *s, jg_ss_matrices_t *d, const double *num,
+                        int64_t nnum, const double *den, int64_t nden, const char *num_param,
+                        const char *den_param);
+/* out = M1 v1 + M2 v2 for row-major M1 (rows x n1) and M2 (rows x n2). */
+static inline void jg_affine(double *out, int64_t rows, const double *m1, const double *v1,
+                             int64_t n1, const double *m2, const double *v2, int64_t n2)
+{
+    for (int64_t i = 0; i < rows; i++) {
+        double acc = 0;
+        for (int64_t j = 0; j < n1; j++) acc += m1[i * n1 + j] * v1[j];
+        for (int64_t j = 0; j < n2; j++) acc += m2[i * n2 + j] * v2[j];
+        out[i] = acc;
+    }
+}
 
 /* Run-time error from a block function; returns -1. */
 int jg_eval_error(const jg_block_t *b, jg_eval_t *e, const char *fmt, ...)

@@ -359,22 +359,10 @@ static int dss_init_discrete(const jg_block_t *b, double *xd0)
     return 0;
 }
 
-/* out = M1 v1 + M2 v2 for row-major M1 (rows x n1), M2 (rows x n2). */
-static void dss_affine(double *out, int64_t rows, const double *m1, const double *v1, int64_t n1,
-                       const double *m2, const double *v2, int64_t n2)
-{
-    for (int64_t i = 0; i < rows; i++) {
-        double acc = 0;
-        for (int64_t j = 0; j < n1; j++) acc += m1[i * n1 + j] * v1[j];
-        for (int64_t j = 0; j < n2; j++) acc += m2[i * n2 + j] * v2[j];
-        out[i] = acc;
-    }
-}
-
 static int dss_outputs(const jg_block_t *b, jg_eval_t *e)
 {
     const dss_t *d = b->data;
-    dss_affine(e->y[0], d->p, d->c.x, e->xd, d->n, d->d.x, e->u[0], d->m);
+    jg_affine(e->y[0], d->p, d->c.x, e->xd, d->n, d->d.x, e->u[0], d->m);
     return 0;
 }
 
@@ -389,7 +377,7 @@ static int dss_update(const jg_block_t *b, jg_eval_t *e)
     if (d->n > 16 && !(x = malloc(sizeof(double) * (size_t)d->n)))
         return jg_eval_error(b, e, "out of memory");
     memcpy(x, e->xd, sizeof(double) * (size_t)d->n);
-    dss_affine(e->xdw, d->n, d->a.x, x, d->n, d->b.x, e->u[0], d->m);
+    jg_affine(e->xdw, d->n, d->a.x, x, d->n, d->b.x, e->u[0], d->m);
     if (x != small) free(x);
     return 0;
 }
@@ -449,43 +437,17 @@ static int dtf_setup(jg_block_t *b, jg_setup_t *s)
         poly_param(b, s, "Denominator", &denv, dtf_den_def, 2) != JG_BLOCK_DONE)
         return JG_BLOCK_FAIL;
     if (jg_setup_num_def(b, s, "InitialStates", &ic, 0.0) < 0) return JG_BLOCK_FAIL;
-    const double *num = numv.x, *den = denv.x;
-    int64_t nnum = jg_value_numel(&numv), nden = jg_value_numel(&denv);
-    if (den[0] == 0)
-        return jg_setup_error(b, s, JG_PARAM, "Denominator",
-                              "expected a nonzero leading coefficient (highest power first)");
-    while (nnum > 0 && num[0] == 0) {
-        num++;
-        nnum--;
-    }
-    int64_t n = nden - 1;
-    if (nnum > nden)
-        return jg_setup_error(b, s, JG_PARAM, "Numerator",
-                              "numerator degree %lld exceeds denominator degree %lld: expected "
-                              "a proper transfer function",
-                              (long long)nnum - 1, (long long)n);
-    int64_t nic = jg_value_numel(&ic);
+    jg_ss_matrices_t mx;
+    if (jg_setup_tf_realize(b, s, &mx, numv.x, jg_value_numel(&numv), denv.x, jg_value_numel(&denv),
+                            "Numerator", "Denominator") != JG_BLOCK_DONE)
+        return JG_BLOCK_FAIL;
+    int64_t n = mx.n, nic = jg_value_numel(&ic);
     if (nic != 1 && nic != n)
         return jg_setup_error(b, s, JG_PARAM, "InitialStates",
                               "expected a scalar or %lld elements (the denominator degree), got "
                               "%lld",
                               (long long)n, (long long)nic);
-    if (value_zeros(s, &d->a, n, n) || value_zeros(s, &d->b, n, 1) ||
-        value_zeros(s, &d->c, 1, n) || value_zeros(s, &d->d, 1, 1))
-        return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    d->ic = ic;
-    double lead = den[0];
-#define NUMK(k) ((k) < nden - nnum ? 0.0 : num[(k) - (nden - nnum)] / lead)
-    double b0 = NUMK(0);
-    d->d.x[0] = b0;
-    for (int64_t j = 0; j < n; j++) {
-        double aj = den[j + 1] / lead;
-        d->a.x[j] = -aj;
-        d->c.x[j] = NUMK(j + 1) - b0 * aj;
-    }
-#undef NUMK
-    for (int64_t i = 1; i < n; i++) d->a.x[i * n + i - 1] = 1;
-    if (n > 0) d->b.x[0] = 1;
+    d->a = mx.a, d->b = mx.b, d->c = mx.c, d->d = mx.d, d->ic = ic;
     d->n = n;
     d->m = d->p = 1;
     d->siso = 1;

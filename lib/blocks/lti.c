@@ -175,29 +175,17 @@ static int ss_init(const jg_block_t *b, double *x0)
     return 0;
 }
 
-/* out = M1 v1 + M2 v2 for row-major M1 (rows x n1), M2 (rows x n2). */
-static void ss_affine(double *out, int64_t rows, const double *m1, const double *v1, int64_t n1,
-                      const double *m2, const double *v2, int64_t n2)
-{
-    for (int64_t i = 0; i < rows; i++) {
-        double acc = 0;
-        for (int64_t j = 0; j < n1; j++) acc += m1[i * n1 + j] * v1[j];
-        for (int64_t j = 0; j < n2; j++) acc += m2[i * n2 + j] * v2[j];
-        out[i] = acc;
-    }
-}
-
 static int ss_outputs(const jg_block_t *b, jg_eval_t *e)
 {
     const ss_t *d = b->data;
-    ss_affine(e->y[0], d->p, d->c.x, e->x, d->n, d->d.x, e->u[0], d->m);
+    jg_affine(e->y[0], d->p, d->c.x, e->x, d->n, d->d.x, e->u[0], d->m);
     return 0;
 }
 
 static int ss_derivatives(const jg_block_t *b, jg_eval_t *e)
 {
     const ss_t *d = b->data;
-    ss_affine(e->dx, d->n, d->a.x, e->x, d->n, d->b.x, e->u[0], d->m);
+    jg_affine(e->dx, d->n, d->a.x, e->x, d->n, d->b.x, e->u[0], d->m);
     return 0;
 }
 
@@ -229,9 +217,9 @@ const jg_block_type_t jg_block_statespace = {
  *         [      ...      ]     D = b0
  *         [  0 ...   1   0]
  * Leading zeros of num are dropped (they carry no degree); n = 0 is a gain. */
-static int lti_realize(jg_block_t *b, jg_setup_t *s, ss_t *d, const double *num, int64_t nnum,
-                       const double *den, int64_t nden, const char *num_param,
-                       const char *den_param)
+int jg_setup_tf_realize(jg_block_t *b, jg_setup_t *s, jg_ss_matrices_t *d, const double *num,
+                        int64_t nnum, const double *den, int64_t nden, const char *num_param,
+                        const char *den_param)
 {
     if (nden == 0 || den[0] == 0)
         return jg_setup_error(b, s, JG_PARAM, den_param,
@@ -265,6 +253,18 @@ static int lti_realize(jg_block_t *b, jg_setup_t *s, ss_t *d, const double *num,
     if (n > 0) d->b.x[0] = 1;
     d->n = n;
     d->m = d->p = 1;
+    return JG_BLOCK_DONE;
+}
+
+static int lti_realize(jg_block_t *b, jg_setup_t *s, ss_t *d, const double *num, int64_t nnum,
+                       const double *den, int64_t nden, const char *num_param,
+                       const char *den_param)
+{
+    jg_ss_matrices_t mx;
+    if (jg_setup_tf_realize(b, s, &mx, num, nnum, den, nden, num_param, den_param) != JG_BLOCK_DONE)
+        return JG_BLOCK_FAIL;
+    d->a = mx.a, d->b = mx.b, d->c = mx.c, d->d = mx.d, d->ic = mx.ic;
+    d->n = mx.n, d->m = mx.m, d->p = mx.p;
     d->siso = 1;
     return jg_setup_ports(b, s, 1, 1);
 }
