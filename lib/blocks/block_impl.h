@@ -225,6 +225,13 @@ typedef struct jg_value {
 } jg_value_t;
 
 static inline int64_t jg_value_numel(const jg_value_t *v) { return v->rows * v->cols; }
+/* Its nonzero entries (the pattern of a part declared from the value). */
+static inline int64_t jg_value_nnz(const jg_value_t *v)
+{
+    int64_t nz = 0;
+    for (int64_t k = 0; k < jg_value_numel(v); k++) nz += v->x[k] != 0;
+    return nz;
+}
 
 /* x is an integer in [lo, hi] (checked before any cast: casting 1e300 is UB). */
 static inline int jg_is_int(double x, double lo, double hi)
@@ -302,6 +309,11 @@ int jg_setup_ss_matrices(jg_block_t *b, jg_setup_t *s, jg_ss_matrices_t *d);
 int jg_setup_tf_realize(jg_block_t *b, jg_setup_t *s, jg_ss_matrices_t *d, const double *num,
                         int64_t nnum, const double *den, int64_t nden, const char *num_param,
                         const char *den_param);
+/* A SISO polynomial parameter (TransferFcn, DiscreteTransferFcn): a
+ * non-empty row or column vector of coefficients, highest power first; the
+ * ndef values def when absent. */
+int jg_setup_poly_param(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v,
+                        const double *def, int64_t ndef);
 /* out = M1 v1 + M2 v2 for row-major M1 (rows x n1) and M2 (rows x n2). */
 static inline void jg_affine(double *out, int64_t rows, const double *m1, const double *v1,
                              int64_t n1, const double *m2, const double *v2, int64_t n2)

@@ -290,24 +290,6 @@ typedef struct {
     int kd;                   /* part index of D, -1 when D is all zero */
 } dss_t;
 
-static int64_t value_nnz(const jg_value_t *v)
-{
-    int64_t nz = 0;
-    for (int64_t k = 0; k < jg_value_numel(v); k++) nz += v->x[k] != 0;
-    return nz;
-}
-
-/* A zero-filled rows x cols value in the arena (x == NULL when empty). */
-static int value_zeros(jg_setup_t *s, jg_value_t *v, int64_t rows, int64_t cols)
-{
-    v->rows = rows;
-    v->cols = cols;
-    v->x = NULL;
-    if (rows * cols == 0) return 0;
-    v->x = jg_setup_alloc(s, sizeof(double) * (size_t)(rows * cols));
-    return v->x ? 0 : -1;
-}
-
 /* The matrices and their checks are those of the continuous StateSpace
  * (jg_setup_ss_matrices, lib/blocks/lti.c): n from A, m from B, p from C, D
  * must agree; an empty A means no states and y = D u. */
@@ -347,7 +329,7 @@ static int dss_widths(jg_block_t *b, jg_setup_t *s)
 static int dss_pattern(jg_block_t *b, jg_setup_t *s)
 {
     dss_t *d = b->data;
-    if (value_nnz(&d->d) && (d->kd = jg_jac_from_value(b, s, JG_JAC_D, 0, 0, &d->d)) < 0)
+    if (jg_value_nnz(&d->d) && (d->kd = jg_jac_from_value(b, s, JG_JAC_D, 0, 0, &d->d)) < 0)
         return -1;
     return 0;
 }
@@ -396,45 +378,21 @@ const jg_block_type_t jg_block_discretestatespace = {
     .init_discrete = dss_init_discrete, .update = dss_update,
 };
 
-/* A SISO polynomial parameter: a non-empty row or column vector, with a
- * vector default. */
-static int poly_param(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v,
-                      const double *def, int64_t ndef)
-{
-    int r = jg_setup_num(b, s, name, v);
-    if (r < 0) return JG_BLOCK_FAIL;
-    if (r == 0) {
-        if (value_zeros(s, v, 1, ndef))
-            return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-        memcpy(v->x, def, sizeof(double) * (size_t)ndef);
-    }
-    if (jg_value_numel(v) == 0 || (v->rows != 1 && v->cols != 1))
-        return jg_setup_error(b, s, JG_PARAM, name,
-                              "expected a non-empty vector of coefficients, highest power first "
-                              "(one output only), got %lldx%lld",
-                              (long long)v->rows, (long long)v->cols);
-    return JG_BLOCK_DONE;
-}
 
 static const double dtf_num_def[] = {1}, dtf_den_def[] = {1, 0.5};   /* Simulink: 1/(z+0.5) */
 
-/* num(z)/den(z), descending powers of z, realized in the controllable
- * canonical form of the continuous TransferFcn (lib/blocks/lti.c, MATLAB's
- * tf2ss): with den normalized to [1 a1 ... an] and num padded to
- * [b0 b1 ... bn],
- *     A = [-a1 -a2 ... -an; 1 0 ... 0; ...; 0 ... 1 0]   B = e1
- *     C = [b1 - b0 a1, ..., bn - b0 an]                    D = b0.
- * Leading zeros of num are dropped; the function must be proper (a D part
- * exists iff the degrees are equal, b0 != 0).  InitialStates: the states of
- * this realization, a scalar (expanded) or n values, default 0. */
+/* num(z)/den(z), descending powers of z, realized as the continuous
+ * TransferFcn is (jg_setup_tf_realize: MATLAB's tf2ss controllable canonical
+ * form; proper, a D part iff the degrees are equal).  InitialStates: the
+ * states of this realization, a scalar (expanded) or n values, default 0. */
 static int dtf_setup(jg_block_t *b, jg_setup_t *s)
 {
     dss_t *d = dalloc(b, s, sizeof *d);
     if (!d) return JG_BLOCK_FAIL;
     d->kd = -1;
     jg_value_t numv, denv, ic;
-    if (poly_param(b, s, "Numerator", &numv, dtf_num_def, 1) != JG_BLOCK_DONE ||
-        poly_param(b, s, "Denominator", &denv, dtf_den_def, 2) != JG_BLOCK_DONE)
+    if (jg_setup_poly_param(b, s, "Numerator", &numv, dtf_num_def, 1) != JG_BLOCK_DONE ||
+        jg_setup_poly_param(b, s, "Denominator", &denv, dtf_den_def, 2) != JG_BLOCK_DONE)
         return JG_BLOCK_FAIL;
     if (jg_setup_num_def(b, s, "InitialStates", &ic, 0.0) < 0) return JG_BLOCK_FAIL;
     jg_ss_matrices_t mx;

@@ -13,13 +13,6 @@ typedef struct {
     int ka, kb, kc, kd;       /* part indices, -1 for an all-zero matrix */
 } ss_t;
 
-static int64_t value_nnz(const jg_value_t *v)
-{
-    int64_t nz = 0;
-    for (int64_t k = 0; k < jg_value_numel(v); k++) nz += v->x[k] != 0;
-    return nz;
-}
-
 /* A zero-filled rows x cols value in the arena (x == NULL when empty). */
 static int value_zeros(jg_setup_t *s, jg_value_t *v, int64_t rows, int64_t cols)
 {
@@ -155,14 +148,14 @@ static int ss_pattern(jg_block_t *b, jg_setup_t *s)
 {
     ss_t *d = b->data;
     if (d->n > 0) {
-        if (value_nnz(&d->a) && (d->ka = jg_jac_from_value(b, s, JG_JAC_A, -1, -1, &d->a)) < 0)
+        if (jg_value_nnz(&d->a) && (d->ka = jg_jac_from_value(b, s, JG_JAC_A, -1, -1, &d->a)) < 0)
             return -1;
-        if (value_nnz(&d->b) && (d->kb = jg_jac_from_value(b, s, JG_JAC_B, -1, 0, &d->b)) < 0)
+        if (jg_value_nnz(&d->b) && (d->kb = jg_jac_from_value(b, s, JG_JAC_B, -1, 0, &d->b)) < 0)
             return -1;
-        if (value_nnz(&d->c) && (d->kc = jg_jac_from_value(b, s, JG_JAC_C, 0, -1, &d->c)) < 0)
+        if (jg_value_nnz(&d->c) && (d->kc = jg_jac_from_value(b, s, JG_JAC_C, 0, -1, &d->c)) < 0)
             return -1;
     }
-    if (value_nnz(&d->d) && (d->kd = jg_jac_from_value(b, s, JG_JAC_D, 0, 0, &d->d)) < 0)
+    if (jg_value_nnz(&d->d) && (d->kd = jg_jac_from_value(b, s, JG_JAC_D, 0, 0, &d->d)) < 0)
         return -1;
     return 0;
 }
@@ -283,9 +276,8 @@ static int lti_param(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t 
     return JG_BLOCK_DONE;
 }
 
-/* A SISO polynomial parameter: a non-empty row or column vector. */
-static int lti_poly_param(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v,
-                          const double *def, int64_t ndef)
+int jg_setup_poly_param(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v,
+                        const double *def, int64_t ndef)
 {
     if (lti_param(b, s, name, v, def, ndef) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
     if (jg_value_numel(v) == 0 || (v->rows != 1 && v->cols != 1))
@@ -305,8 +297,8 @@ static int transferfcn_setup(jg_block_t *b, jg_setup_t *s)
     ss_t *d = NULL;
     if (ss_alloc(b, s, &d) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
     jg_value_t num, den;
-    if (lti_poly_param(b, s, "Numerator", &num, tf_num_def, 1) != JG_BLOCK_DONE ||
-        lti_poly_param(b, s, "Denominator", &den, tf_den_def, 2) != JG_BLOCK_DONE)
+    if (jg_setup_poly_param(b, s, "Numerator", &num, tf_num_def, 1) != JG_BLOCK_DONE ||
+        jg_setup_poly_param(b, s, "Denominator", &den, tf_den_def, 2) != JG_BLOCK_DONE)
         return JG_BLOCK_FAIL;
     return lti_realize(b, s, d, num.x, jg_value_numel(&num), den.x, jg_value_numel(&den),
                        "Numerator", "Denominator");
