@@ -40,6 +40,8 @@ struct jg_sim {
     double t_last_event;
     int consecutive;
     double *xsave;
+    double *xdsave;            /* discrete states before the major step's update */
+    double zr_t;               /* the time zr holds the signals of (NAN: none) */
     jg_sim_stats_t st;
     jg__proj_t *proj;          /* invariant projection (seed 002), NULL: no invariants */
     int projected;             /* the last step's state was projected: restart the solver */
@@ -221,6 +223,8 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
     s->fired = calloc((size_t)p->nzc + 1, 1);
     s->loc_off = calloc((size_t)p->nzc + 1, sizeof(int));
     s->xsave = malloc(sizeof(double) * (size_t)(p->nx + 1));
+    s->xdsave = malloc(sizeof(double) * (size_t)(p->nd + 1));
+    s->zr_t = NAN;
     s->zdir = malloc((size_t)p->nzc + 1);
     s->zside = calloc((size_t)p->nzc + 1, sizeof(double));
     if (s->zdir)
@@ -228,7 +232,7 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
             for (int64_t i = 0; i < p->blocks[b].nzc; i++)
                 s->zdir[p->blocks[b].zc_off + i] = p->blocks[b].zc_dir[i];
     if (!s->khit || !s->zl || !s->zr || !s->za || !s->zb || !s->zm || !s->fired ||
-        !s->loc_off || !s->xsave || !s->zdir || !s->zside) {
+        !s->loc_off || !s->xsave || !s->xdsave || !s->zdir || !s->zside) {
         st = jg_error_set(err, JG_NOMEM, "out of memory");
         goto fail;
     }
@@ -324,6 +328,7 @@ void jg_sim_free(jg_sim_t *s)
     free(s->zside);
     free(s->loc_off);
     free(s->xsave);
+    free(s->xdsave);
     jg_solver_free(s->solver);
     jg__proj_free(s->proj);
     jg_sjac_free(s->jac);
@@ -451,6 +456,7 @@ static jg_status_t major_step(jg_sim_t *s, int first, int log_now, int any_fired
     }
     if ((st = jg_work_outputs(w, s->t, err))) return st;
     if (log_now) log_point(s, s->t, w->x, log, user, stop);
+    if (p->nzc && p->nd) memcpy(s->xdsave, w->xd, sizeof(double) * (size_t)p->nd);
     if ((st = jg__work_update(w, 0, any_fired ? s->fired : NULL, err))) return st;
     int jumped = hit || any_fired || memcmp(w->x, s->x, sizeof(double) * (size_t)p->nx);
     memcpy(s->x, w->x, sizeof(double) * (size_t)p->nx);
@@ -470,7 +476,12 @@ static jg_status_t major_step(jg_sim_t *s, int first, int log_now, int any_fired
     }
     s->projected = 0;
     if (p->nzc) {
-        if ((st = zc_at(s, s->t, s->x, s->zl, err))) return st;
+        /* the signals at the step's end (find_event) are those here when the
+         * major step moved nothing: no hit, event, reset or mode change */
+        int same = !first && !jumped && s->zr_t == s->t &&
+                   (!p->nd || !memcmp(s->xdsave, w->xd, sizeof(double) * (size_t)p->nd));
+        if (same) memcpy(s->zl, s->zr, sizeof(double) * (size_t)p->nzc);
+        else if ((st = zc_at(s, s->t, s->x, s->zl, err))) return st;
         for (int64_t i = 0; i < p->nzc; i++) {
             /* a signal that has just crossed and sits exactly at zero must not
              * "leave zero" in the same direction as a second event */
@@ -515,6 +526,7 @@ static jg_status_t find_event(jg_sim_t *s, double t0, double t1, double *te, int
     *any = 0;
     memset(s->fired, 0, (size_t)nz + 1);
     if ((st = zc_at(s, t1, s->x, s->zr, err))) return st;
+    s->zr_t = t1;
     int locate = 0;
     for (int64_t i = 0; i < nz; i++) {
         int dir = s->zdir[i];
@@ -584,6 +596,7 @@ static jg_status_t find_event(jg_sim_t *s, double t0, double t1, double *te, int
         if (!s->loc_off[i] && !crossed_i(s, i, s->za[i], s->zb[i], dir)) s->fired[i] = 0;
     }
     if (tb < t1) {
+        s->zr_t = NAN;   /* zr is not at the event */
         if ((st = jg_solver_interpolate(s->solver, tb, s->x)))
             return jg_error_set(err, st, "dense output failed at t = %g", tb);
     }
