@@ -71,9 +71,9 @@ static void fmt_ts(char *buf, size_t n, jg_ts_t t)
 static int inherit(jg__cctx_t *c, const int32_t *sig_blk, const jg_block_t *B, jg_ts_t *out)
 {
     const jg_program_t *p = c->p;
-    int any = 0, unknown = 0, cont = 0, nconst = 0;
+    int any = 0, unknown = 0, cont = 0;
     jg_ts_t fast = {0, 0};
-    int32_t fast_blk = -1, other_blk = -1;
+    int32_t fast_blk = -1;
     int nin = B->nin - ((B->type->flags & JG_BT_SELFLOOP) ? 1 : 0);
     for (int k = 0; k < nin; k++) {
         int64_t o = p->u_off[jg__inport(p, B->id, k)];
@@ -88,14 +88,11 @@ static int inherit(jg__cctx_t *c, const int32_t *sig_blk, const jg_block_t *B, j
             any = 1;
             if (t.period == -1) unknown = 1;
             else if (t.period == 0) cont = 1;
-            else if (t.period == INFINITY) nconst++;
-            else if (fast_blk < 0 || t.period < fast.period ||
-                     (t.period == fast.period && t.offset < fast.offset)) {
-                if (fast_blk >= 0) other_blk = fast_blk;
+            else if (t.period != INFINITY &&   /* constant: counts only when all are */
+                     (fast_blk < 0 || t.period < fast.period ||
+                      (t.period == fast.period && t.offset < fast.offset))) {
                 fast = t;
                 fast_blk = sb;
-            } else if (t.period != fast.period || t.offset != fast.offset) {
-                other_blk = sb;
             }
         }
     }
@@ -127,7 +124,6 @@ static int inherit(jg__cctx_t *c, const int32_t *sig_blk, const jg_block_t *B, j
                 }
             }
         }
-        (void)other_blk;
         *out = unknown ? (jg_ts_t){-1, 0} : fast;
         return 0;
     }
@@ -135,7 +131,6 @@ static int inherit(jg__cctx_t *c, const int32_t *sig_blk, const jg_block_t *B, j
         *out = (jg_ts_t){-1, 0};
         return 0;
     }
-    (void)nconst;
     *out = (jg_ts_t){INFINITY, 0};
     return 0;
 }
