@@ -48,6 +48,7 @@ struct jg_sim {
     int proj_internal;         /* the solver projects inside its steps (ode15s) */
     double proj_rtol, proj_atol;
     jg_sjac_t *jac;            /* solver Jacobian of an implicit solver, else NULL */
+    int32_t *stop_blk, nstop;  /* Stop blocks (lib/blocks/stop.c) */
 };
 
 /* x' = f(t, x): the model's derivatives with its outputs evaluated first. */
@@ -214,6 +215,15 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
     }
     memcpy(s->x, jg_work_states(s->w), sizeof(double) * (size_t)p->nx);
     if ((st = setup_logging(s, err))) goto fail;
+    /* Stop blocks: each sets its one discrete state when its input is nonzero */
+    s->stop_blk = malloc(sizeof(int32_t) * (size_t)(p->nblocks + 1));
+    if (!s->stop_blk) {
+        st = jg_error_set(err, JG_NOMEM, "out of memory");
+        goto fail;
+    }
+    for (int32_t b = 0; b < p->nblocks; b++)
+        if (!p->blocks[b].virt && !strcmp(p->blocks[b].type->name, "Stop") && p->blocks[b].nd == 1)
+            s->stop_blk[s->nstop++] = b;
     s->khit = calloc((size_t)p->nrates + 1, sizeof(double));
     s->zl = calloc((size_t)p->nzc + 1, sizeof(double));
     s->zr = calloc((size_t)p->nzc + 1, sizeof(double));
@@ -329,6 +339,7 @@ void jg_sim_free(jg_sim_t *s)
     free(s->loc_off);
     free(s->xsave);
     free(s->xdsave);
+    free(s->stop_blk);
     jg_solver_free(s->solver);
     jg__proj_free(s->proj);
     jg_sjac_free(s->jac);
@@ -458,6 +469,16 @@ static jg_status_t major_step(jg_sim_t *s, int first, int log_now, int any_fired
     if (log_now) log_point(s, s->t, w->x, log, user, stop);
     if (p->nzc && p->nd) memcpy(s->xdsave, w->xd, sizeof(double) * (size_t)p->nd);
     if ((st = jg__work_update(w, 0, any_fired ? s->fired : NULL, err))) return st;
+    /* Simulink's Stop block: the run ends after this step, which is logged
+     * even off the output grid so that the output ends at the stop time */
+    for (int32_t k = 0; k < s->nstop && !s->st.stop_block; k++) {
+        const jg_block_t *B = &p->blocks[s->stop_blk[k]];
+        if (w->xd[B->d_off] == 0) continue;
+        s->st.stop_block = B->path;
+        s->st.stop_time = s->t;
+        if (!log_now) log_point(s, s->t, w->x, log, user, stop);
+        *stop = 1;
+    }
     int jumped = hit || any_fired || memcmp(w->x, s->x, sizeof(double) * (size_t)p->nx);
     memcpy(s->x, w->x, sizeof(double) * (size_t)p->nx);
     for (int32_t r = 0; r < p->nrates; r++)
@@ -631,6 +652,7 @@ jg_status_t jg_sim_run(jg_sim_t *s, double t_until, jg_sim_log_fn log, void *use
     s->err = err;
     s->w->sim = 1;
     if (t_until > s->o.tstop) t_until = s->o.tstop;
+    if (s->st.stop_block) return minor_outputs(s, s->t, s->x, err);   /* a Stop block ended it */
     if (!s->started) {
         s->started = 1;
         s->t_last_event = -INFINITY;

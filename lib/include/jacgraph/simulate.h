@@ -56,6 +56,9 @@ typedef struct jg_sim_stats {
     int64_t sparsing_dropped, sparsing_entries;   /* lie with opts.sparsing: nonzero
                                                      Jacobian entries dropped / in all */
     double sparsing_estimate;  /* the largest summed h |d lambda| of the dropped entries */
+    const char *stop_block;    /* a Stop block ended the run (its path, owned by the
+                                  program), NULL otherwise */
+    double stop_time;          /* the time of that major step (the last one) */
 } jg_sim_stats_t;
 
 /* Called at each output point: the time, the states (nstates) and the values
@@ -76,7 +79,10 @@ int64_t jg_sim_nlogged(const jg_sim_t *s);
 const char *jg_sim_logged_name(const jg_sim_t *s, int64_t k);
 
 /* Integrate up to t_until (clamped to tstop), calling log at t0 (first call
- * only) and at every output point.  Errors: those of evaluation (block domain
+ * only) and at every output point.  A Stop block whose input is nonzero at a
+ * major step ends the run after that step (logged even off the output grid):
+ * JG_OK, jg_sim_time() is that step's time, jg_sim_stats2() names the block
+ * and the time, and further calls return at once.  Errors: those of evaluation (block domain
  * errors naming the block and time, JG_NONLINEAR_LOOP) and of the solver
  * (JG_NUMERIC "step size too small at t = ..."). */
 jg_status_t jg_sim_run(jg_sim_t *s, double t_until, jg_sim_log_fn log, void *user,
