@@ -82,19 +82,38 @@ static void count_blocks(const json_t *sys, int32_t *nb, int32_t *ns)
     }
 }
 
-/* "sys/name" ("name" at the root) in the arena; printf is too slow for a
- * million paths. */
+/* Copy name[0..len) to d with every '/' doubled; returns the bytes written. */
+static size_t put_escaped(char *d, const char *name, size_t len)
+{
+    size_t o = 0;
+    for (size_t k = 0; k < len; k++) {
+        if (name[k] == '/') d[o++] = '/';
+        d[o++] = name[k];
+    }
+    return o;
+}
+
+/* "sys/name" ("name" at the root) in the arena.  A '/' inside the name is
+ * doubled, as Simulink's getfullname writes block "a/b" of "sys" as
+ * "sys/a//b", so a path still splits at its single slashes.  printf is too
+ * slow for a million paths. */
 static char *join_path(jg_arena_t *a, const char *sys, const char *name, size_t len)
 {
-    size_t ls = strlen(sys);
-    char *d = jg_arena_alloc(a, ls + len + 2);
+    size_t ls = strlen(sys), nslash = 0;
+    for (const char *c = memchr(name, '/', len); c; c = memchr(c + 1, '/', len - (size_t)(c + 1 - name)))
+        nslash++;
+    char *d = jg_arena_alloc(a, ls + len + nslash + 2);
     if (!d) return NULL;
     if (ls) {
         memcpy(d, sys, ls);
         d[ls++] = '/';
     }
-    memcpy(d + ls, name, len);
-    d[ls + len] = '\0';
+    if (nslash) ls += put_escaped(d + ls, name, len);
+    else {
+        memcpy(d + ls, name, len);
+        ls += len;
+    }
+    d[ls] = '\0';
     return d;
 }
 
@@ -122,17 +141,31 @@ static jg_status_t flatten(jg__cctx_t *c, const json_t *sysj, int32_t parent_sys
         b->parent = sys_block;
         b->sys = si;
         b->src = bj;
-        b->path = join_path(&p->arena, sy->path, name, strlen(name));
+        size_t len = strlen(name);
+        b->path = join_path(&p->arena, sy->path, name, len);
         if (!b->path) return jg_error_set(err, JG_NOMEM, "out of memory");
-        b->name = strrchr(b->path, '/') ? strrchr(b->path, '/') + 1 : b->path;
+        /* the name itself, unescaped: the path's tail unless it holds a '/' */
+        b->name = memchr(name, '/', len) ? jg_arena_strdup(&p->arena, name)
+                                         : b->path + strlen(b->path) - len;
+        if (!b->name) return jg_error_set(err, JG_NOMEM, "out of memory");
         b->type = jg_block_type_find(type);
         if (!b->type)
             return jg_error_set(err, JG_MODEL,
                                 "block '%s': unknown block type '%s'; known types: %s", b->path,
                                 type, jg_block_type_names());
-        if (hash_insert(p, id))
-            return jg_error_set(err, JG_MODEL, "block '%s': duplicate block name in system '%s'",
-                                b->path, *sy->path ? sy->path : "<root>");
+        if (hash_insert(p, id)) {
+            int32_t o = jg_program_find_block(p, b->path);
+            if (p->blocks[o].sys == si)
+                return jg_error_set(err, JG_MODEL, "block '%s': duplicate block name in system '%s'",
+                                    b->path, *sy->path ? sy->path : "<root>");
+            /* "S/" holding "x" and "S" holding "/x" are both "S///x" */
+            const char *os = p->sys[p->blocks[o].sys].path;
+            return jg_error_set(err, JG_MODEL,
+                                "block '%s' of system '%s' and block '%s' of system '%s' have the "
+                                "same path '%s' (a name starts or ends with '/'): rename one",
+                                p->blocks[o].name, *os ? os : "<root>", name,
+                                *sy->path ? sy->path : "<root>", b->path);
+        }
         int port_blk = b->type == &jg_block_inport || b->type == &jg_block_outport;
         b->is_root_port = port_blk && sys_block < 0;
         b->virt = (b->type->flags & JG_BT_VIRTUAL) || (port_blk && sys_block >= 0);
@@ -296,15 +329,17 @@ static jg_status_t parse_ref(jg__cctx_t *c, int32_t sy, const char *ref, int is_
                             "system '%s': bad port reference \"%s\": expected \"BLOCK:N\" with N "
                             ">= 1",
                             where, ref);
-    size_t len = (size_t)(colon - ref), ls = strlen(p->sys[sy].path);
-    char local[512], *path = ls + len + 2 <= sizeof local ? local : malloc(ls + len + 2);
+    /* the line names a block of its own system: its path is the system's
+     * path and the name with '/' doubled (join_path) */
+    size_t len = (size_t)(colon - ref), ls = strlen(p->sys[sy].path), need = ls + 2 * len + 2;
+    char local[512], *path = need <= sizeof local ? local : malloc(need);
     if (!path) return jg_error_set(c->err, JG_NOMEM, "out of memory");
     if (ls) {
         memcpy(path, p->sys[sy].path, ls);
         path[ls++] = '/';
     }
-    memcpy(path + ls, ref, len);
-    path[ls + len] = '\0';
+    ls += put_escaped(path + ls, ref, len);
+    path[ls] = '\0';
     int32_t b = jg_program_find_block(p, path);
     if (path != local) free(path);
     if (b < 0 || p->blocks[b].sys != sy)
@@ -320,6 +355,26 @@ static jg_status_t parse_ref(jg__cctx_t *c, int32_t sy, const char *ref, int is_
                             B->type->name, np, is_src ? "output" : "input", np == 1 ? "" : "s");
     *blk = b;
     *port = (int)n - 1;
+    return JG_OK;
+}
+
+/* A line's "name" names the signal of its source port.  Several lines (the
+ * branches of one signal) may repeat it; a second, different name is a
+ * warning and the first one stays, as a port has one signal.  "" is no name
+ * (Simulink writes Name "" for an unnamed line). */
+static jg_status_t name_signal(jg__cctx_t *c, const json_t *line, int32_t sb, int sp)
+{
+    jg_program_t *p = c->p;
+    const char *nm = json_string_value(json_object_get(line, "name"));
+    if (!nm || !*nm) return JG_OK;
+    const char **slot = &p->sig_name[jg__outport(p, sb, sp)];
+    if (!*slot) {
+        if (!(*slot = jg_arena_strdup(&p->arena, nm)))
+            return jg_error_set(c->err, JG_NOMEM, "out of memory");
+    } else if (strcmp(*slot, nm)) {
+        jg__warn(p, "output %d of block '%s': its lines name the signal both '%s' and '%s'; "
+                    "'%s' is kept", sp + 1, p->blocks[sb].path, *slot, nm, *slot);
+    }
     return JG_OK;
 }
 
@@ -343,7 +398,8 @@ static jg_status_t connect_lines(jg__cctx_t *c)
     p->in_port_of = jg_arena_alloc(&p->arena, sizeof(int) * (size_t)(nin + 1));
     p->out_blk = jg_arena_alloc(&p->arena, sizeof(int32_t) * (size_t)(nout + 1));
     p->out_port_of = jg_arena_alloc(&p->arena, sizeof(int) * (size_t)(nout + 1));
-    if (!p->in_drv || !p->in_blk || !p->out_blk || !p->in_port_of || !p->out_port_of)
+    p->sig_name = jg_arena_alloc(&p->arena, sizeof(char *) * (size_t)(nout + 1));   /* zeroed */
+    if (!p->in_drv || !p->in_blk || !p->out_blk || !p->in_port_of || !p->out_port_of || !p->sig_name)
         return jg_error_set(c->err, JG_NOMEM, "out of memory");
     for (int32_t b = 0; b < p->nblocks; b++) {
         for (int k = 0; k < p->blocks[b].nin; k++) {
@@ -366,6 +422,7 @@ static jg_status_t connect_lines(jg__cctx_t *c)
             jg_status_t st =
                 parse_ref(c, sy, json_string_value(json_object_get(l, "src")), 1, &sb, &sp);
             if (st) return st;
+            if ((st = name_signal(c, l, sb, sp))) return st;
             const json_t *dst = json_object_get(l, "dst");
             size_t nd = json_is_array(dst) ? json_array_size(dst) : 1;
             for (size_t k = 0; k < nd; k++) {

@@ -99,3 +99,44 @@ int32_t jg_program_input_block(const jg_program_t *p, int k) { return p->in_root
 int32_t jg_program_output_block(const jg_program_t *p, int k) { return p->out_root[k]; }
 int jg_program_nwarnings(const jg_program_t *p) { return p->nwarn; }
 const char *jg_program_warning(const jg_program_t *p, int i) { return p->warn[i]; }
+
+const char *jg_program_signal_name(const jg_program_t *p, int32_t b, int port)
+{
+    if (b < 0 || b >= p->nblocks || port < 0 || port >= p->blocks[b].nout) return NULL;
+    return p->sig_name[jg__outport(p, b, port)];
+}
+
+jg_status_t jg_program_find_signal(const jg_program_t *p, const char *name, int32_t *block,
+                                   int *port, jg_error_t *err)
+{
+    int64_t first = -1, count = 0;
+    for (int64_t g = 0; g < p->nout_ports; g++)
+        if (p->sig_name[g] && !strcmp(p->sig_name[g], name) && count++ == 0) first = g;
+    if (count == 0) return jg_error_set(err, JG_ARG, "no signal named '%s'", name);
+    if (count > 1) {
+        /* every candidate as BLOCK:N, which the caller can use instead; the
+         * list stops where the message would be cut */
+        char list[JG_ERROR_MSG_MAX / 2];
+        size_t len = 0;
+        int64_t shown = 0;
+        for (int64_t g = first; g < p->nout_ports; g++) {
+            if (!p->sig_name[g] || strcmp(p->sig_name[g], name)) continue;
+            int n = snprintf(list + len, sizeof list - len, "%s'%s:%d'", shown ? ", " : "",
+                             p->blocks[p->out_blk[g]].path, p->out_port_of[g] + 1);
+            if (n < 0 || (size_t)n >= sizeof list - len - 24) {
+                list[len] = '\0';
+                break;
+            }
+            len += (size_t)n;
+            shown++;
+        }
+        if (shown < count)
+            snprintf(list + len, sizeof list - len, " and %lld more", (long long)(count - shown));
+        return jg_error_set(err, JG_ARG,
+                            "signal name '%s' is ambiguous: %lld output ports carry it: %s", name,
+                            (long long)count, list);
+    }
+    *block = p->out_blk[first];
+    *port = p->out_port_of[first];
+    return JG_OK;
+}

@@ -15,17 +15,20 @@ static int set(void *obj, const char *name, const char *value, const char *def)
 }
 
 /* dot reads backslashes in labels as escapes (\n, \N, \G ...): double them.
+ * A newline (Simulink block names have them) becomes dot's \n line break, so
+ * the label reads as the block does in Simulink; a carriage return is dropped.
  * Returns s itself when there is nothing to escape, NULL when out of memory. */
 static char *escape(const char *s)
 {
     size_t n = 0;
-    for (const char *c = s; *c; c++) n += *c == '\\';
+    for (const char *c = s; *c; c++) n += *c == '\\' || *c == '\n' || *c == '\r';
     if (!n) return (char *)s;
     char *r = malloc(strlen(s) + n + 1), *o = r;
     if (!r) return NULL;
     for (const char *c = s; *c; c++) {
-        if (*c == '\\') *o++ = '\\';
-        *o++ = *c;
+        if (*c == '\r') continue;
+        if (*c == '\\' || *c == '\n') *o++ = '\\';
+        *o++ = *c == '\n' ? 'n' : *c;
     }
     *o = '\0';
     return r;

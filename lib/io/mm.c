@@ -1,5 +1,11 @@
 /* A linear model as Matrix Market files PREFIX_A.mtx .. PREFIX_D.mtx plus
- * PREFIX_names.txt; all five are written or none is left behind. */
+ * PREFIX_names.txt; all five are written or none is left behind.
+ *
+ * PREFIX_names.txt has one name per line under "# states", "# inputs",
+ * "# outputs".  Simulink names may hold newlines, so a name is written C-like:
+ * a backslash doubled, newline and carriage return as backslash-n and
+ * backslash-r, and a leading '#' after a backslash; every line is then one
+ * name or a section header. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,11 +29,23 @@ static void put_matrix(FILE *f, int k, const cs_dl *S, const jg_linsys_t *s)
             fprintf(f, "%lld %lld %.17g\n", (long long)S->i[p] + 1, (long long)j + 1, S->x[p]);
 }
 
+static void put_name(FILE *f, const char *s)
+{
+    if (*s == '#') fputc('\\', f);
+    for (; *s; s++) {
+        if (*s == '\\') fputs("\\\\", f);
+        else if (*s == '\n') fputs("\\n", f);
+        else if (*s == '\r') fputs("\\r", f);
+        else fputc(*s, f);
+    }
+    fputc('\n', f);
+}
+
 static void put_names(FILE *f, const char *section, char *const *v, int64_t n, char pfx)
 {
     fprintf(f, "# %s\n", section);
     for (int64_t k = 0; k < n; k++)
-        if (v && v[k]) fprintf(f, "%s\n", v[k]);
+        if (v && v[k]) put_name(f, v[k]);
         else fprintf(f, "%c%lld\n", pfx, (long long)k + 1);
 }
 

@@ -205,6 +205,7 @@ static void xml_text(FILE *f, const char *s)
         case '>': fputs("&gt;", f); break;
         case '"': fputs("&quot;", f); break;
         case '\'': fputs("&apos;", f); break;
+        case '\n': case '\r': fputc(' ', f); break;   /* Simulink names have newlines */
         default: fputc(c < 0x20 && c != '\t' ? '?' : c, f);
         }
     }

@@ -26,6 +26,26 @@ static const char *label(char *const *names, int64_t k, char pfx, char buf[32])
     return buf;
 }
 
+/* Columns a name takes: its code points (UTF-8 continuation bytes add none),
+ * so non-ASCII names keep the table aligned. */
+static int width(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* A name in a table cell, padded to w columns, right-aligned unless `left`.
+ * Control characters (the newline of a Simulink block name) show as spaces:
+ * a row stays one line.  The JSON and Matrix Market writers keep names exact. */
+static void cell(FILE *f, const char *s, int w, int left)
+{
+    int pad = w - width(s);
+    if (!left && pad > 0) fprintf(f, "%*s", pad, "");
+    for (; *s; s++) fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+    if (left && pad > 0) fprintf(f, "%*s", pad, "");
+}
+
 /* Exact zeros (and -0) print as "0", whatever the precision. */
 static int num(char buf[NUM_MAX], double v, int digits)
 {
@@ -46,9 +66,9 @@ static void dense(FILE *f, const mat_t *a, int digits)
     memset(X, 0, sizeof(double) * (size_t)(m * n));
     for (int64_t j = 0; j < n; j++)
         for (int64_t p = M->p[j]; p < M->p[j + 1]; p++) X[M->i[p] + j * m] += M->x[p];
-    for (int64_t i = 0; i < m; i++) rw = imax(rw, (int)strlen(label(a->rn, i, a->rpfx, lb)));
+    for (int64_t i = 0; i < m; i++) rw = imax(rw, width(label(a->rn, i, a->rpfx, lb)));
     for (int64_t j = 0; j < n; j++) {
-        cw[j] = imax(COL_MIN, (int)strlen(label(a->cn, j, a->cpfx, lb)));
+        cw[j] = imax(COL_MIN, width(label(a->cn, j, a->cpfx, lb)));
         for (int64_t i = 0; i < m; i++) cw[j] = imax(cw[j], num(nb, X[i + j * m], digits));
     }
 
@@ -68,10 +88,11 @@ static void dense(FILE *f, const mat_t *a, int digits)
             fprintf(f, "  Columns %lld through %lld:\n", (long long)j0 + 1, (long long)j1);
         fprintf(f, "%*s", INDENT + rw, "");
         for (int64_t j = j0; j < j1; j++)
-            fprintf(f, "%*s", COL_SEP + w, label(a->cn, j, a->cpfx, lb));
+            cell(f, label(a->cn, j, a->cpfx, lb), COL_SEP + w, 0);
         fputc('\n', f);
         for (int64_t i = 0; i < m; i++) {
-            fprintf(f, "%*s%-*s", INDENT, "", rw, label(a->rn, i, a->rpfx, lb));
+            fprintf(f, "%*s", INDENT, "");
+            cell(f, label(a->rn, i, a->rpfx, lb), rw, 1);
             for (int64_t j = j0; j < j1; j++) {
                 num(nb, X[i + j * m], digits);
                 fprintf(f, "%*s", COL_SEP + w, nb);
@@ -96,13 +117,17 @@ static int listing(FILE *f, const mat_t *a, int digits)
             for (int64_t p = S->p[j]; p < S->p[j + 1]; p++) {
                 const char *r = label(a->rn, S->i[p], a->rpfx, rb);
                 const char *c = label(a->cn, j, a->cpfx, cb);
-                int len = (int)(strlen(r) + strlen(c)) + 4;   /* "(r, c)" */
+                int len = width(r) + width(c) + 4;   /* "(r, c)" */
                 num(nb, S->x[p], digits);
                 if (!pass) {
                     pw = imax(pw, len);
                     vw = imax(vw, (int)strlen(nb));
                 } else {
-                    fprintf(f, "  (%s, %s)%*s  %*s\n", r, c, pw - len, "", vw, nb);
+                    fputs("  (", f);
+                    cell(f, r, 0, 1);
+                    fputs(", ", f);
+                    cell(f, c, 0, 1);
+                    fprintf(f, ")%*s  %*s\n", pw - len, "", vw, nb);
                 }
             }
     cs_dl_spfree(S);

@@ -36,24 +36,48 @@ static int visit(void *ctx, int64_t gp, int64_t e)
     return v->open[gp];
 }
 
-/* "BLOCK:N" -> global output port. */
+/* "BLOCK:N" (a block path, '/' inside a name doubled, and the output port
+ * after the last colon) or a signal name -> global output port.  A reference
+ * of the BLOCK:N form naming an existing block is that block's port, so a
+ * signal named like one is reached only through its block. */
 static jg_status_t parse_point(const jg_program_t *p, const char *opt, const char *ref,
                                int64_t *gp, jg_error_t *err)
 {
     const char *colon = strrchr(ref, ':');
     char *end = NULL;
     long n = colon ? strtol(colon + 1, &end, 10) : 0;
-    if (!colon || colon == ref || !end || *end || end == colon + 1 || n < 1)
-        return jg_error_set(err, JG_ARG, "%s %s: expected BLOCK:N (a block path and a 1-based "
-                                         "output port), e.g. Controller/Sum1:1",
-                            opt, ref);
+    int block_form = colon && colon != ref && end && !*end && end != colon + 1 && n >= 1;
+    int32_t b = -1;
     char path[4096];
-    size_t len = (size_t)(colon - ref);
-    if (len >= sizeof path) return jg_error_set(err, JG_ARG, "%s %s: path too long", opt, ref);
-    memcpy(path, ref, len);
-    path[len] = '\0';
-    int32_t b = jg_program_find_block(p, path);
-    if (b < 0) return jg_error_set(err, JG_ARG, "%s %s: no block '%s' in the model", opt, ref, path);
+    size_t len = block_form ? (size_t)(colon - ref) : 0;
+    if (block_form) {
+        if (len >= sizeof path) return jg_error_set(err, JG_ARG, "%s %s: path too long", opt, ref);
+        memcpy(path, ref, len);
+        path[len] = '\0';
+        b = jg_program_find_block(p, path);
+    }
+    if (b < 0) {
+        int port;
+        jg_error_t serr;
+        jg_status_t st = jg_program_find_signal(p, ref, &b, &port, &serr);
+        if (!st) {
+            *gp = jg__outport(p, b, port);
+            return JG_OK;
+        }
+        /* not found (rather than ambiguous): say what the reference looked like */
+        int none = !strncmp(serr.msg, "no signal named ", 16);
+        if (none && block_form)
+            return jg_error_set(err, JG_ARG, "%s %s: no block '%s' in the model%s", opt, ref, path,
+                                strchr(path, '/') ? " (a '/' inside a block name is written "
+                                                    "'//' in a path)"
+                                                  : "");
+        if (none)
+            return jg_error_set(err, JG_ARG,
+                                "%s %s: no signal has this name, and it is not BLOCK:N (a block "
+                                "path and a 1-based output port, e.g. Controller/Sum1:1)",
+                                opt, ref);
+        return jg_error_set(err, st, "%s %s: %s", opt, ref, serr.msg);
+    }
     if (n > p->blocks[b].nout)
         return jg_error_set(err, JG_ARG, "%s %s: block '%s' (%s) has %d output port%s", opt, ref,
                             path, p->blocks[b].type->name, p->blocks[b].nout,

@@ -11,7 +11,8 @@
  * State layout (documented in docs/model-format.md): blocks in the order they
  * appear in the file, depth first (a SubSystem's blocks where the SubSystem
  * stands), each block's states contiguous.  A block with one state names it by
- * its path ("Plant/x1"); a block with n > 1 states names element k "path(k)".
+ * its path ("Plant/x1", "Plant/a//b" for a block named "a/b"); a block with
+ * n > 1 states names element k "path(k)".
  */
 #ifndef JACGRAPH_PROGRAM_H
 #define JACGRAPH_PROGRAM_H
@@ -43,8 +44,24 @@ int jg_program_block_nports(const jg_program_t *p, int32_t b, int *nin, int *nou
 int64_t jg_program_port_width(const jg_program_t *p, int32_t b, int is_output, int port);
 /* 1 when input port `port` (0-based) of block b has direct feedthrough. */
 int jg_program_block_feedthrough(const jg_program_t *p, int32_t b, int port);
-/* Block id by path ("Controller/Sum1"), -1 when there is none. */
+/* Block id by path ("Controller/Sum1"), -1 when there is none.  A path is
+ * the block names from the root down joined by '/', with a '/' inside a name
+ * doubled (Simulink's getfullname convention): block "a/b" of SubSystem "S"
+ * is "S/a//b".  Names may hold anything else (':', newlines, spaces...).
+ * Cost: O(length of path) expected (hash table). */
 int32_t jg_program_find_block(const jg_program_t *p, const char *path);
+/* Signal name of output port `port` (0-based) of block b: the "name" of the
+ * lines leaving it, NULL when they have none (or b, port is out of range).
+ * Valid while p lives. */
+const char *jg_program_signal_name(const jg_program_t *p, int32_t b, int port);
+/* The output port whose lines are named `name`, searched in every system of
+ * the model: *block and *port (0-based) are set on success.  A name must be
+ * unique model-wide to be found.  Errors (JG_ARG, message in err, *block and
+ * *port untouched): "no signal named 'x'"; "signal name 'x' is ambiguous: 2
+ * output ports carry it: 'A:1', 'S/B:1'" listing the candidates as BLOCK:N.
+ * Cost: O(output ports of the model) per call. */
+jg_status_t jg_program_find_signal(const jg_program_t *p, const char *name, int32_t *block,
+                                   int *port, jg_error_t *err);
 /* Number of real (non-virtual) blocks. */
 int32_t jg_program_nreal(const jg_program_t *p);
 
