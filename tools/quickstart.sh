@@ -10,7 +10,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 packages="build-essential meson ninja-build pkg-config libsuitesparse-dev libigraph-dev
-          libopenblas-dev liblapacke-dev libgraphviz-dev libjansson-dev libsundials-dev python3"
+          libopenblas-dev liblapacke-dev libgraphviz-dev libjansson-dev libsundials-dev python3
+          libzip-dev libxml2-dev"
 
 install_missing() {
     local missing=""
