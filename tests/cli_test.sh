@@ -106,7 +106,7 @@ expect_err "width mismatch between Sum inputs" 4 \
 
 echo '{"parameters":{"k":2},"blocks":[{"name":"S","type":"SubSystem","parameters":{"j":1},"blocks":[{"name":"g","type":"Gain","Gain":"kk"}]}]}' >"$d/t7.json"
 expect_err "unknown workspace name" 4 \
-    "jacgraph: error: block 'S/g' (Gain), parameter 'Gain': unknown workspace name 'kk' (define it in \"parameters\" of the model or of an enclosing SubSystem)" \
+    "jacgraph: error: block 'S/g' (Gain), parameter 'Gain': unknown workspace name 'kk' (looked in SubSystem 'S' parameters, the model parameters, the base workspace)" \
     "$J" linearize "$d/t7.json"
 
 cat >"$d/t8.json" <<'JSON'

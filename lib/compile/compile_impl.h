@@ -9,6 +9,7 @@ typedef struct jg__cctx {
     int part_cap_blk;     /* capacity of the current block's part array */
     const char *seen[64]; /* parameters the current block's setup asked for */
     int nseen;
+    struct jg__wscache *wsc;  /* evaluated workspace entries (setup.c; in the arena) */
 } jg__cctx_t;
 
 /* Remember that the block being set up read parameter `name`. */

@@ -1,10 +1,13 @@
-/* Helpers the block types call during setup: parameters resolved in the model
- * workspace, ports, states, Jacobian pattern declarations, error context. */
+/* Helpers the block types call during setup: parameters (MATLAB expressions
+ * evaluated in scoped workspaces), ports, states, Jacobian pattern declarations, error context. */
+#include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "compile_impl.h"
+#include "jacgraph/expr.h"
 
 void *jg_setup_alloc(jg_setup_t *s, size_t size)
 {
@@ -55,7 +58,7 @@ static int json_to_value(jg_block_t *b, jg_setup_t *s, const char *name, const j
     if (!json_is_array(j))
         return jg_setup_error(b, s, JG_PARAM, name,
                               "expected a number, an array of numbers, an array of rows, or "
-                              "the name of a workspace parameter");
+                              "an expression string");
     size_t n = json_array_size(j);
     if (n == 0) {
         out->rows = out->cols = 0;
@@ -88,15 +91,411 @@ static int json_to_value(jg_block_t *b, jg_setup_t *s, const char *name, const j
     return 1;
 }
 
-/* Look a workspace name up from the block's system outwards. */
-static const json_t *workspace_lookup(const jg__cctx_t *c, int32_t sys, const char *name)
+/* ---- workspaces: the names in parameter expressions ----
+ *
+ * A name is looked up in the root "overrides", then in the "parameters" of
+ * the block's system and its parents up to the model's, then in the root
+ * "workspace" (the base workspace).  A string entry is an expression
+ * evaluated from the scope that defines it, except that its own name there
+ * starts one scope further out (a mask parameter k = "k" reads the outer k).
+ * Scopes are numbered: systems 0..nsys-1, the base workspace nsys, and the
+ * overrides evaluated from scope k: nsys + 1 + k (their names start there). */
+
+#define NO_SCOPE (-1)
+#define MAX_NEST 64   /* entries evaluated inside one another: deeper is a cycle */
+
+/* A cached entry: the value lives in the program arena (never cleared). */
+typedef struct {
+    int32_t key;
+    int state;   /* 0 free or failed, 1 being evaluated, 2 done */
+    const char *name;
+    jg_expr_value_t v;
+} wsent_t;
+
+struct jg__wscache {
+    int64_t cap, n;
+    wsent_t *e;
+};
+
+/* One parameter's evaluation: the first failure, with its context. */
+typedef struct {
+    jg__cctx_t *c;
+    int depth, have, nomem;
+    char detail[1024];
+} wsres_t;
+
+/* The lookup context of one expression (see above). */
+typedef struct {
+    wsres_t *R;
+    int32_t start;
+    const char *own;
+    int32_t own_next;
+} wslk_t;
+
+static const json_t *root_key(const jg__cctx_t *c, const char *key)
 {
-    for (int32_t k = sys; k >= 0; k = c->p->sys[k].parent) {
-        const json_t *par = c->p->sys[k].params;
-        const json_t *v = par ? json_object_get(par, name) : NULL;
-        if (v) return v;
+    return json_object_get(c->p->sys[0].json, key);
+}
+
+static int32_t outer_scope(const jg__cctx_t *c, int32_t k)
+{
+    if (k < 0 || k >= c->p->nsys) return NO_SCOPE;
+    return c->p->sys[k].parent >= 0 ? c->p->sys[k].parent : c->p->nsys;
+}
+
+static void scope_desc(const jg__cctx_t *c, int32_t key, char *buf, size_t n)
+{
+    if (key > c->p->nsys) snprintf(buf, n, "the overrides");
+    else if (key == c->p->nsys) snprintf(buf, n, "the base workspace");
+    else if (key == 0) snprintf(buf, n, "the model parameters");
+    else snprintf(buf, n, "SubSystem '%s' parameters", c->p->sys[key].path);
+}
+
+/* Where a name starting at `start` was looked for: "SubSystem 'P' parameters,
+ * the model parameters, the base workspace". */
+static void looked_in(const jg__cctx_t *c, int32_t start, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    if (start == NO_SCOPE) {
+        snprintf(buf, n, "no outer workspace");
+        return;
     }
-    return NULL;
+    const json_t *o = root_key(c, "overrides");
+    if (o && json_object_size(o)) len += (size_t)snprintf(buf, n, "the overrides, ");
+    for (int32_t k = start; k >= 0 && k < c->p->nsys && len < n; k = c->p->sys[k].parent)
+        if (k == 0 || c->p->sys[k].params)
+            len += (size_t)snprintf(buf + len, n - len, k ? "SubSystem '%s' parameters, "
+                                                           : "the model parameters, ",
+                                    c->p->sys[k].path);
+    if (len < n && start <= c->p->nsys) snprintf(buf + len, n - len, "the base workspace");
+    else if (len >= 2 && len < n) buf[len - 2] = 0;
+}
+
+static uint64_t ws_hash(int32_t key, const char *name)
+{
+    uint64_t h = 14695981039346656037u ^ (uint64_t)(uint32_t)key;
+    for (; *name; name++) h = (h ^ (unsigned char)*name) * 1099511628211u;
+    return h;
+}
+
+/* The cache slot of (key, name), or NULL; create: claim a free slot. */
+static wsent_t *ws_cache(jg__cctx_t *c, int32_t key, const char *name, int create)
+{
+    struct jg__wscache *W = c->wsc;
+    jg_arena_t *a = &c->p->arena;
+    if (!W) {
+        if (!create) return NULL;
+        if (!(W = c->wsc = jg_arena_alloc(a, sizeof *W))) return NULL;
+        memset(W, 0, sizeof *W);
+    }
+    if (create && 2 * (W->n + 1) > W->cap) {   /* grow: the old table stays in the arena */
+        int64_t cap = W->cap ? 2 * W->cap : 64;
+        wsent_t *e = jg_arena_alloc(a, sizeof *e * (size_t)cap);
+        if (!e) return NULL;
+        memset(e, 0, sizeof *e * (size_t)cap);
+        for (int64_t k = 0; k < W->cap; k++) {
+            if (!W->e[k].name) continue;
+            uint64_t h = ws_hash(W->e[k].key, W->e[k].name) & (uint64_t)(cap - 1);
+            while (e[h].name) h = (h + 1) & (uint64_t)(cap - 1);
+            e[h] = W->e[k];
+        }
+        W->e = e;
+        W->cap = cap;
+    }
+    if (!W->cap) return NULL;
+    uint64_t m = (uint64_t)W->cap - 1, h = ws_hash(key, name) & m;
+    while (W->e[h].name && !(W->e[h].key == key && !strcmp(W->e[h].name, name))) h = (h + 1) & m;
+    if (W->e[h].name) return &W->e[h];
+    if (!create) return NULL;
+    char *nm = jg_arena_strdup(a, name);
+    if (!nm) return NULL;
+    W->e[h] = (wsent_t){.key = key, .state = 0, .name = nm};
+    W->n++;
+    return &W->e[h];
+}
+
+/* Text for messages: at most 100 characters of an expression. */
+static const char *clip(const char *src, char *buf, size_t n)
+{
+    if (strlen(src) <= 100) return src;
+    snprintf(buf, n, "%.97s...", src);
+    return buf;
+}
+
+/* The failure of expression src (names starting at `start`; the name `own`
+ * from own_next) as the detail. */
+static void detail_eval(wsres_t *R, const jg_expr_error_t *e, const char *src, int32_t start,
+                        const char *own, int32_t own_next)
+{
+    char where[512], cb[128], name[128];
+    const char *q = strchr(e->msg, '\'');
+    R->have = 1;
+    if (!strncmp(e->msg, "undefined ", 10) && q && strchr(q + 1, '\'')) {
+        size_t n = (size_t)(strchr(q + 1, '\'') - q - 1);
+        snprintf(name, sizeof name, "%.*s", (int)(n < 127 ? n : 127), q + 1);
+        looked_in(R->c, own && !strcmp(own, name) ? own_next : start, where, sizeof where);
+        const char *t = src;
+        while (isspace((unsigned char)*t)) t++;
+        size_t tl = strlen(t);
+        while (tl && isspace((unsigned char)t[tl - 1])) tl--;
+        if (tl == strlen(name) && !strncmp(t, name, tl))
+            snprintf(R->detail, sizeof R->detail, "unknown workspace name '%s' (looked in %s)",
+                     name, where);
+        else
+            snprintf(R->detail, sizeof R->detail, "%s in \"%s\" (column %d; looked in %s)", e->msg,
+                     clip(src, cb, sizeof cb), e->column, where);
+    } else if (e->column) {
+        snprintf(R->detail, sizeof R->detail, "%s in \"%s\" (column %d)", e->msg,
+                 clip(src, cb, sizeof cb), e->column);
+    } else {
+        snprintf(R->detail, sizeof R->detail, "%s in \"%s\"", e->msg, clip(src, cb, sizeof cb));
+    }
+}
+
+static void detail_set(wsres_t *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void detail_set(wsres_t *R, const char *fmt, ...)
+{
+    if (R->have) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(R->detail, sizeof R->detail, fmt, ap);
+    va_end(ap);
+    R->have = 1;
+}
+
+/* A JSON number / array entry as a value (malloc). */
+static int ws_json(wsres_t *R, const char *name, int32_t key, const json_t *j, jg_expr_value_t *out)
+{
+    char where[256];
+    memset(out, 0, sizeof *out);
+    if (json_is_number(j)) {
+        if (jg_expr_value_scalar(out, json_number_value(j))) goto nomem;
+        return 1;
+    }
+    scope_desc(R->c, key, where, sizeof where);
+    if (!json_is_array(j)) {
+        detail_set(R, "workspace entry '%s' (%s): expected a number, an array or an expression "
+                   "string", name, where);
+        return -1;
+    }
+    size_t n = json_array_size(j);
+    if (n == 0) return 1;   /* [] */
+    int nested = json_is_array(json_array_get(j, 0));
+    size_t cols = nested ? json_array_size(json_array_get(j, 0)) : n, rows = nested ? n : 1;
+    out->kind = JG_EXPR_NUM;
+    out->rows = (int64_t)rows;
+    out->cols = (int64_t)cols;
+    if (!(out->x = malloc(sizeof(double) * (rows * cols + 1)))) goto nomem;
+    for (size_t r = 0; r < rows; r++) {
+        const json_t *row = nested ? json_array_get(j, r) : j;
+        if (nested && (!json_is_array(row) || json_array_size(row) != cols)) {
+            detail_set(R, "workspace entry '%s' (%s): row %zu has a different length than row 1",
+                       name, where, r + 1);
+            goto fail;
+        }
+        for (size_t k = 0; k < cols; k++) {
+            const json_t *v = json_array_get(row, k);
+            if (!json_is_number(v)) {
+                detail_set(R, "workspace entry '%s' (%s): element (%zu,%zu) is not a number", name,
+                           where, r + 1, k + 1);
+                goto fail;
+            }
+            out->x[r * cols + k] = json_number_value(v);
+        }
+    }
+    return 1;
+nomem:
+    R->nomem = 1;
+    detail_set(R, "out of memory");
+fail:
+    jg_expr_value_clear(out);
+    return -1;
+}
+
+/* A copy of v in the arena (for the cache). */
+static int to_arena(jg_arena_t *a, const jg_expr_value_t *v, jg_expr_value_t *d)
+{
+    *d = *v;
+    d->x = NULL;
+    d->str = NULL;
+    int64_t n = v->rows * v->cols;
+    if (v->x && n > 0) {
+        if (!(d->x = jg_arena_alloc(a, sizeof(double) * (size_t)n))) return -1;
+        memcpy(d->x, v->x, sizeof(double) * (size_t)n);
+    }
+    if (v->str && !(d->str = jg_arena_strdup(a, v->str))) return -1;
+    return 0;
+}
+
+static int ws_lookup_cb(void *ctx, const char *name, jg_expr_value_t *out, jg_expr_error_t *err);
+
+/* The value of entry `name` = j of scope `key`; string entries evaluate with
+ * names from `start`, their own name from `own_next`. */
+static int ws_entry(wsres_t *R, int32_t key, const char *name, const json_t *j, int32_t start,
+                    int32_t own_next, jg_expr_value_t *out, jg_expr_error_t *err)
+{
+    jg__cctx_t *c = R->c;
+    if (!json_is_string(j)) {
+        int r = ws_json(R, name, key, j, out);
+        if (r < 0) snprintf(err->msg, sizeof err->msg, "workspace entry '%s' is invalid", name);
+        return r;
+    }
+    const char *src = json_string_value(j);
+    double x;
+    if (jg_expr_is_number(src, &x)) {
+        if (!jg_expr_value_scalar(out, x)) return 1;
+        R->nomem = 1;
+        detail_set(R, "out of memory");
+        return -1;
+    }
+    wsent_t *e = ws_cache(c, key, name, 0);
+    if (e && e->state == 2) {
+        if (!jg_expr_value_copy(out, &e->v)) return 1;
+        R->nomem = 1;
+        detail_set(R, "out of memory");
+        return -1;
+    }
+    if ((e && e->state == 1) || R->depth >= MAX_NEST) {
+        detail_set(R, "workspace names refer to each other in a cycle at '%s'", name);
+        snprintf(err->msg, sizeof err->msg, "cycle at '%s'", name);
+        return -1;
+    }
+    if (!(e = ws_cache(c, key, name, 1))) {
+        R->nomem = 1;
+        detail_set(R, "out of memory");
+        return -1;
+    }
+    e->state = 1;
+    R->depth++;
+    wslk_t L = {R, start, name, own_next};
+    jg_expr_value_t v;
+    jg_expr_error_t e2;
+    jg_status_t st = jg_expr_eval(src, ws_lookup_cb, &L, &v, &e2);
+    R->depth--;
+    e = ws_cache(c, key, name, 0);   /* the table may have grown */
+    if (st) {
+        e->state = 0;
+        if (st == JG_NOMEM) R->nomem = 1;
+        if (!R->have) detail_eval(R, &e2, src, start, name, own_next);
+        char where[256], tmp[1024];
+        scope_desc(c, key, where, sizeof where);
+        snprintf(tmp, sizeof tmp, "in workspace entry '%s' (%.200s): %.700s", name, where, R->detail);
+        memcpy(R->detail, tmp, sizeof tmp);
+        snprintf(err->msg, sizeof err->msg, "workspace entry '%s' failed", name);
+        return -1;
+    }
+    if (to_arena(&c->p->arena, &v, &e->v)) {
+        jg_expr_value_clear(&v);
+        R->nomem = 1;
+        detail_set(R, "out of memory");
+        return -1;
+    }
+    e->state = 2;
+    *out = v;
+    return 1;
+}
+
+/* Name lookup from scope `start` (see the top of this section). */
+static int ws_resolve(wsres_t *R, const char *name, int32_t start, int skip_overrides,
+                      jg_expr_value_t *out, jg_expr_error_t *err)
+{
+    jg__cctx_t *c = R->c;
+    int32_t base = c->p->nsys;
+    if (start == NO_SCOPE) return 0;
+    if (!skip_overrides) {
+        const json_t *o = root_key(c, "overrides"), *v = o ? json_object_get(o, name) : NULL;
+        if (v) return ws_entry(R, base + 1 + start, name, v, start, start, out, err);
+    }
+    for (int32_t k = start; k >= 0 && k < base; k = c->p->sys[k].parent) {
+        const json_t *par = c->p->sys[k].params, *v = par ? json_object_get(par, name) : NULL;
+        if (v) return ws_entry(R, k, name, v, k, outer_scope(c, k), out, err);
+    }
+    const json_t *w = root_key(c, "workspace"), *v = w ? json_object_get(w, name) : NULL;
+    if (v) return ws_entry(R, base, name, v, base, NO_SCOPE, out, err);
+    return 0;
+}
+
+static int ws_lookup_cb(void *ctx, const char *name, jg_expr_value_t *out, jg_expr_error_t *err)
+{
+    wslk_t *L = ctx;
+    if (L->own && !strcmp(name, L->own)) return ws_resolve(L->R, name, L->own_next, 1, out, err);
+    return ws_resolve(L->R, name, L->start, 0, out, err);
+}
+
+/* Evaluate parameter expression src of block b: 1 ok (*out), -1 error set;
+ * with bare_ok, 2 when src is one undefined name (left to the caller). */
+static int eval_param(jg_block_t *b, jg_setup_t *s, const char *param, const char *src,
+                      jg_expr_value_t *out, int bare_ok)
+{
+    wsres_t R = {.c = s->priv};
+    wslk_t L = {&R, b->sys, NULL, NO_SCOPE};
+    jg_expr_error_t e;
+    jg_status_t st = jg_expr_eval(src, ws_lookup_cb, &L, out, &e);
+    if (!st) return 1;
+    if (st == JG_NOMEM || R.nomem) {
+        jg_setup_error(b, s, JG_NOMEM, param, "out of memory");
+        return -1;
+    }
+    if (!R.have) {
+        detail_eval(&R, &e, src, b->sys, NULL, NO_SCOPE);
+        if (bare_ok && !strncmp(R.detail, "unknown workspace name", 22)) return 2;
+    }
+    jg_setup_error(b, s, JG_PARAM, param, "%s", R.detail);
+    return -1;
+}
+
+/* An evaluated value as a block parameter (arena). */
+static int to_param(jg_block_t *b, jg_setup_t *s, const char *param, const char *src,
+                    const jg_expr_value_t *v, jg_value_t *out)
+{
+    jg__cctx_t *c = s->priv;
+    char cb[128];
+    if (v->kind == JG_EXPR_STR) {
+        jg_setup_error(b, s, JG_PARAM, param, "\"%s\" is the string '%s', expected a number",
+                       clip(src, cb, sizeof cb), v->str ? v->str : "");
+        return -1;
+    }
+    int64_t n = v->rows * v->cols;
+    out->rows = n ? v->rows : 0;   /* every empty value is [] (0x0) */
+    out->cols = n ? v->cols : 0;
+    out->x = NULL;
+    if (n) {
+        out->x = jg_arena_alloc(&c->p->arena, sizeof(double) * (size_t)(n + 1));
+        if (!out->x) {
+            jg_setup_error(b, s, JG_NOMEM, param, "out of memory");
+            return -1;
+        }
+        memcpy(out->x, v->x, sizeof(double) * (size_t)n);
+    }
+    return 1;
+}
+
+static int scalar_param(jg_block_t *b, jg_setup_t *s, const char *param, double x, jg_value_t *out)
+{
+    jg__cctx_t *c = s->priv;
+    out->rows = out->cols = 1;
+    out->x = jg_arena_alloc(&c->p->arena, sizeof(double));
+    if (!out->x) {
+        jg_setup_error(b, s, JG_NOMEM, param, "out of memory");
+        return -1;
+    }
+    out->x[0] = x;
+    return 1;
+}
+
+/* A string parameter evaluated; bare_ok as in eval_param. */
+static int expr_param(jg_block_t *b, jg_setup_t *s, const char *name, const char *src,
+                      jg_value_t *out, int bare_ok)
+{
+    double x;
+    if (jg_expr_is_number(src, &x)) return scalar_param(b, s, name, x, out);   /* most strings */
+    jg_expr_value_t v;
+    int r = eval_param(b, s, name, src, &v, bare_ok);
+    if (r != 1) return r;
+    r = to_param(b, s, name, src, &v, out);
+    jg_expr_value_clear(&v);
+    return r;
 }
 
 int jg_setup_num(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *out)
@@ -105,35 +504,24 @@ int jg_setup_num(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *out
     jg__seen(c, name);
     const json_t *j = json_object_get((const json_t *)b->src, name);
     if (!j) return 0;
-    /* a string names a workspace entry; entries may name other entries */
-    int32_t scope = b->sys;
-    for (int depth = 0; json_is_string(j); depth++) {
-        const char *ref = json_string_value(j);
-        if (depth > 16)
-            return jg_setup_error(b, s, JG_PARAM, name,
-                                  "workspace names refer to each other in a cycle at '%s'", ref);
-        const json_t *v = workspace_lookup(c, scope, ref);
-        if (!v)
-            return jg_setup_error(b, s, JG_PARAM, name,
-                                  "unknown workspace name '%s' (define it in \"parameters\" of "
-                                  "the model or of an enclosing SubSystem)",
-                                  ref);
-        j = v;
-    }
+    if (json_is_string(j)) return expr_param(b, s, name, json_string_value(j), out, 0);
     return json_to_value(b, s, name, j, out) < 0 ? -1 : 1;
 }
 
 int jg_setup_workspace(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *out)
 {
-    jg__cctx_t *c = s->priv;
-    const json_t *j = workspace_lookup(c, b->sys, name);
-    for (int depth = 0; j && json_is_string(j); depth++) {   /* aliases */
-        if (depth > 16)
-            return jg_setup_error(b, s, JG_PARAM, name, "workspace names refer to each other in a cycle");
-        j = workspace_lookup(c, b->sys, json_string_value(j));
+    wsres_t R = {.c = s->priv};
+    jg_expr_value_t v = {0};
+    jg_expr_error_t e = {0};
+    int r = ws_resolve(&R, name, b->sys, 0, &v, &e);
+    if (r == 0) return 0;
+    if (r < 0) {
+        jg_setup_error(b, s, R.nomem ? JG_NOMEM : JG_PARAM, NULL, "%s", R.have ? R.detail : e.msg);
+        return -1;
     }
-    if (!j) return 0;
-    return json_to_value(b, s, name, j, out) < 0 ? -1 : 1;
+    r = to_param(b, s, name, name, &v, out);
+    jg_expr_value_clear(&v);
+    return r;
 }
 
 int jg_setup_num_def(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *out, double def)
@@ -167,15 +555,20 @@ int jg_setup_str_or_num(jg_block_t *b, jg_setup_t *s, const char *name, const ch
     jg__seen(s->priv, name);
     const json_t *j = json_object_get((const json_t *)b->src, name);
     if (!j) return 0;
-    if (json_is_string(j)) {
-        const char *v = json_string_value(j);
-        /* a workspace name resolves to a number; sign strings never name one */
-        jg__cctx_t *c = s->priv;
-        if (workspace_lookup(c, b->sys, v)) return jg_setup_num(b, s, name, num) < 0 ? -1 : 2;
+    if (!json_is_string(j)) return json_to_value(b, s, name, j, num) < 0 ? -1 : 2;
+    const char *v = json_string_value(j);
+    /* sign and operator lists (Sum "|+-", Product "*" and "/" strings) are never expressions */
+    if (!v[strspn(v, "+-*/| \t")]) {
         *str = v;
         return 1;
     }
-    return jg_setup_num(b, s, name, num) < 0 ? -1 : 2;
+    /* "3", "n", "2+1" are counts; a lone unknown word ("on", "off") stays a string */
+    int r = expr_param(b, s, name, v, num, 1);
+    if (r == 2) {
+        *str = v;
+        return 1;
+    }
+    return r < 0 ? -1 : 2;
 }
 
 int jg_setup_ports(jg_block_t *b, jg_setup_t *s, int nin, int nout)
