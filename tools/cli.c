@@ -22,13 +22,74 @@ int cli_usage(const char *cmd, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
+/* The model options of every command (--workspace, --set, --model-path,
+ * --substitute), taken out of argv by main (cli_take_model_opts). */
+static const char *opt_ws[256], *opt_set[256], *opt_mp[256], *opt_sub[256];
+static void warn_line(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "jacgraph: warning: %s\n", msg);
+}
+static jg_import_opts_t import_opts = {.workspace = opt_ws, .set = opt_set, .model_path = opt_mp,
+                                       .substitute = opt_sub, .warn = warn_line};
+static char *skipped_blocks[1024];
+static int nskipped_blocks;
+
+const jg_import_opts_t *cli_import_opts(void) { return &import_opts; }
+int cli_nskipped(void) { return nskipped_blocks; }
+const char *cli_skipped(int k) { return k >= 0 && k < nskipped_blocks ? skipped_blocks[k] : NULL; }
+
+int cli_take_model_opts(int *argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        const char **list;
+        int *n;
+    } opts[] = {{"--workspace", opt_ws, &import_opts.nworkspace},
+                {"--set", opt_set, &import_opts.nset},
+                {"--model-path", opt_mp, &import_opts.nmodel_path},
+                {"--substitute", opt_sub, &import_opts.nsubstitute}};
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        int taken = 0;
+        for (size_t k = 0; k < sizeof opts / sizeof *opts && !taken; k++) {
+            size_t n = strlen(opts[k].name);
+            const char *val = NULL;
+            if (!strcmp(argv[i], opts[k].name)) {
+                if (i + 1 >= *argc) {
+                    fprintf(stderr, "jacgraph: option %s needs a value\nsee 'jacgraph --help'\n",
+                            opts[k].name);
+                    return EXIT_USAGE;
+                }
+                val = argv[++i];
+            } else if (!strncmp(argv[i], opts[k].name, n) && argv[i][n] == '=') {
+                val = argv[i] + n + 1;
+            } else {
+                continue;
+            }
+            if (*opts[k].n == 256) {
+                fprintf(stderr, "jacgraph: more than 256 %s options\n", opts[k].name);
+                return EXIT_USAGE;
+            }
+            opts[k].list[(*opts[k].n)++] = val;
+            taken = 1;
+        }
+        if (!taken) argv[out++] = argv[i];
+    }
+    argv[out] = NULL;
+    *argc = out;
+    return 0;
+}
+
 int cli_load(const char *path, jg_model_t **m, jg_program_t **p)
 {
     jg_error_t err;
     jg_error_clear(&err);
     *m = NULL;
     *p = NULL;
-    if (jg_model_read(path, m, &err)) return cli_fail(&err);
+    if (jg_import_load(path, &import_opts, m, &err)) return cli_fail(&err);
+    for (size_t k = 0; k < jg_model_nskipped(*m) && nskipped_blocks < 1024; k++)
+        skipped_blocks[nskipped_blocks++] = strdup(jg_model_skipped(*m, k));
     /* the model's "plugins" list, before its block types are looked up */
     jg_status_t st = jg_plugin_load_model(*m, &err);
     if (!st) st = jg_program_compile(*m, p, &err);

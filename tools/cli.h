@@ -13,7 +13,17 @@ int cli_fail(const jg_error_t *err);
 /* Print a usage error ("jacgraph CMD: msg; see jacgraph CMD --help"), return 2. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Read and compile MODEL; prints compile warnings to stderr.  Returns an exit
+/* Take the model options (--workspace FILE, --set NAME=EXPR, --model-path DIR,
+ * --substitute BLOCK=FILE; anywhere on the command line, repeatable) out of
+ * argv; cli_load applies them.  Returns an exit code (0: go on). */
+int cli_take_model_opts(int *argc, char **argv);
+const jg_import_opts_t *cli_import_opts(void);
+/* Blocks the last cli_load left out (user-interface blocks of a Simulink
+ * file): "path (Type): reason". */
+int cli_nskipped(void);
+const char *cli_skipped(int k);
+
+/* Read (any format: JSON, .mdl, .slx) and compile MODEL; prints compile warnings to stderr.  Returns an exit
  * code (0 on success).  *m is NULL on return: the model is freed once compiled. */
 int cli_load(const char *path, jg_model_t **m, jg_program_t **p);
 
@@ -51,5 +61,6 @@ int cmd_check(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 #endif

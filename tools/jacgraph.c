@@ -22,10 +22,19 @@ static const char usage[] =
     "  jacobian    the solver Jacobian df/dx: pattern, coloring, cost per method\n"
     "  generate    large seeded models (aerospace-like, power-network-like, deep)\n"
     "  bench       graph vs matrix algorithm on a model: sizes, memory, time\n"
+    "  import      write a Simulink model (.mdl, .slx) as an equivalent JSON model\n"
     "\n"
     "global option, before or after COMMAND, repeatable:\n"
     "  --plugin FILE.so   load user-defined block types before the model (docs/plugins.md);\n"
     "                     a model's \"plugins\" list is also searched in JACGRAPH_PLUGIN_PATH\n"
+    "\n"
+    "MODEL is a JSON model, a Simulink .mdl (classic or OPC text) or an .slx file,\n"
+    "told apart by content (docs/simulink.md).  Model options, repeatable, anywhere:\n"
+    "  --workspace FILE       base-workspace values: a MATLAB script of assignments (.m)\n"
+    "                         or a JSON object NAME -> value\n"
+    "  --set NAME=EXPR        a value that overrides every workspace (masks included)\n"
+    "  --model-path DIR       where Model blocks find referenced models\n"
+    "  --substitute BLOCK=FILE.json   replace a block or SubSystem by a JSON subsystem\n"
     "\n"
     "'jacgraph COMMAND --help' describes each command.  Models: docs/model-format.md.\n"
     "Exit codes: 0 ok, 1 check disagreement, 2 usage, 3 file I/O, 4 invalid model,\n"
@@ -75,6 +84,7 @@ int main(int argc, char **argv)
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
     int rc = load_plugins(&argc, argv);
     if (rc) return rc;
+    if ((rc = cli_take_model_opts(&argc, argv))) return rc;
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
         fputs(usage, argc < 2 ? stderr : stdout);
@@ -93,6 +103,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "jacobian")) return cmd_jacobian(argc - 1, argv + 1);
     if (!strcmp(cmd, "generate")) return cmd_generate(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc - 1, argv + 1);
+    if (!strcmp(cmd, "import")) return cmd_import(argc - 1, argv + 1);
     fprintf(stderr, "jacgraph: unknown command '%s'\n\n%s", cmd, usage);
     return EXIT_USAGE;
 }

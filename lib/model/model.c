@@ -35,11 +35,8 @@ static jg_status_t check_system(const json_t *sys, const char *src, const char *
             return jg_error_set(err, JG_MODEL,
                                 "%s: system '%s': blocks[%zu] needs a non-empty string \"name\"",
                                 src, where, i);
+        /* any characters, '/' included: a path doubles it (lib/compile) */
         const char *nm = json_string_value(name);
-        if (strchr(nm, '/'))
-            return jg_error_set(err, JG_MODEL,
-                                "%s: block '%s%s%s': names may not contain '/'", src,
-                                *where ? where : "", *where ? "/" : "", nm);
         if (!json_is_string(type))
             return jg_error_set(err, JG_MODEL, "%s: block '%s%s%s' needs a string \"type\"", src,
                                 *where ? where : "", *where ? "/" : "", nm);
@@ -49,10 +46,17 @@ static jg_status_t check_system(const json_t *sys, const char *src, const char *
                                 "%s: block '%s%s%s': \"parameters\" must be an object", src,
                                 *where ? where : "", *where ? "/" : "", nm);
         if (!strcmp(json_string_value(type), "SubSystem")) {
-            size_t n = strlen(where) + strlen(nm) + 2;
-            char *sub = malloc(n);
+            size_t lw = strlen(where), n = lw + 2 * strlen(nm) + 2;
+            char *sub = malloc(n), *o = sub;
             if (!sub) return jg_error_set(err, JG_NOMEM, "out of memory");
-            snprintf(sub, n, "%s%s%s", where, *where ? "/" : "", nm);
+            memcpy(o, where, lw);
+            o += lw;
+            if (lw) *o++ = '/';
+            for (const char *c = nm; *c; c++) {   /* the path form: '/' doubled */
+                if (*c == '/') *o++ = '/';
+                *o++ = *c;
+            }
+            *o = '\0';
             jg_status_t st = check_system(b, src, sub, err);
             free(sub);
             if (st) return st;
@@ -69,6 +73,12 @@ static jg_status_t check_system(const json_t *sys, const char *src, const char *
             return jg_error_set(err, JG_MODEL,
                                 "%s: system '%s': lines[%zu] needs \"src\": \"BLOCK:N\" and "
                                 "\"dst\": \"BLOCK:N\" or a list of them",
+                                src, where, i);
+        const json_t *ln = json_object_get(l, "name");
+        if (ln && !json_is_string(ln))
+            return jg_error_set(err, JG_MODEL,
+                                "%s: system '%s': lines[%zu]: \"name\" (the signal name) must be "
+                                "a string",
                                 src, where, i);
         if (json_is_array(d)) {
             size_t k;
@@ -121,6 +131,14 @@ static jg_status_t finish(jg_model_t *m, json_t *root, const char *source, jg_mo
     if (name && !json_is_string(name)) {
         st = jg_error_set(err, JG_MODEL, "%s: \"name\" must be a string", source);
         goto done;
+    }
+    for (int k = 0; k < 2; k++) {   /* the base workspace and the --set overrides */
+        const char *key = k ? "overrides" : "workspace";
+        const json_t *w = json_object_get(root, key);
+        if (w && !json_is_object(w)) {
+            st = jg_error_set(err, JG_MODEL, "%s: \"%s\" must be an object", source, key);
+            goto done;
+        }
     }
     if ((st = check_system(root, source, "", err))) goto done;
     m->root = root;
@@ -209,6 +227,32 @@ jg_status_t jg_model_read(const char *path, jg_model_t **out, jg_error_t *err)
     return finish(m, root, path, out, err);
 }
 
+/* A document built in memory (lib/import): jansson's own allocations, so the
+ * model takes the reference and releases it with json_decref. */
+jg_status_t jg_model_from_json(json_t *root, const char *source, jg_model_t **out,
+                               jg_error_t *err)
+{
+    *out = NULL;
+    jg_model_t *m = model_new();
+    if (!m) {
+        json_decref(root);
+        return jg_error_set(err, JG_NOMEM, "%s: out of memory", source);
+    }
+    m->owned = root;
+    return finish(m, root, source, out, err);
+}
+
+size_t jg_model_nskipped(const jg_model_t *m)
+{
+    const json_t *s = json_object_get(m->root, "skipped");
+    return json_is_array(s) ? json_array_size(s) : 0;
+}
+
+const char *jg_model_skipped(const jg_model_t *m, size_t k)
+{
+    return json_string_value(json_array_get(json_object_get(m->root, "skipped"), k));
+}
+
 const char *jg_model_name(const jg_model_t *m) { return m->name; }
 const char *jg_model_source(const jg_model_t *m) { return m->source; }
 
@@ -216,6 +260,7 @@ void jg_model_free(jg_model_t *m)
 {
     if (!m) return;
     jg_arena_free(&m->arena);   /* the document: see load_in_arena */
+    json_decref(m->owned);
     free(m->source);
     free(m->name);
     free(m);

@@ -10,6 +10,8 @@ struct jg_model {
     json_t *root;      /* the validated document (in the arena: never json_decref) */
     char *source;      /* file name for messages */
     char *name;
+    json_t *owned;     /* a document built with jansson's allocator (jg_model_from_json), else NULL */
 };
+
 
 #endif

@@ -6,7 +6,9 @@
 #ifndef JACGRAPH_H
 #define JACGRAPH_H
 #include "jacgraph/status.h"
+#include "jacgraph/expr.h"
 #include "jacgraph/model.h"
+#include "jacgraph/import.h"
 #include "jacgraph/program.h"
 #include "jacgraph/eval.h"
 #include "jacgraph/graph.h"

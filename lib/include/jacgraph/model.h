@@ -6,6 +6,7 @@
  */
 #ifndef JACGRAPH_MODEL_H
 #define JACGRAPH_MODEL_H
+#include <stddef.h>
 #include "jacgraph/status.h"
 
 #ifdef __cplusplus
@@ -22,6 +23,20 @@ jg_status_t jg_model_read(const char *path, jg_model_t **out, jg_error_t *err);
 /* Same from a string; `source` names it in messages (e.g. "<stdin>"). */
 jg_status_t jg_model_parse(const char *text, const char *source, jg_model_t **out,
                            jg_error_t *err);
+
+/* Build a model from a document already in memory (a jansson json_t in the
+ * format of docs/model-format.md; lib/import builds one from a Simulink
+ * file).  The reference to root is taken over, also on failure.  Checks as
+ * jg_model_parse; `source` names it in messages. */
+struct json_t;
+jg_status_t jg_model_from_json(struct json_t *root, const char *source, jg_model_t **out,
+                               jg_error_t *err);
+
+/* Blocks an importer left out of the model (user-interface blocks of a
+ * Simulink file: its "skipped" list): count and entry k as
+ * "path (Type): reason", valid while m lives. */
+size_t jg_model_nskipped(const jg_model_t *m);
+const char *jg_model_skipped(const jg_model_t *m, size_t k);
 
 const char *jg_model_name(const jg_model_t *m);     /* "name" field, or the file stem */
 const char *jg_model_source(const jg_model_t *m);   /* file name given to read/parse */
