@@ -13,7 +13,7 @@ static const char help[] =
     "\n"
     "  --tol-graph T     tolerance for the graph paths (default 1e-10)\n"
     "  --tol-perturb T   tolerance for perturbation (default 1e-6)\n"
-    "  --input/--output/--open BLOCK:N, --no-default-io, --op FILE as for linearize\n"
+    "  --input/--output/--open BLOCK:N|SIGNAL, --no-default-io, --op FILE as for linearize\n"
     "\n"
     "Exit status 0 when all agree, 1 when one differs beyond its tolerance.\n";
 

@@ -200,8 +200,12 @@ static void print_mm(FILE *f, const res_t *r)
     fprintf(f, "%% jacgraph solver Jacobian J_x = df/dx of %s at t = %.17g\n", jg_program_name(r->p),
             r->t);
     fprintf(f, "%% method %s (%s)\n", jg_sjac_method_name(jg_sjac_method(sj)), jg_sjac_reason(sj));
-    for (int64_t k = 0; k < n; k++)
-        fprintf(f, "%% state %lld: %s\n", (long long)k + 1, jg_program_state_name(r->p, k));
+    for (int64_t k = 0; k < n; k++) {   /* line breaks in names would end the comment */
+        fprintf(f, "%% state %lld: ", (long long)k + 1);
+        for (const char *c = jg_program_state_name(r->p, k); *c; c++)
+            fputc((unsigned char)*c < 0x20 ? ' ' : *c, f);
+        fputc('\n', f);
+    }
     fprintf(f, "%lld %lld %lld\n", (long long)n, (long long)n, (long long)nnz_values(J));
     for (int64_t c = 0; c < n; c++)
         for (int64_t q = J->p[c]; q < J->p[c + 1]; q++)
