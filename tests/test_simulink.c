@@ -292,6 +292,49 @@ static void test_msd(void)
     free(bd_ref);
 }
 
+/* ---- R2024a: no BlockParameterDefaults, the built-in table fills in ---- */
+
+static const char *r2024a_system =
+    "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<System>\n"
+    "  <Block BlockType=\"Inport\" Name=\"u\" SID=\"1\"><PortCounts out=\"1\"/></Block>\n"
+    "  <Block BlockType=\"Gain\" Name=\"G\" SID=\"2\"><PortCounts in=\"1\" out=\"1\"/></Block>\n"
+    "  <Block BlockType=\"TransferFcn\" Name=\"TF\" SID=\"3\"><PortCounts in=\"1\" out=\"1\"/>"
+    "<P Name=\"Denominator\">[1 3]</P></Block>\n"
+    "  <Block BlockType=\"Constant\" Name=\"C\" SID=\"4\"><PortCounts out=\"1\"/></Block>\n"
+    "  <Block BlockType=\"Product\" Name=\"P\" SID=\"5\"><PortCounts in=\"2\" out=\"1\"/></Block>\n"
+    "  <Block BlockType=\"Integrator\" Name=\"I\" SID=\"6\"><PortCounts in=\"1\" out=\"1\"/></Block>\n"
+    "  <Block BlockType=\"Outport\" Name=\"y\" SID=\"7\"><PortCounts in=\"1\"/></Block>\n"
+    "  <Block BlockType=\"Outport\" Name=\"z\" SID=\"8\"><PortCounts in=\"1\"/><P Name=\"Port\">2</P></Block>\n"
+    "  <Line><P Name=\"Src\">1#out:1</P><P Name=\"Dst\">2#in:1</P></Line>\n"
+    "  <Line><P Name=\"Src\">2#out:1</P><P Name=\"Dst\">3#in:1</P></Line>\n"
+    "  <Line><P Name=\"Src\">3#out:1</P><P Name=\"Dst\">5#in:1</P></Line>\n"
+    "  <Line><P Name=\"Src\">4#out:1</P><P Name=\"Dst\">5#in:2</P></Line>\n"
+    "  <Line><P Name=\"Src\">5#out:1</P><Branch><P Name=\"Dst\">7#in:1</P></Branch>"
+    "<Branch><P Name=\"Dst\">6#in:1</P></Branch></Line>\n"
+    "  <Line><P Name=\"Src\">6#out:1</P><P Name=\"Dst\">8#in:1</P></Line>\n"
+    "</System>\n";
+
+static void test_builtin_defaults(void)
+{
+    const char *bd = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<ModelInformation Version=\"1.0\">"
+                     "<Model><System Ref=\"system_root\"/></Model></ModelInformation>\n";
+    const char *parts[] = {"[Content_Types].xml", content_types, "_rels/.rels", rels,
+                           "simulink/blockdiagram.xml", bd,
+                           "simulink/systems/system_root.xml", r2024a_system, NULL};
+    char *p = tmpfile_path("r2024a.slx");
+    write_slx(p, parts);
+    lin_t r = linearize(p, NULL);
+    /* Gain 1, Numerator [1], Constant 1, Product of 2 inputs, Integrator IC 0, Port 1 */
+    if (tap_ok(!r.st && r.s->nx == 2 && r.s->nu == 1 && r.s->ny == 2,
+               "R2024a file without defaults: built-in defaults complete it")) {
+        int64_t tf = index_of(r.s->state_names, 2, "TF"), in = index_of(r.s->state_names, 2, "I");
+        tap_ok(tf >= 0 && in >= 0 && entry(r.s->A, tf, tf) == -3 && entry(r.s->B, tf, 0) == 1 &&
+                   entry(r.s->C, 0, tf) == 1 && entry(r.s->A, in, tf) == 1 && entry(r.s->C, 1, in) == 1,
+               "Gain 1, TransferFcn numerator [1], Constant 1, Product with 2 inputs, Integrator IC 0");
+    }
+    lin_free(&r);
+}
+
 /* ---- workspaces and --set ---- */
 
 static void test_workspaces(void)
@@ -551,6 +594,7 @@ int main(void)
     snprintf(tmpdir, sizeof tmpdir, "%s/jg_simulink_XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(tmpdir)) return 1;
     test_msd();
+    test_builtin_defaults();
     test_workspaces();
     test_unsupported();
     test_modelref();

@@ -516,7 +516,7 @@ static void conv_modelref(conv_t *c, blk_t *b)
     else snprintf(dir, sizeof dir, ".");
     const jg_import_opts_t *o = c->ic->o;
     int ndirs = 1 + (o ? o->nmodel_path : 0);
-    char found[PATH_MAX] = "";
+    char found[2 * PATH_MAX + 8] = "";
     static const char *const ext[] = {"", ".slx", ".mdl"};
     for (int d = 0; d < ndirs && !*found; d++) {
         const char *base = d == 0 ? dir : o->model_path[d - 1];
@@ -531,7 +531,7 @@ static void conv_modelref(conv_t *c, blk_t *b)
         }
     }
     if (!*found) {
-        char reason[PATH_MAX + 128];
+        char reason[PATH_MAX + 256];
         snprintf(reason, sizeof reason,
                  "referenced model '%s' not found beside the file (%s) or in --model-path", name, dir);
         problem(c, b, reason);
@@ -967,10 +967,17 @@ static json_t *conv_system(conv_t *c, const jg__sl_node_t *sys, const char *path
         if (x->src < 0 || bs[x->src].skipped || bs[x->dst].skipped || !bs[x->src].j ||
             !bs[x->dst].j)
             continue;
-        char *src = NULL, *dst = NULL;
-        if (asprintf(&src, "%s:%d", bs[x->src].name, x->sport) < 0 ||
-            asprintf(&dst, "%s:%d", bs[x->dst].name, x->dport) < 0) {
-            free(src);
+        /* "name:port": names are short, a long one takes the heap */
+        char sbuf[256], dbuf[256], *src = sbuf, *dst = dbuf;
+        if ((size_t)snprintf(sbuf, sizeof sbuf, "%s:%d", bs[x->src].name, x->sport) >= sizeof sbuf &&
+            asprintf(&src, "%s:%d", bs[x->src].name, x->sport) < 0)
+            src = NULL;
+        if ((size_t)snprintf(dbuf, sizeof dbuf, "%s:%d", bs[x->dst].name, x->dport) >= sizeof dbuf &&
+            asprintf(&dst, "%s:%d", bs[x->dst].name, x->dport) < 0)
+            dst = NULL;
+        if (!src || !dst) {
+            if (src != sbuf) free(src);
+            if (dst != dbuf) free(dst);
             json_decref(by_src);
             fail(c, JG_NOMEM, "out of memory");
             goto done;
@@ -985,8 +992,8 @@ static json_t *conv_system(conv_t *c, const jg__sl_node_t *sys, const char *path
             json_object_set(by_src, src, line);
         }
         json_array_append_new(json_object_get(line, "dst"), json_string(dst));
-        free(src);
-        free(dst);
+        if (src != sbuf) free(src);
+        if (dst != dbuf) free(dst);
     }
     json_decref(by_src);
     json_object_set(jsys, "blocks", blocks);
