@@ -5,7 +5,7 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 cd "$top"
-msd=tests/data/import/msd.mdl
+msd=graphs/msd.mdl
 
 # expect_fail NAME EXIT "fragment of stderr" CMD...
 expect_fail() {

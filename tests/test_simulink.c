@@ -242,7 +242,7 @@ static const char *rels =
 
 static void test_msd(void)
 {
-    lin_t r = linearize("tests/data/import/msd.mdl", NULL);
+    lin_t r = linearize("graphs/msd.mdl", NULL);
     check_msd(&r, "classic MDL");
     /* the signal name of the line and of the Port section are kept */
     lin_free(&r);
@@ -343,7 +343,7 @@ static void test_workspaces(void)
     write_file(ws, "% plant data\nm = 4; ...\n\nkspring = 16 ... stiffer\n;\nplot(1:3)\n");
     const char *wss[] = {ws};
     jg_import_opts_t o = {.workspace = wss, .nworkspace = 1, .warn = warn_sink};
-    lin_t r = linearize("tests/data/import/msd.mdl", &o);
+    lin_t r = linearize("graphs/msd.mdl", &o);
     if (tap_ok(!r.st, "--workspace script")) {
         int64_t v = index_of(r.s->state_names, r.s->nx, "v"), x = index_of(r.s->state_names, r.s->nx, "x");
         tap_near(entry(r.s->A, v, x), -4, 1e-15, "--workspace overrides InitFcn: -16/4");
@@ -352,7 +352,7 @@ static void test_workspaces(void)
     lin_free(&r);
     const char *sets[] = {"k=2*kspring"};
     jg_import_opts_t o2 = {.set = sets, .nset = 1};
-    r = linearize("tests/data/import/msd.mdl", &o2);
+    r = linearize("graphs/msd.mdl", &o2);
     if (tap_ok(!r.st, "--set k=2*kspring")) {
         int64_t v = index_of(r.s->state_names, r.s->nx, "v"), x = index_of(r.s->state_names, r.s->nx, "x");
         tap_near(entry(r.s->A, v, x), -8, 1e-15, "--set overrides the mask parameter k");
@@ -360,7 +360,7 @@ static void test_workspaces(void)
     lin_free(&r);
     const char *bad[] = {"k=2*("};
     jg_import_opts_t o3 = {.set = bad, .nset = 1};
-    r = linearize("tests/data/import/msd.mdl", &o3);
+    r = linearize("graphs/msd.mdl", &o3);
     tap_ok(r.st == JG_PARAM && strstr(r.err.msg, "--set k=2*("), "--set with a syntax error names it");
     lin_free(&r);
     /* a model whose variable nobody defines */
