@@ -49,6 +49,23 @@ assert any(l.get("name") == "velocity" for l in m["lines"])      # signal names
 EOF
 ok $? "the JSON keeps expressions, workspace values, masks, defaults and signal names"
 
+# ---- the same for every model of the external corpus that imports
+corpus="$top/../shared/simulink"
+if [ -d "$corpus" ]; then
+    for f in "$corpus"/*.mdl "$corpus"/*.slx; do
+        b=$(basename "$f")
+        if "$J" import "$f" -o "$d/c.json" 2>/dev/null; then
+            a=$("$J" linearize "$f" --format json 2>/dev/null)
+            c=$("$J" linearize "$d/c.json" --format json 2>/dev/null)
+            [ -n "$a" ] && [ "$a" = "$c" ]
+            ok $? "corpus $b: linearize of the imported JSON equals linearize of the file"
+        fi
+    done
+else
+    echo "# skipped: external corpus not present"
+    skip "corpus round trips" "external corpus not present"
+fi
+
 # ---- --workspace and --set apply to JSON models too
 printf 'm = 4;\n' >"$d/w.m"
 "$J" linearize "$d/msd.json" --workspace "$d/w.m" --set kspring=16 --format json 2>/dev/null |
