@@ -118,6 +118,8 @@ Model {
 }
 EOF
 expect_fail "a line to a missing block" 4 "missing block 'Nowhere'" "$J" info "$d/noblock.mdl"
+sed 's/"Nowhere"/"G"/; s/DstPort 1/DstPort 3/' "$d/noblock.mdl" | sed 's/^    Line {/    Block {\n      BlockType Gain\n      Name "G"\n    }\n    Line {/' >"$d/noport.mdl"
+expect_fail "a line to a missing port" 4 "block 'G' (Gain) has 1 input port" "$J" info "$d/noport.mdl"
 sed 's/"1\/m"$/"1\/(m"/' "$msd" >"$d/syntax.mdl"
 grep -q '"1/(m"' "$d/syntax.mdl"
 expect_fail "an expression syntax error names block, parameter and column" 4 "parameter 'Gain'" "$J" linearize "$d/syntax.mdl"
