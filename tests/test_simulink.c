@@ -481,6 +481,40 @@ static void test_modelref(void)
     lin_free(&r);
 }
 
+/* G(jw) = C (jw I - A)^-1 B + D of a SISO linsys, by a complex dense solve. */
+static double complex freq_response(const jg_linsys_t *s, double w)
+{
+    int64_t n = s->nx;
+    lapack_complex_double *m = calloc((size_t)(n * n + 1), sizeof *m), *b = calloc((size_t)n + 1, sizeof *b);
+    lapack_int *piv = malloc(sizeof(lapack_int) * (size_t)(n + 1));
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t k = s->A->p[j]; k < s->A->p[j + 1]; k++) m[s->A->i[k] * n + j] = -s->A->x[k];
+    for (int64_t i = 0; i < n; i++) m[i * n + i] += I * w;
+    for (int64_t k = s->B->p[0]; k < s->B->p[1]; k++) b[s->B->i[k]] = s->B->x[k];
+    double complex g = entry(s->D, 0, 0);
+    if (n && !LAPACKE_zgesv(LAPACK_ROW_MAJOR, (int)n, 1, m, (int)n, piv, b, 1))
+        for (int64_t j = 0; j < n; j++) g += entry(s->C, 0, j) * b[j];
+    free(m);
+    free(b);
+    free(piv);
+    return g;
+}
+
+/* Linearize a corpus model between two points (block ports or signal names). */
+static lin_t linearize_io(const char *path, const char *in, const char *out)
+{
+    lin_t r = {0};
+    jg_import_opts_t o = {0};
+    const char *ins[] = {in}, *outs[] = {out};
+    jg_lin_opts_t lo = {.nin = 1, .nout = 1, .in = ins, .out = outs, .no_defaults = 1};
+    r.st = jg_import_load(path, &o, &r.m, &r.err);
+    if (!r.st) r.st = jg_program_compile(r.m, &r.p, &r.err);
+    if (!r.st) r.st = jg_lin_create(r.p, &lo, &r.l, &r.err);
+    if (!r.st) r.st = jg_lin_run(r.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &r.s, NULL, &r.err);
+    if (r.st) printf("# %s: %s\n", path, r.err.msg);
+    return r;
+}
+
 /* ---- the external corpus of real models ---- */
 
 static const char *corpus;
@@ -547,6 +581,21 @@ static void test_corpus(void)
         same_spectrum(r.s, want, 5, 1e-9, "DC motor");
     }
     lin_free(&r);
+    /* the speed transfer function, between the named signals Input and Ta(s) */
+    r = linearize_io(corpus_file("Apress__practical-matlab-modeling-w-simulink__DC__motor.slx"), "Input", "Ta(s)");
+    if (tap_ok(!r.st, "DC motor: linearized between signals 'Input' and 'Ta(s)'")) {
+        double worst = 0;
+        /* not at w = 0: the angle's integrator (unobservable here) makes jwI - A singular */
+        static const double ws[] = {1e-3, 0.5, 4.8, 20};
+        for (int k = 0; k < 4; k++) {
+            double complex jw = I * ws[k], want = 200 / (jw * jw + 2.7 * jw + 25);
+            worst = fmax(worst, cabs(freq_response(r.s, ws[k]) - want) / cabs(want));
+        }
+        if (!tap_ok(worst < 1e-12, "DC motor: speed = 200/(s^2 + 2.7 s + 25) at w = 0.001, 0.5, 4.8, 20"))
+            printf("#   relative error %g; G(0.001j) = %g%+gj\n", worst, creal(freq_response(r.s, 1e-3)),
+                   cimag(freq_response(r.s, 1e-3)));
+    }
+    lin_free(&r);
     /* x'' = -2x - 0.8x' + 2t */
     r = linearize(corpus_file("Apress__practical-matlab-modeling-w-simulink__Sim_Model_2ndODE_ex1.mdl"), NULL);
     if (tap_ok(!r.st, "Sim_Model_2ndODE_ex1 (MDL R2012b) imports")) {
@@ -559,6 +608,18 @@ static void test_corpus(void)
     if (tap_ok(!r.st, "IMPLICIT_2ODE_EX4 (MDL R2019b, Math operator from the defaults) imports")) {
         double complex want[2] = {I * 0.88441, -I * 0.88441};
         same_spectrum(r.s, want, 2, 1e-5, "implicit ODE at y = 1");
+        /* at y = -1, y' = 0 the loop s + exp(s) - 1 = 0 has s* = 0: A = [0 1; -1/2 0] */
+        jg_linsys_t *s2 = NULL;
+        int64_t yi = index_of(r.s->state_names, r.s->nx, "Integrator1");
+        double *x = jg_lin_states(r.l);
+        if (yi >= 0) x[yi] = -1;
+        if (yi >= 0 && !jg_lin_run(r.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s2, NULL, &r.err)) {
+            double complex want2[2] = {I * sqrt(0.5), -I * sqrt(0.5)};
+            same_spectrum(s2, want2, 2, 1e-12, "implicit ODE at y = -1");
+        } else {
+            tap_ok(0, "implicit ODE at y = -1");
+        }
+        jg_linsys_free(s2);
     }
     lin_free(&r);
     /* closed loop around G = (5.2s + 10)(1.151s + 0.1774)/((0.0208s + 1)(s^3 + 0.739s^2 + 0.9215s)) */
@@ -578,6 +639,10 @@ static void test_corpus(void)
         if (!tap_ok(found == 4 && r.s->nx == 4, "FreqDomainControl: closed-loop poles"))
             for (int64_t q = 0; q < r.s->nx; q++) printf("#   %g%+gj\n", creal(ev[q]), cimag(ev[q]));
     }
+    lin_free(&r);
+    r = linearize_io(corpus_file("mo7amd__Control_labs__FreqDomainControl.slx"), "Step1:1", "system:1");
+    if (tap_ok(!r.st, "FreqDomainControl: linearized from the reference to the plant output"))
+        tap_near(creal(freq_response(r.s, 0)), 1, 1e-12, "FreqDomainControl: closed-loop DC gain 1");
     lin_free(&r);
     /* the SLX and the MDL of model01 give one linearization */
     lin_t a = linearize(corpus_file("EmbSys-WWU__Simulink2dL__model01.mdl"), NULL);
