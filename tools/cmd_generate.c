@@ -27,14 +27,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include "jacgraph/io.h"
 #include "cli.h"
 
 static const char help[] =
-    "usage: jacgraph generate KIND --blocks N [--seed S] [--out FILE] [--depth D] [--quiet]\n"
-    "       jacgraph generate brusselator --states N [--seed S] [--out FILE] [--quiet]\n"
+    "usage: jacgraph generate KIND --blocks N [--seed S] [--out FILE] [--format F] [--depth D] [--quiet]\n"
+    "       jacgraph generate brusselator --states N [--seed S] [--out FILE] [--format F] [--quiet]\n"
     "\n"
-    "Write a seeded synthetic model (JSON) with about N blocks, SubSystems and\n"
-    "their Inport/Outport blocks included.  KIND:\n"
+    "Write a seeded synthetic model (JSON, or a Simulink MDL/SLX file) with about\n"
+    "N blocks, SubSystems and their Inport/Outport blocks included.  KIND:\n"
     "  aerospace  many small SubSystems (3-20 blocks, nested 2-4 deep) of Gains,\n"
     "             Sums and Mux/Demux/Selector routing on vectors of width 2-6, one\n"
     "             state per ~35 blocks (Integrator, TransferFcn, StateSpace) with\n"
@@ -56,7 +58,10 @@ static const char help[] =
     "  --states N   brusselator: the number of states (18 .. 10^7, k and M allowed)\n"
     "  --seed S     seed (unsigned 64-bit, default 1); same seed, same bytes;\n"
     "               brusselator: perturbs the initial values by up to 0.01 (0: none)\n"
-    "  --out FILE   write to FILE (default: standard output)\n"
+    "  --out FILE   write to FILE (default: standard output; mdl and slx need a FILE)\n"
+    "  --format F   json (default), mdl (classic Simulink MDL, 8.1 layout) or slx\n"
+    "               (Simulink SLX package, R2019b layout); without --format, an\n"
+    "               --out FILE ending in .mdl or .slx chooses that format\n"
     "  --depth D    deep: nesting depth to aim for (default 10..50 from the seed)\n"
     "  --quiet      no summary line on standard error\n";
 
@@ -1617,7 +1622,7 @@ int cmd_generate(int argc, char **argv)
 {
     cli_args_t a = {argc, 1, argv, "generate"};
     const char *kind_s = NULL, *blocks_s = NULL, *seed_s = "1", *out_s = NULL, *depth_s = NULL;
-    const char *states_s = NULL;
+    const char *states_s = NULL, *format_s = NULL;
     int quiet = 0, r;
     while (a.i < argc) {
         if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
@@ -1626,7 +1631,7 @@ int cmd_generate(int argc, char **argv)
         }
         if ((r = cli_opt(&a, "--blocks", &blocks_s)) || (r = cli_opt(&a, "--seed", &seed_s)) ||
             (r = cli_opt(&a, "--out", &out_s)) || (r = cli_opt(&a, "--depth", &depth_s)) ||
-            (r = cli_opt(&a, "--states", &states_s))) {
+            (r = cli_opt(&a, "--states", &states_s)) || (r = cli_opt(&a, "--format", &format_s))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
@@ -1683,6 +1688,21 @@ int cmd_generate(int argc, char **argv)
         depth = (int)d;
     }
 
+    /* Simulink formats: the JSON text is made in memory, then converted */
+    int slfmt = 0;
+    if (out_s && !strcmp(out_s, "-")) out_s = NULL;
+    if (format_s) {
+        if (!strcmp(format_s, "mdl")) slfmt = JG_SL_WRITE_MDL;
+        else if (!strcmp(format_s, "slx")) slfmt = JG_SL_WRITE_SLX;
+        else if (strcmp(format_s, "json"))
+            return cli_usage(a.cmd, "--format must be json, mdl or slx, not '%s'", format_s);
+    } else if (out_s) {
+        size_t n = strlen(out_s);
+        if (n > 4 && !strcmp(out_s + n - 4, ".mdl")) slfmt = JG_SL_WRITE_MDL;
+        else if (n > 4 && !strcmp(out_s + n - 4, ".slx")) slfmt = JG_SL_WRITE_SLX;
+    }
+    if (slfmt && !out_s) return cli_usage(a.cmd, "--format %s needs --out FILE", format_s);
+
     gen_t g;
     memset(&g, 0, sizeof g);
     g.kind = kind;
@@ -1690,17 +1710,22 @@ int cmd_generate(int argc, char **argv)
     /* the kind is mixed into the seed: the three kinds use different streams */
     g.r.s = (uint64_t)seed * 0x2545F4914F6CDD1Dull + (uint64_t)kind;
     static char buf[1 << 20];
-    if (out_s && strcmp(out_s, "-")) {
+    char *mem = NULL;
+    size_t memlen = 0;
+    if (slfmt) {
+        g.f = open_memstream(&mem, &memlen);
+        if (!g.f) {
+            fprintf(stderr, "jacgraph generate: out of memory\n");
+            return 70;
+        }
+    } else if (out_s) {
         g.f = fopen(out_s, "w");
         if (!g.f) {
             fprintf(stderr, "jacgraph: error: cannot write '%s': %s\n", out_s, strerror(errno));
             return 3;
         }
-    } else {
-        g.f = stdout;
-        out_s = NULL;
-    }
-    setvbuf(g.f, buf, _IOFBF, sizeof buf);
+    } else g.f = stdout;
+    if (!slfmt) setvbuf(g.f, buf, _IOFBF, sizeof buf);
     char name[64];
     snprintf(name, sizeof name, "%s_n%lld_s%llu", kind_s, (long long)N, seed);
     if (kind == K_AERO) gen_aerospace(&g, N, name);
@@ -1708,10 +1733,22 @@ int cmd_generate(int argc, char **argv)
     else if (kind == K_BRUSS) gen_brusselator(&g, nx, ny, name);
     else gen_deep(&g, N, depth, name);
     int bad = g.ioerr || fflush(g.f) != 0 || ferror(g.f);
-    if (out_s) bad |= fclose(g.f) != 0;
+    if (out_s || slfmt) bad |= fclose(g.f) != 0;
     if (bad) {
+        free(mem);
         fprintf(stderr, "jacgraph: error: writing '%s' failed\n", out_s ? out_s : "<stdout>");
         return 3;
+    }
+    if (slfmt) {
+        jg_error_t err;
+        jg_status_t st = jg_io_write_simulink(mem, memlen, slfmt, out_s, &err);
+        free(mem);
+        if (st != JG_OK) {
+            fprintf(stderr, "jacgraph: error: %s\n", err.msg);
+            return jg_status_exit(st);
+        }
+        struct stat sb;
+        if (!stat(out_s, &sb)) g.bytes = (uint64_t)sb.st_size;
     }
     if (!quiet) {
         fprintf(stderr, "jacgraph generate %s --seed %llu: %lld blocks (%lld SubSystems), %lld "
