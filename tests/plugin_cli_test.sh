@@ -3,8 +3,8 @@
 # after the command, repeatable, for every subcommand), a model's "plugins"
 # list found through JACGRAPH_PLUGIN_PATH (tap.sh points it at the build's
 # examples/), the exact loader errors with their exit codes, and the
-# predator-prey models of graphs/ (seed 002): the residual column drifts
-# without projection and stays at round-off with it.
+# predator-prey models of graphs/ (Simulink, "mdlProjection"): the residual
+# column drifts without projection and stays at round-off with it.
 set -u
 . "$(dirname "$0")/tap.sh"
 cd "$top"

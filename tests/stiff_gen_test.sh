@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `jacgraph generate brusselator` (TAP): the stiff model family of issue 5,
-# section 6 (docs/generator.md).  Models of several sizes compile with the
+# `jacgraph generate brusselator` (TAP): the stiff model family of the
+# stiff-solver benchmark (docs/generator.md).  Models of several sizes compile with the
 # documented grid and 25 blocks; the parameters and initial values are the
 # documented ones (Hairer & Wanner's BRUSS-2D: A = 1, B = 3.4, alpha = 0.1,
 # u0 = 22 y (1 - y)^(3/2), v0 = 27 x (1 - x)^(3/2)); `jacgraph check` passes;

@@ -4,7 +4,7 @@
  * Set for IVP Solvers (Mazzia et al., Univ. Bari), reference values and the
  * mixed-significant-digits measure
  *     mescd = -log10(max_i |y_i - ref_i| / (atol/rtol + |ref_i|))
- * from /work/shared/reference/README.md.  Tolerances as the test set's own
+ * from docs/references.md (section 2.1).  Tolerances as the test set's own
  * runs choose them: HIRES atol = rtol (its HIRES runs use rtol = atol = h0);
  * ROBER atol = 1e-4 rtol (the ratio of the deTestSet port by the test set's
  * authors: rtol 1e-10, atol 1e-14), which resolves y2 ~ 1e-13 at t = 1e11
@@ -27,7 +27,7 @@
 
 /* ------------------------------------------------------------ problems */
 
-/* HIRES, /work/shared/reference/README.md */
+/* HIRES, docs/references.md (Test Set for IVP Solvers) */
 static int hires_f(double t, const double *y, double *dy, void *u)
 {
     (void)t, (void)u;
@@ -59,7 +59,7 @@ static void hires_dense(const double *y, double *J)
 #undef H
 }
 
-/* ROBER, /work/shared/reference/README.md */
+/* ROBER, docs/references.md (Test Set for IVP Solvers) */
 static int rober_f(double t, const double *y, double *dy, void *u)
 {
     (void)t, (void)u;
@@ -441,7 +441,7 @@ static void test_reset(void)
 
 /* The bouncing ball (graphs/bounce.json) with ode15s: the simulator locates
  * the impacts on CVODE's dense output.  Exact impact times:
- * /work/shared/reference/README.md ("Bouncing ball (zero crossings), exact"). */
+ * docs/references.md (section 2.3, "Bouncing ball, exact impact times"). */
 static const double impact[4] = {0.45152364098573, 1.08365673836575, 1.52614990653177, 1.83589512424798};
 
 typedef struct {
@@ -587,7 +587,7 @@ static void test_errors(void)
     jg_solver_free(s);
 }
 
-/* Issue 5 section 5: the block diagrams with the Rosenbrock solver too (its
+/* The block diagrams with the Rosenbrock solver too (its
  * own tests use hand-written right-hand sides, tests/test_stiff.c). */
 static void test_graph_ode23s(problem_t *P)
 {

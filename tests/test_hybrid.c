@@ -247,11 +247,12 @@ static void test_step_event(void)
     tap_ok(!st && ss.events == 0, "--zc off: no event located");
 }
 
-/* Chattering (seed 003): x' = -sign(x), x(0) = 1 reaches 0 at t = 1 and then
- * slides; every step crosses zero.  The non-adaptive algorithm stops after
- * 1000 consecutive crossings naming the block, the adaptive one turns
- * location off and completes with x held at zero up to the step size; so
- * does the bouncing ball past its Zeno time in both (it comes to rest). */
+/* Chattering (Simulink, "How Simulink Works"): x' = -sign(x), x(0) = 1 reaches
+ * 0 at t = 1 and then slides; every step crosses zero.  The non-adaptive
+ * algorithm stops after 1000 consecutive crossings naming the block, the
+ * adaptive one turns location off and completes with x held at zero up to the
+ * step size; so does the bouncing ball past its Zeno time in both (it comes to
+ * rest). */
 static void test_chattering(void)
 {
     const char *json =
@@ -326,9 +327,9 @@ static void test_sampled_pi(void)
     jg_model_free(m);
 }
 
-/* Sparsing for the linearly implicit Euler method (seed 004): the weak
- * couplings of a stiff mode (-1000) to two slow ones are dropped first, the
- * trajectory barely moves; dropping every coupling moves it visibly. */
+/* Sparsing for the linearly implicit Euler method ("Sparsing of Jacobians"):
+ * the weak couplings of a stiff mode (-1000) to two slow ones are dropped
+ * first, the trajectory barely moves; dropping every coupling moves it visibly. */
 static void test_sparsing(void)
 {
     const char *json =

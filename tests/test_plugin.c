@@ -1,5 +1,5 @@
 /* User-defined block types (jacgraph/plugin.h) and invariant projection
- * (seed 002, lib/sim/project.c):
+ * (Simulink, "mdlProjection"; lib/sim/project.c):
  *   - the loader's errors, exact, and that a refused plugin leaves nothing
  *     registered; a model's "plugins" list and JACGRAPH_PLUGIN_PATH;
  *   - setup errors of plugin blocks, workspace parameters, width checks;
@@ -7,8 +7,8 @@
  *     closed form on every linearization path, the host's perturbation
  *     fallback (PredPreyFD, PTCube with an input and feedthrough);
  *   - zero crossings and state resets of a plugin block (PTSaw);
- *   - projection on the predator-prey model of seed 002 (a = 1, c = 2,
- *     d = 121.85 from /work/shared/reference/README.md): without it the
+ *   - projection on the predator-prey model of mdlProjection's examples
+ *     (a = 1, c = 2, d = 121.85, docs/references.md): without it the
  *     invariant residual drifts, with it it stays at round-off; the
  *     tolerance rule; CHOLMOD against the dense path on many invariants.
  * The plugins' paths come from tests/meson.build (PREDPREY_SO, PT_SO_*). */
@@ -329,7 +329,7 @@ static void test_projection(void)
     run_t r;
     jg_status_t st;
 
-    /* seed 002: without projection the residual drifts ... */
+    /* without projection the residual drifts ... */
     acc_t a0 = {.ires = 0};
     snprintf(json, sizeof json, pp_model, "PredPrey", "off");
     st = run(&r, json, "ode45", 0, 100, &a0);

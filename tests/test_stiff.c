@@ -1,6 +1,6 @@
-/* Stiff solvers (issue 5, section 2): ode23s and lie on HIRES and ROBER against the
+/* Stiff solvers: ode23s and lie on HIRES and ROBER against the
  * reference solutions of the Test Set for IVP Solvers (Mazzia et al., Univ. Bari;
- * values copied in /work/shared/reference/README.md), analytic against perturbed
+ * values in docs/references.md), analytic against perturbed
  * Jacobians, dense LAPACK against sparse KLU, convergence order and sparsing of lie,
  * counters, dense output, limits and error paths. */
 #include <float.h>
@@ -348,7 +348,7 @@ int main(void)
                        r[mode].stats.rejected, r[mode].stats.fevals, r[mode].stats.fevals_jac, r[mode].stats.jevals,
                        r[mode].stats.factorizations);
             }
-            if (m == 0) continue;   /* the checks at rtol 1e-8, the issue's */
+            if (m == 0) continue;   /* the checks at rtol 1e-8 */
             for (int mode = 0; mode < 4; mode++) {
                 const result_t *x = &r[mode];
                 const jg_solver_stats_t *st = &x->stats;
@@ -495,7 +495,7 @@ int main(void)
         s = NULL;
     }
 
-    /* ---- lie: sparsing (seed 004) ---- */
+    /* ---- lie: sparsing ("Sparsing of Jacobians") ---- */
     {
         /* pattern_of(&PR), column by column: (0,0) (2,0) | (0,1) (1,1) | (1,2) (2,2) */
         const unsigned char weak[6] = {1, 1, 0, 1, 1, 1};          /* drop J(0,1) = 0.01 */

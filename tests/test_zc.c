@@ -1,10 +1,9 @@
-/* Zero crossings (seed 003, "Blocks that Register Zero Crossings") and the
- * full Integrator: its ports, values and setup errors; its linearization with
- * saturation limits, cross-checked by every path; and simulations whose
- * switching times are known exactly -- the bouncing ball of
- * /work/shared/reference/README.md, resets, limits, Relay hysteresis,
- * Saturation, HitCrossing, Step, MinMax, Sign, Abs, DeadZone and Switch
- * driven by sines. */
+/* Zero crossings (Simulink, "How Simulink Works": "Blocks that Register Zero
+ * Crossings") and the full Integrator: its ports, values and setup errors; its
+ * linearization with saturation limits, cross-checked by every path; and
+ * simulations whose switching times are known exactly -- the bouncing ball of
+ * docs/references.md, resets, limits, Relay hysteresis, Saturation,
+ * HitCrossing, Step, MinMax, Sign, Abs, DeadZone and Switch driven by sines. */
 #include <stdlib.h>
 #include <string.h>
 #include "jacgraph/jacgraph.h"
@@ -467,7 +466,7 @@ static void test_counts(void)
 /* ------------------------------------------------------ bouncing ball */
 
 /* The bouncing ball (graphs/bounce.json): impact times from
- * /work/shared/reference/README.md ("Bouncing ball (zero crossings), exact"):
+ * docs/references.md (section 2.3, "Bouncing ball, exact impact times"):
  * t1 = sqrt(2/9.81), t_k = t1 (1 + 2 sum_{j<k} 0.7^j), Zeno at 17/3 t1. */
 static const double impact[4] = {0.45152364098573, 1.08365673836575, 1.52614990653177,
                                  1.83589512424798};

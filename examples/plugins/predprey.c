@@ -1,12 +1,13 @@
-/* predprey.c -- the predator-prey block of seed 002 (Simulink's mdlProjection
- * example) as a jacgraph plugin: the worked example of docs/plugins.md.
+/* predprey.c -- the predator-prey block of Simulink's mdlProjection example
+ * (MathWorks, Simulink documentation, "mdlProjection") as a jacgraph plugin:
+ * the worked example of docs/plugins.md.
  *
  *     x' =  a x (1 - y)        a = 1, c = 2 by default
  *     y' = -c y (1 - x)
  *
- * The exact solution keeps x^-c e^(c x) y^-a e^(a y) = d constant (seed 002;
- * d = 121.85 in /work/shared/reference/README.md).  The block declares that
- * invariant in log form,
+ * The exact solution keeps x^-c e^(c x) y^-a e^(a y) = d constant (d = 121.85
+ * in mdlProjection's example; docs/references.md, section 2.2).  The block
+ * declares that invariant in log form,
  *
  *     g(x, y) = c x - c ln x + a y - a ln y - ln d = 0,
  *
@@ -19,7 +20,7 @@
  *
  * Parameters: a, c (scalars), InitialCondition [x0, y0] (default [3, 1]),
  * d (default: the invariant's value at the initial condition; for [3, 1] it is
- * e^7/9 = 121.848..., the seed's 121.85 rounded).  One output, [x; y]; no inputs.
+ * e^7/9 = 121.848..., the example's 121.85 rounded).  One output, [x; y]; no inputs.
  *
  * Two types are registered: "PredPrey" with its analytic Jacobians, and
  * "PredPreyFD" -- the same block without jacobian() and
