@@ -406,6 +406,12 @@ static json_t *expand_template(conv_t *c, const blk_t *b, const char *tmpl)
     return j;
 }
 
+/* The instance's own dialog value, for choosing a template variant. */
+static const char *ref_param(const void *node, const char *key)
+{
+    return own_param(node, key);
+}
+
 static void conv_reference(conv_t *c, blk_t *b, const char *sys_ts)
 {
     const char *src = own_param(b->n, "SourceBlock");
@@ -428,17 +434,21 @@ static void conv_reference(conv_t *c, blk_t *b, const char *sys_ts)
         sample_time(c, b, m, sys_ts, b->j);
         return;
     }
-    const char *tmpl = jg__sl_library_template(src);
+    const char *tmpl = jg__sl_library_template(src, ref_param, b->n);
     if (tmpl) {
         b->j = expand_template(c, b, tmpl);
         return;
     }
-    char reason[512];
+    char reason[768];
     char *flat = strdup(src);
     for (char *p = flat; p && *p; p++)
         if (*p == '\n') *p = ' ';
-    snprintf(reason, sizeof reason, "library block '%s' is not in jacgraph's library table",
-             flat ? flat : src);
+    const char *why = jg__sl_library_refused(src);
+    if (why)
+        snprintf(reason, sizeof reason, "library block '%s': %s", flat ? flat : src, why);
+    else
+        snprintf(reason, sizeof reason, "library block '%s' is not in jacgraph's library table",
+                 flat ? flat : src);
     free(flat);
     problem(c, b, reason);
 }
@@ -856,6 +866,150 @@ static void resolve_buses(conv_t *c, blk_t *bs, int nb, edges_t *es)
     }
 }
 
+/* Unit Conversion blocks have no parameters: they convert from the Unit of
+ * the port driving them to the Unit of the ports they drive.  Walk from each
+ * one's neighbours (the edges of this system) to a port block with a Unit:
+ * an Inport or Outport here, or through a SubSystem port k to its inner
+ * Outport (source side) or Inport (destination side) with Port k, and on
+ * into the lines inside, nested subsystems included, while a port block has
+ * no Unit of its own.  A worklist of (system, block, port) keeps the walk
+ * iterative; endpoints are matched by name (classic MDL) or SID (XML). */
+static void resolve_units(conv_t *c, const jg__sl_node_t *sys, blk_t *bs, int nb, const edges_t *es)
+{
+    enum { WMAX = 64 };
+    for (int k = 0; k < nb && !c->st; k++) {
+        if (strcmp(bs[k].type, "UnitConversion") || !bs[k].j) continue;
+        const char *unit[2] = {NULL, NULL}, *clash = NULL;
+        for (int side = 0; side < 2; side++) {   /* 0: where it comes from, 1: where it goes */
+            struct {
+                const jg__sl_node_t *sys, *blk;
+                int port;
+            } w[WMAX];
+            int nw = 0, seen = 0;
+            for (size_t e = 0; e < es->n; e++) {
+                const edge_t *x = &es->e[e];
+                int other = side ? (x->src == k ? x->dst : -1) : (x->dst == k ? x->src : -1);
+                if (other < 0 || nw == WMAX) continue;
+                w[nw].sys = sys;
+                w[nw].blk = bs[other].n;
+                w[nw++].port = side ? x->dport : x->sport;
+            }
+            while (nw > 0 && seen++ < 4 * WMAX) {
+                const jg__sl_node_t *ws = w[--nw].sys, *wb = w[nw].blk;
+                int port = w[nw].port;
+                const char *bt = jg__sl_get(wb, "BlockType");
+                if (!bt) continue;
+                if (!strcmp(bt, "SubSystem")) {   /* into its port block with Port == port */
+                    const jg__sl_node_t *in = jg__sl_child(wb, "System");
+                    size_t i = 0;
+                    for (const jg__sl_node_t *x; in && (x = jg__sl_next(in, "Block", &i));) {
+                        const char *xt = jg__sl_get(x, "BlockType"), *pn = own_param(x, "Port");
+                        if (!pn) pn = xt ? file_default(c, xt, "Port") : NULL;
+                        if (xt && !strcmp(xt, side ? "Inport" : "Outport") &&
+                            atoi(pn ? pn : "1") == port && nw < WMAX) {
+                            w[nw].sys = in;
+                            w[nw].blk = x;
+                            w[nw++].port = 1;
+                        }
+                    }
+                    continue;
+                }
+                int is_in = !strcmp(bt, "Inport"), is_out = !strcmp(bt, "Outport");
+                if (!is_in && !is_out) continue;   /* units are read at port blocks only */
+                const char *u = own_param(wb, "Unit");
+                if (!u) u = file_default(c, bt, "Unit");
+                if (u && *u && strcmp(u, "inherit")) {
+                    if (!unit[side]) unit[side] = u;
+                    else if (strcmp(unit[side], u)) clash = u;
+                    continue;
+                }
+                /* no Unit: on along the lines inside, away from the converter */
+                if ((side == 0 && !is_out) || (side == 1 && !is_in) || ws == sys) continue;
+                const char *name = jg__sl_get(wb, "Name"), *sid = jg__sl_get(wb, "SID");
+                size_t li = 0;
+                for (const jg__sl_node_t *ln; (ln = jg__sl_next(ws, "Line", &li)) && nw < WMAX;) {
+                    /* the line's source, then its destinations (branches: a stack) */
+                    const char *sb = jg__sl_get(ln, "SrcBlock"), *sp = jg__sl_get(ln, "SrcPort");
+                    const char *src = jg__sl_get(ln, "Src");
+                    char key[80] = "";
+                    int sport = sp ? atoi(sp) : 0;
+                    if (!sb && src) {
+                        const char *h = strchr(src, '#'), *col = strchr(src, ':');
+                        if (!h || (size_t)(h - src) >= sizeof key) continue;
+                        memcpy(key, src, (size_t)(h - src));
+                        key[h - src] = 0;
+                        sport = col ? atoi(col + 1) : 0;
+                    }
+                    int from_here = sb ? name && !strcmp(sb, name) : sid && !strcmp(key, sid);
+                    const jg__sl_node_t *stack[64], *hit = NULL;
+                    int ns = 0, hport = 0;
+                    stack[ns++] = ln;
+                    while (ns > 0) {
+                        const jg__sl_node_t *d = stack[--ns];
+                        const char *db = jg__sl_get(d, "DstBlock"), *dp = jg__sl_get(d, "DstPort");
+                        const char *dst = jg__sl_get(d, "Dst");
+                        char dkey[80] = "";
+                        int dport = dp ? atoi(dp) : 0;
+                        if (!db && dst) {
+                            const char *h = strchr(dst, '#'), *col = strchr(dst, ':');
+                            if (h && (size_t)(h - dst) < sizeof dkey) {
+                                memcpy(dkey, dst, (size_t)(h - dst));
+                                dkey[h - dst] = 0;
+                            }
+                            dport = col ? atoi(col + 1) : 0;
+                        }
+                        if (db || *dkey) {
+                            /* the destination block node of this system */
+                            const jg__sl_node_t *dn = NULL;
+                            size_t bi = 0;
+                            for (const jg__sl_node_t *x; !dn && (x = jg__sl_next(ws, "Block", &bi));) {
+                                const char *v = jg__sl_get(x, db ? "Name" : "SID");
+                                if (v && !strcmp(v, db ? db : dkey)) dn = x;
+                            }
+                            if (side == 1 && from_here && dn && nw < WMAX) {
+                                w[nw].sys = ws;   /* the Inport's readers */
+                                w[nw].blk = dn;
+                                w[nw++].port = dport;
+                            } else if (side == 0 && dn == wb) {
+                                hit = ln;   /* the line that feeds the Outport */
+                                hport = sport;
+                            }
+                        }
+                        size_t bj = 0;
+                        for (const jg__sl_node_t *br; (br = jg__sl_next(d, "Branch", &bj)) && ns < 64;)
+                            stack[ns++] = br;
+                    }
+                    if (side == 0 && hit) {   /* its driver, by name or SID */
+                        size_t bi = 0;
+                        for (const jg__sl_node_t *x; (x = jg__sl_next(ws, "Block", &bi));) {
+                            const char *v = jg__sl_get(x, sb ? "Name" : "SID");
+                            if (v && !strcmp(v, sb ? sb : key) && nw < WMAX) {
+                                w[nw].sys = ws;
+                                w[nw].blk = x;
+                                w[nw++].port = hport;
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            if (clash) break;
+        }
+        if (clash) {
+            char reason[256];
+            snprintf(reason, sizeof reason, "the ports it drives have different units ('%s', '%s')",
+                     unit[1], clash);
+            problem(c, &bs[k], reason);
+        } else if (!unit[0] || !unit[1]) {
+            problem(c, &bs[k], "cannot tell the units it converts between (no Unit on the ports "
+                               "around it)");
+        } else {
+            json_object_set_new(bs[k].j, "InputUnit", json_string(unit[0]));
+            json_object_set_new(bs[k].j, "OutputUnit", json_string(unit[1]));
+        }
+    }
+}
+
 /* ---- systems ---- */
 
 static json_t *conv_system(conv_t *c, const jg__sl_node_t *sys, const char *path,
@@ -958,6 +1112,7 @@ static json_t *conv_system(conv_t *c, const jg__sl_node_t *sys, const char *path
     }
     if (c->st) goto done;
     resolve_buses(c, bs, n, &es);
+    resolve_units(c, sys, bs, n, &es);
     /* blocks, then lines grouped by source port, in first-seen order */
     for (int k = 0; k < n; k++)
         if (bs[k].j) json_array_append(blocks, bs[k].j);

@@ -38,9 +38,17 @@ const jg__sl_bmap_t *jg__sl_block_find(const char *blocktype);
 /* The entry of a library block by SourceBlock path (newlines and repeated
  * blanks folded to one space), NULL when not in the library table. */
 const jg__sl_bmap_t *jg__sl_library_find(const char *source_block);
+/* How a library template reads the instance's literal dialog values (NULL:
+ * absent) to choose among its variants. */
+typedef const char *(*jg__sl_param_fn)(const void *ctx, const char *key);
 /* A library block that is an expansion into a SubSystem: its JSON template
- * (docs/simulink.md), NULL when the library block is not one. */
-const char *jg__sl_library_template(const char *source_block);
+ * (docs/simulink.md) for the instance whose dialog values `get(ctx, key)`
+ * reads, NULL when the library block is not one or no variant fits them. */
+const char *jg__sl_library_template(const char *source_block, jg__sl_param_fn get,
+                                    const void *ctx);
+/* Why a known library block (or the variant the instance asks for) cannot be
+ * imported, NULL when it is not a refused one. */
+const char *jg__sl_library_refused(const char *source_block);
 /* The reason a BlockType cannot be imported (S-Function, ...), NULL if none
  * is known. */
 const char *jg__sl_unsupported_reason(const char *blocktype);
