@@ -647,9 +647,36 @@ static void test_shift_register(void)
            e, r.n);
 }
 
+/* A delay in a loop that inherits its sample time, as library blocks do
+ * (SampleTime -1 everywhere but the source): the loop takes the source's rate
+ * (Simulink's propagation), instead of never settling. */
+static void test_inherited_loop(void)
+{
+    fx_t f;
+    const char *json =
+        "{\"blocks\": ["
+        "{\"name\": \"Src\", \"type\": \"DiscretePulseGenerator\", \"SampleTime\": 0.1},"
+        "{\"name\": \"Sum\", \"type\": \"Sum\", \"Inputs\": \"++\", \"SampleTime\": -1},"
+        "{\"name\": \"UD\", \"type\": \"UnitDelay\", \"SampleTime\": -1},"
+        "{\"name\": \"Out1\", \"type\": \"Outport\", \"Port\": 1}],"
+        " \"lines\": [{\"src\": \"Src:1\", \"dst\": \"Sum:1\"},"
+        "  {\"src\": \"Sum:1\", \"dst\": [\"UD:1\", \"Out1:1\"]}, {\"src\": \"UD:1\", \"dst\": \"Sum:2\"}]}";
+    jg_status_t st = fx_load(&f, json, NULL);
+    if (tap_ok(!st, "an inherited delay in a loop compiles")) {
+        double T, off, T2, off2;
+        jg_program_block_sample_time(f.p, jg_program_find_block(f.p, "UD"), &T, &off);
+        jg_program_block_sample_time(f.p, jg_program_find_block(f.p, "Sum"), &T2, &off2);
+        tap_ok(T == 0.1 && T2 == 0.1, "the loop takes the driver's 0.1 s");
+    } else {
+        printf("#   %s\n", f.err.msg);
+    }
+    fx_unload(&f);
+}
+
 int main(void)
 {
     test_values();
+    test_inherited_loop();
     test_loop_linearization();
     test_errors();
     multirate_hand();

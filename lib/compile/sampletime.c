@@ -1,4 +1,4 @@
-/* Sample times (seed 003, compile phase): read each block's "SampleTime",
+/* Sample times (Simulink's compile phase): read each block's "SampleTime",
  * resolve the inherited ones from the blocks that drive them, check the
  * discrete blocks got a discrete one, and list the model's discrete rates.
  *
@@ -68,7 +68,8 @@ static void fmt_ts(char *buf, size_t n, jg_ts_t t)
 /* Combine the drivers' sample times of block b.  Returns 0 and sets *out
  * (period -1 while some needed driver is unresolved), or -1 on a conflict
  * (message set). */
-static int inherit(jg__cctx_t *c, const int32_t *sig_blk, const jg_block_t *B, jg_ts_t *out)
+static int inherit(jg__cctx_t *c, const int32_t *sig_blk, const jg_block_t *B, int lenient,
+                   jg_ts_t *out)
 {
     const jg_program_t *p = c->p;
     int any = 0, unknown = 0, cont = 0;
@@ -124,7 +125,7 @@ static int inherit(jg__cctx_t *c, const int32_t *sig_blk, const jg_block_t *B, j
                 }
             }
         }
-        *out = unknown ? (jg_ts_t){-1, 0} : fast;
+        *out = unknown && !lenient ? (jg_ts_t){-1, 0} : fast;
         return 0;
     }
     if (unknown || !any) {
@@ -163,15 +164,23 @@ jg_status_t jg__resolve_sample_times(jg__cctx_t *c)
             goto done;
         }
     }
-    /* inherit to a fixed point, in sorted order (drivers first) */
-    for (int pass = 0, changed = 1; changed && pass <= p->nsorted; pass++) {
+    /* inherit to a fixed point, in sorted order (drivers first).  A loop of
+     * inherited blocks (a delay fed back through a Sum) never settles from
+     * its own members: when nothing changes any more, a lenient pass lets a
+     * block take the rate of the drivers that are known, as Simulink's
+     * propagation does, and the strict passes resume from there. */
+    for (int pass = 0, changed = 1, lenient = 0; pass <= 4 * p->nsorted + 4; pass++) {
+        if (!changed) {
+            if (lenient) break;
+            lenient = 1;
+        }
         changed = 0;
         for (int32_t i = 0; i < p->nsorted; i++) {
             int32_t b = p->sorted[i];
             jg_block_t *B = &p->blocks[b];
             if (B->ts.period != -1) continue;
             jg_ts_t t;
-            if (inherit(c, sig_blk, B, &t)) {
+            if (inherit(c, sig_blk, B, lenient, &t)) {
                 st = c->err->status;
                 goto done;
             }
@@ -180,6 +189,7 @@ jg_status_t jg__resolve_sample_times(jg__cctx_t *c)
                 changed = 1;
             }
         }
+        if (changed) lenient = 0;
     }
     /* still inherited: fed by nothing that has a sample time */
     for (int32_t b = 0; b < p->nblocks; b++) {
