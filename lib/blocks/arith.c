@@ -62,18 +62,7 @@ static int diag_or_column(jg_block_t *b, jg_setup_t *s)
     return jg_jac_dense(b, s, JG_JAC_D, 0, 0) < 0 ? -1 : 0;
 }
 
-/* An empty d part: direct feedthrough, no edge (the slope is 0 everywhere). */
-static int empty_d(jg_block_t *b, jg_setup_t *s)
-{
-    return jg_jac_pattern(b, s, JG_JAC_D, 0, 0, 0, NULL, NULL) < 0 ? -1 : 0;
-}
 
-static int nothing_to_fill(const jg_block_t *b, jg_eval_t *e)
-{
-    (void)b;
-    (void)e;
-    return 0;
-}
 
 /* SaturateOnIntegerOverflow (Bias, UnaryMinus) matters for integer signals
  * only: read (not reported as unknown) and ignored. */
@@ -264,8 +253,8 @@ static int rounding_outputs(const jg_block_t *b, jg_eval_t *e)
 
 const jg_block_type_t jg_block_rounding = {
     .name = "Rounding", .flags = 0,
-    .setup = rounding_setup, .widths = same_widths, .pattern = empty_d,
-    .outputs = rounding_outputs, .jacobian = nothing_to_fill,
+    .setup = rounding_setup, .widths = same_widths, .pattern = jg_pattern_zero_slope,
+    .outputs = rounding_outputs, .jacobian = jg_jac_zero,
 };
 
 /* ------------------------------------------------------------- Quantizer */

@@ -28,7 +28,7 @@
  *   Run-time callbacks return 0 on success, nonzero on a domain error (log of a
  *   negative number...) after calling jg_eval_error().
  *
- * Hybrid behaviour (seed 003, the simulation loop), all optional:
+ * Hybrid behaviour (Simulink's simulation loop), all optional:
  *   Sample time   every block may have a "SampleTime" parameter, read by the
  *                 compiler: -1 inherited, 0 continuous, T > 0 or [T, offset]
  *                 discrete, inf constant.  Defaults: what setup() put in
@@ -59,7 +59,7 @@
  *                 changes and makes a major step there.
  *   guess(b, y)   initial output values (the starting point of an algebraic
  *                 loop: IC, Algebraic Constraint).
- *   Invariants    (seed 002, projection) b->ninv > 0 functions g(x, t) of
+ *   Invariants    (projection, mdlProjection) b->ninv > 0 functions g(x, t) of
  *                 the block's own continuous states that the exact solution
  *                 keeps at zero, with b->inv_pat the pattern of dg/dx
  *                 (ninv x nx, compressed column, arena; set at compile
@@ -76,8 +76,9 @@
  * Virtual blocks (SubSystem, Inport/Outport inside a subsystem, Mux, Demux,
  * Selector) have no run-time functions; they route signal elements:
  *   route(b, outport, elem, &inport, &inelem)  backward: which input element
- *   feeds output element elem.  SubSystem ports and inner Inport/Outport are
- *   resolved by the compiler itself.
+ *   feeds output element elem.  SubSystem ports, inner Inport/Outport and
+ *   From are resolved by the compiler itself, which knows them by their flags
+ *   (JG_BT_SUBSYSTEM, JG_BT_PORT_IN/OUT, JG_BT_TAG_*).
  */
 #ifndef JG_BLOCKS_BLOCK_IMPL_H
 #define JG_BLOCKS_BLOCK_IMPL_H
@@ -114,9 +115,22 @@ enum {
                                  columns ascending, from +0 (a one-entry row may be the
                                  bare product).  lib/eval may compute such blocks itself
                                  (the evaluation plan; it checks the arithmetic first) */
-    JG_BT_JAC_PERTURB = 1 << 8 /* jacobian() fills its parts by perturbing the block's
+    JG_BT_JAC_PERTURB = 1 << 8, /* jacobian() fills its parts by perturbing the block's
                                   own functions (a plugin without a Jacobian): not
                                   analytic for the solver-Jacobian 'auto' rule */
+    /* Compiler constructs dressed as blocks: the compiler knows them by these
+     * flags, never by their vtable, so it names no block type. */
+    JG_BT_SUBSYSTEM = 1 << 9,  /* a container: its "blocks" are flattened after it and
+                                  its ports are its inner JG_BT_PORT_* blocks */
+    JG_BT_PORT_IN = 1 << 10,   /* Inport: setup() sets b->port; at the root a source
+                                  (the model's input), inside a SubSystem the virtual
+                                  output of that SubSystem's input b->port */
+    JG_BT_PORT_OUT = 1 << 11,  /* Outport: the same for outputs (at the root a sink) */
+    JG_BT_TAG_WRITE = 1 << 12, /* Goto: publishes its input under a tag; b->data is a
+                                  jg_gototag_t (goto.h) with tag and visibility */
+    JG_BT_TAG_READ = 1 << 13,  /* From: its output is the TAG_WRITE's input (jg_gototag_t) */
+    JG_BT_TAG_SCOPE = 1 << 14  /* GotoTagVisibility: where a scoped tag is visible
+                                  (jg_gototag_t: tag) */
 };
 
 /* Sample time [period, offset]: period -1 inherited, 0 continuous, > 0
@@ -125,7 +139,7 @@ typedef struct jg_ts {
     double period, offset;
 } jg_ts_t;
 
-/* Direction of a zero-crossing signal (seed 003). */
+/* Direction of a zero-crossing signal (as in Simulink). */
 enum { JG_ZC_EITHER = 0, JG_ZC_RISING = 1, JG_ZC_FALLING = -1 };
 
 typedef struct jg_block_type {
@@ -184,6 +198,7 @@ struct jg_block {
     void *data;               /* type-specific parsed parameters (arena) */
     const void *src;          /* the block's JSON object (json_t *), compile-time only */
     int32_t sys;              /* index of the system (subsystem scope) it belongs to */
+    int32_t port;             /* JG_BT_PORT_* blocks: their 1-based "Port" (setup); 0 */
     int64_t ninv;             /* invariants of its continuous states (projection), 0: none */
     const cs_dl *inv_pat;     /* their Jacobian's pattern, ninv x nx (arena) */
 };
@@ -329,6 +344,15 @@ static inline void jg_affine(double *out, int64_t rows, const double *m1, const 
 /* Run-time error from a block function; returns -1. */
 int jg_eval_error(const jg_block_t *b, jg_eval_t *e, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Direct feedthrough with slope 0 (Rounding, a comparison, a logic gate):
+ * the compiler derives feedthrough from a d part with entries, so such a
+ * block declares the structural pattern (jg_pattern_zero_slope, one d part
+ * per input: diagonal, or dense for expanded or reduced widths) and fills it
+ * with zeros (jg_jac_zero).  An empty d part would mean "no feedthrough" and
+ * let the block run before its driver.  (lib/blocks/math.c) */
+int jg_pattern_zero_slope(jg_block_t *b, jg_setup_t *s);
+int jg_jac_zero(const jg_block_t *b, jg_eval_t *e);
 
 /* Fill the values of a part whose pattern was declared with jg_jac_from_value
  * (or jg_jac_dense) from the same row-major value. */

@@ -14,20 +14,6 @@
 #include <string.h>
 #include "block_impl.h"
 
-/* One empty d part per input. */
-static int empty_parts(jg_block_t *b, jg_setup_t *s)
-{
-    for (int p = 0; p < b->nin; p++)
-        if (jg_jac_pattern(b, s, JG_JAC_D, 0, p, 0, NULL, NULL) < 0) return -1;
-    return 0;
-}
-
-static int nothing_to_fill(const jg_block_t *b, jg_eval_t *e)
-{
-    (void)b;
-    (void)e;
-    return 0;
-}
 
 /* Data-type and icon parameters Simulink saves with these blocks: every
  * output here is a double 0/1, so they are read (not reported as unknown)
@@ -159,8 +145,8 @@ static int rel_zc(const jg_block_t *b, jg_eval_t *e)
 
 const jg_block_type_t jg_block_relationaloperator = {
     .name = "RelationalOperator", .flags = 0,
-    .setup = rel_setup, .widths = rel_widths, .pattern = empty_parts,
-    .outputs = rel_outputs, .jacobian = nothing_to_fill, .update = rel_update, .zc = rel_zc,
+    .setup = rel_setup, .widths = rel_widths, .pattern = jg_pattern_zero_slope,
+    .outputs = rel_outputs, .jacobian = jg_jac_zero, .update = rel_update, .zc = rel_zc,
 };
 
 /* ----------------------------------------------------------------- Logic */
@@ -260,6 +246,6 @@ static int logic_outputs(const jg_block_t *b, jg_eval_t *e)
 
 const jg_block_type_t jg_block_logic = {
     .name = "Logic", .flags = 0,
-    .setup = logic_setup, .widths = logic_widths, .pattern = empty_parts,
-    .outputs = logic_outputs, .jacobian = nothing_to_fill,
+    .setup = logic_setup, .widths = logic_widths, .pattern = jg_pattern_zero_slope,
+    .outputs = logic_outputs, .jacobian = jg_jac_zero,
 };

@@ -235,3 +235,20 @@ const jg_block_type_t jg_block_sum = {
     .setup = sum_setup, .widths = jg_widths_elementwise, .pattern = jg_pattern_elementwise,
     .outputs = sum_outputs, .jacobian = sum_jacobian,
 };
+
+int jg_pattern_zero_slope(jg_block_t *b, jg_setup_t *s)
+{
+    for (int p = 0; p < b->nin; p++) {
+        int k = b->in_w[p] == b->out_w[0] ? jg_jac_diag(b, s, JG_JAC_D, 0, p)
+                                           : jg_jac_dense(b, s, JG_JAC_D, 0, p);
+        if (k < 0) return -1;
+    }
+    return 0;
+}
+
+int jg_jac_zero(const jg_block_t *b, jg_eval_t *e)
+{
+    for (int k = 0; k < b->npart; k++)
+        memset(e->jac[k]->x, 0, sizeof(double) * (size_t)e->jac[k]->p[e->jac[k]->n]);
+    return 0;
+}

@@ -17,13 +17,6 @@
 #include <string.h>
 #include "block_impl.h"
 
-static int nothing_to_fill(const jg_block_t *b, jg_eval_t *e)
-{
-    (void)b;
-    (void)e;
-    return 0;
-}
-
 /* A parameter the block accepts and ignores (data types, scaling, bus
  * options): read so that it is not reported as unknown. */
 static int ignore(jg_block_t *b, jg_setup_t *s, const char *name)
@@ -234,7 +227,8 @@ static int msw_widths(jg_block_t *b, jg_setup_t *s)
 
 static int msw_pattern(jg_block_t *b, jg_setup_t *s)
 {
-    if (jg_jac_pattern(b, s, JG_JAC_D, 0, 0, 0, NULL, NULL) < 0) return -1;
+    /* the control: feedthrough with slope 0 (a dense zero column, see jg_jac_zero) */
+    if (jg_jac_dense(b, s, JG_JAC_D, 0, 0) < 0) return -1;
     for (int p = 1; p < b->nin; p++) {
         int k = b->in_w[p] == b->out_w[0] ? jg_jac_diag(b, s, JG_JAC_D, 0, p)
                                            : jg_jac_dense(b, s, JG_JAC_D, 0, p);
@@ -308,6 +302,7 @@ static int msw_outputs(const jg_block_t *b, jg_eval_t *e)
     const msw_t *d = b->data;
     int64_t k = msw_current(b, e);
     if (k < 0) return -1;
+    jg_jac_zero(b, e);
     if (d->ndata == 1) {
         e->y[0][0] = e->u[1][k];
         return 0;
@@ -322,6 +317,7 @@ static int msw_jacobian(const jg_block_t *b, jg_eval_t *e)
     const msw_t *d = b->data;
     int64_t k = msw_current(b, e);
     if (k < 0) return -1;
+    jg_jac_zero(b, e);
     if (d->ndata == 1) {   /* part 1: a 1 x w row, entry j is column j */
         for (int64_t j = 0; j < b->in_w[1]; j++) e->jac[1]->x[j] = j == k ? 1.0 : 0.0;
         return 0;
@@ -732,13 +728,9 @@ static int dtc_outputs(const jg_block_t *b, jg_eval_t *e)
     return 0;
 }
 
-static int dtc_pattern(jg_block_t *b, jg_setup_t *s)
-{
-    return jg_jac_pattern(b, s, JG_JAC_D, 0, 0, 0, NULL, NULL) < 0 ? -1 : 0;
-}
 
 const jg_block_type_t jg_block_datatypeconversion = {
     .name = "DataTypeConversion", .flags = JG_BT_VIRTUAL,
-    .setup = dtc_setup, .widths = same_widths, .pattern = dtc_pattern,
-    .outputs = dtc_outputs, .jacobian = nothing_to_fill, .route = identity_route,
+    .setup = dtc_setup, .widths = same_widths, .pattern = jg_pattern_zero_slope,
+    .outputs = dtc_outputs, .jacobian = jg_jac_zero, .route = identity_route,
 };
