@@ -7,12 +7,12 @@
  * feedthrough that the sorted order needs (the output is computed from the
  * input), and its values are simply 0.
  *
- * Zero crossings (seed 003, "Blocks that Register Zero Crossings"): each block
- * registers continuous signals that cross zero where its output switches or
- * kinks, so that the simulator places a major step there: DeadZone u - lower
- * and u - upper, Sign u, MinMax the gap between the selected input and its
- * nearest competitor, Relay the distance to the switch point of its current
- * state, Switch the control input minus the threshold.
+ * Zero crossings (Simulink, "How Simulink Works": "Blocks that Register Zero
+ * Crossings"): each block registers continuous signals that cross zero where
+ * its output switches or kinks, so that the simulator places a major step
+ * there: DeadZone u - lower and u - upper, Sign u, MinMax the gap between the
+ * selected input and its nearest competitor, Relay the distance to the switch
+ * point of its current state, Switch the control input minus the threshold.
  *
  * The blocks whose output jumps (Sign, Relay, Switch) keep their switch
  * position in a discrete state, set by update() at each major step.  In minor
@@ -24,6 +24,16 @@
  * (DeadZone, MinMax, Saturation, Abs) keep computing it from the input: a
  * held branch would extrapolate past a limit, out of the range the block
  * promises to its readers.
+ *
+ * The simulator counts a zero-crossing signal that reaches exactly 0 as
+ * crossed, and the signal then leaving 0 on the same side as no second
+ * crossing.  So when a held position is decided at a step where the signal
+ * sits exactly on 0 (u2 on Switch's threshold, u on Sign's 0, u on Relay's
+ * switch point when OnSwitchValue = OffSwitchValue, a tie of MinMax), update()
+ * takes the position of the side the signal was heading for (e->zc_fired),
+ * not the one the criterion gives at the boundary itself: otherwise the
+ * switch would wait, unlocated, for the next major step (as MultiPortSwitch
+ * and RelationalOperator do).
  */
 #include <float.h>
 #include <math.h>
@@ -205,7 +215,11 @@ static int sign_outputs(const jg_block_t *b, jg_eval_t *e)
 
 static int sign_update(const jg_block_t *b, jg_eval_t *e)
 {
-    for (int64_t i = 0; i < b->out_w[0]; i++) e->xdw[i] = sign_of(e->u[0][i]);
+    for (int64_t i = 0; i < b->out_w[0]; i++) {
+        double u = e->u[0][i];
+        /* at an event landing on 0: the sign u is heading for */
+        e->xdw[i] = e->zc_fired && e->zc_fired[i] && u == 0 ? (double)e->zc_fired[i] : sign_of(u);
+    }
     return 0;
 }
 
@@ -334,6 +348,17 @@ static int minmax_update(const jg_block_t *b, jg_eval_t *e)
                 y = u;
                 sel = k;
             }
+        }
+        /* an event at a tie with the held candidate: the gap fell to 0 (a
+         * competitor takes over) or rose to 0 (the held one comes back) */
+        int64_t held = (int64_t)e->xd[i];
+        if (e->zc_fired && e->zc_fired[i] && minmax_cand(b, e, i, held) == y) {
+            sel = held;
+            for (int64_t k = 0; e->zc_fired[i] < 0 && k < minmax_ncand(b); k++)
+                if (k != held && minmax_cand(b, e, i, k) == y) {
+                    sel = k;
+                    break;
+                }
         }
         e->xdw[i] = (double)sel;
     }
@@ -466,7 +491,16 @@ static int relay_outputs(const jg_block_t *b, jg_eval_t *e)
 
 static int relay_update(const jg_block_t *b, jg_eval_t *e)
 {
-    for (int64_t i = 0; i < b->out_w[0]; i++) e->xdw[i] = relay_on(b, e, i);
+    const relay_t *d = b->data;
+    for (int64_t i = 0; i < b->out_w[0]; i++) {
+        int on = relay_on(b, e, i), was = e->xd[i] != 0;
+        /* u exactly on the switch point of the held state at an event (with
+         * OnSwitchValue = OffSwitchValue, on wins there): go where u heads */
+        double u = e->u[0][b->in_w[0] == 1 ? 0 : i];
+        if (e->zc_fired && e->zc_fired[i] && u == vp(&d->p[was ? 1 : 0], i))
+            on = e->zc_fired[i] > 0;
+        e->xdw[i] = on;
+    }
     return 0;
 }
 
@@ -578,7 +612,17 @@ static int switch_outputs(const jg_block_t *b, jg_eval_t *e)
 
 static int switch_update(const jg_block_t *b, jg_eval_t *e)
 {
-    for (int64_t i = 0; i < b->out_w[0]; i++) e->xdw[i] = switch_pass1(b, e, i);
+    const switch_t *d = b->data;
+    for (int64_t i = 0; i < b->out_w[0]; i++) {
+        int pass = switch_pass1(b, e, i);
+        double u2 = e->u[1][b->in_w[1] == 1 ? 0 : i];
+        double z = d->crit == CRIT_NE0 ? u2 : u2 - vp(&d->thr, i);
+        /* u2 exactly on the threshold at an event: the side it heads for
+         * (above: u1; below: u3, or u1 again for "u2 ~= 0") */
+        if (e->zc_fired && e->zc_fired[i] && z == 0)
+            pass = d->crit == CRIT_NE0 ? 1 : e->zc_fired[i] > 0;
+        e->xdw[i] = pass;
+    }
     return 0;
 }
 
