@@ -585,14 +585,15 @@ static void test_held_exact(void)
     jg_error_t err = {0};
     double x, xd;
 
-    /* Sign of t - 1: -1 then +1, the integral over [0, 2] is 0 (a held 0
-     * over [1, 1.25] gives -0.25) */
+    /* Sign of t - 1: -1, then sign(0) = 0 held over [1, 1.25] (0 is one of
+     * Sign's outputs: x' = -sign(x) rests at 0), then +1: the integral over
+     * [0, 2] is -1 + 0.75 = -0.25 */
     snprintf(json, sizeof json,
              "{'name':'s','blocks':[%s{'name':'B','type':'Sign'},{'name':'X','type':'Integrator'}],"
              "'lines':[%s{'src':'off:1','dst':'B:1'},{'src':'B:1','dst':'X:1'}]}",
              ramp_up, ramp_lines);
     jg_status_t st = run_fixed(json, 2, &x, &xd, &err);
-    if (!tap_ok(!st && fabs(x) < 1e-12 && xd == 1, "Sign: u = t - 1 landing on 0 at a major step holds +1 after it"))
+    if (!tap_ok(!st && fabs(x + 0.25) < 1e-12 && xd == 1, "Sign: u = t - 1 landing on 0 at a major step holds sign(0) = 0 for one step"))
         printf("#   x(2) = %.17g, held %g %s\n", x, xd, st ? err.msg : "");
 
     /* Relay with OnSwitchValue = OffSwitchValue = 0, u = 1 - t: on until t = 1,

@@ -28,8 +28,8 @@
  * The simulator counts a zero-crossing signal that reaches exactly 0 as
  * crossed, and the signal then leaving 0 on the same side as no second
  * crossing.  So when a held position is decided at a step where the signal
- * sits exactly on 0 (u2 on Switch's threshold, u on Sign's 0, u on Relay's
- * switch point when OnSwitchValue = OffSwitchValue, a tie of MinMax), update()
+ * sits exactly on 0 (u2 on Switch's threshold, u on Relay's switch point
+ * when OnSwitchValue = OffSwitchValue, a tie of MinMax), update()
  * takes the position of the side the signal was heading for (e->zc_fired),
  * not the one the criterion gives at the boundary itself: otherwise the
  * switch would wait, unlocated, for the next major step (as MultiPortSwitch
@@ -215,11 +215,9 @@ static int sign_outputs(const jg_block_t *b, jg_eval_t *e)
 
 static int sign_update(const jg_block_t *b, jg_eval_t *e)
 {
-    for (int64_t i = 0; i < b->out_w[0]; i++) {
-        double u = e->u[0][i];
-        /* at an event landing on 0: the sign u is heading for */
-        e->xdw[i] = e->zc_fired && e->zc_fired[i] && u == 0 ? (double)e->zc_fired[i] : sign_of(u);
-    }
+    /* sign(0) = 0, also at an event that lands on 0: unlike a switch, 0 is one
+     * of Sign's outputs, and x' = -sign(x) stays at rest there */
+    for (int64_t i = 0; i < b->out_w[0]; i++) e->xdw[i] = sign_of(e->u[0][i]);
     return 0;
 }
 
