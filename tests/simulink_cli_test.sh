@@ -66,6 +66,14 @@ else
     skip "corpus round trips" "external corpus not present"
 fi
 
+# ---- a failed import leaves no half-written file (and never removes what is not a regular file)
+"$J" import "$d/missing.mdl" -o "$d/half.json" 2>/dev/null
+[ ! -e "$d/half.json" ]
+ok $? "a failed import writes nothing"
+"$J" import "$d/missing.mdl" -o /dev/null 2>/dev/null
+[ -c /dev/null ]
+ok $? "a failed import to /dev/null leaves the device alone"
+
 # ---- --workspace and --set apply to JSON models too
 printf 'm = 4;\n' >"$d/w.m"
 "$J" linearize "$d/msd.json" --workspace "$d/w.m" --set kspring=16 --format json 2>/dev/null |

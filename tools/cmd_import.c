@@ -2,6 +2,7 @@
  * applied) written as the equivalent JSON model. */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cli.h"
 
 static const char help[] =
@@ -50,7 +51,8 @@ int cmd_import(int argc, char **argv)
     jg_status_t st = jg_import_to_json(model, cli_import_opts(), f, &err);
     if (f != stdout && fclose(f) && !st) st = jg_error_set(&err, JG_IO, "%s: write error", out);
     if (st) {
-        if (f != stdout) remove(out);   /* nothing half-written */
+        struct stat sb;   /* nothing half-written; never remove a device (-o /dev/null) */
+        if (f != stdout && lstat(out, &sb) == 0 && S_ISREG(sb.st_mode)) remove(out);
         return cli_fail(&err);
     }
     return 0;
