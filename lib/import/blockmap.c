@@ -157,6 +157,31 @@ static const jg__sl_bmap_t blocks[] = {
     {"Width", "Width", JG__SLB_NO_TS, NULL, {{0}}},
     {"AlgebraicConstraint", "AlgebraicConstraint", JG__SLB_NO_TS, NULL,
      {P("InitialGuess", NULL, "0")}},
+    /* more native blocks */
+    {"Delay", "Delay", 0, NULL,
+     {P("DelayLength", NULL, "2"), P("InitialCondition", NULL, "0.0"),
+      P("DelayLengthSource", NULL, "Dialog"), P("InitialConditionSource", NULL, "Dialog"),
+      P("ExternalReset", NULL, "None"), P("ShowEnablePort", NULL, "off")}},
+    {"Backlash", "Backlash", 0, NULL, {P("BacklashWidth", NULL, "1"), P("InitialOutput", NULL, "0")}},
+    {"CombinatorialLogic", "CombinatorialLogic", 0, NULL,
+     {P("TruthTable", NULL, "[0 0;0 1;0 1;1 0;0 1;1 0;1 0;1 1]")}},
+    {"RandomNumber", "RandomNumber", 0, NULL,
+     {P("Mean", NULL, "0"), P("Variance", NULL, "1"), P("Seed", NULL, "0")}},
+    {"UniformRandomNumber", "UniformRandomNumber", 0, NULL,
+     {P("Minimum", NULL, "-1"), P("Maximum", NULL, "1"), P("Seed", NULL, "0")}},
+    {"SampleTimeMath", "SampleTimeMath", JG__SLB_NO_TS, NULL,
+     {P("TsampMathOp", NULL, "+"), P("weightValue", NULL, "1.0"),
+      P("TsampMathImp", NULL, "Online Calculations")}},
+    {"Assignment", "Assignment", JG__SLB_VIRTUAL, NULL,
+     {P("NumberOfDimensions", NULL, "1"), P("IndexMode", NULL, "One-based"),
+      P("IndexOptions", NULL, "Index vector (dialog)"), P("Indices", NULL, "1"),
+      P("OutputInitialize", NULL, "Initialize using input port <Y0>")}},
+    /* diagrams of native blocks: the "BlockType:" rows of templates[] */
+    {"DotProduct", "BlockType:DotProduct", JG__SLB_TEMPLATE, NULL, {{0}}},
+    {"ManualSwitch", "BlockType:ManualSwitch", JG__SLB_TEMPLATE, NULL, {{0}}},
+    {"Assertion", "BlockType:Assertion", JG__SLB_TEMPLATE, NULL, {{0}}},
+    {"DataTypeDuplicate", "BlockType:DataTypeDuplicate", JG__SLB_TEMPLATE, NULL, {{0}}},
+    {"ToFile", "BlockType:ToFile", JG__SLB_TEMPLATE, NULL, {{0}}},
     /* user-interface only: nothing to simulate */
     {"CustomCallbackButton", NULL, JG__SLB_SKIP, NULL, {{0}}},
     {"KnobBlock", NULL, JG__SLB_SKIP, NULL, {{0}}},
@@ -343,6 +368,28 @@ typedef struct {
                      {"name": "T3", "type": "Terminator"}],                                 \
           "lines": [{"src": "u1:1", "dst": "T1:1"}, {"src": "u2:1", "dst": "T2:1"},        \
                     {"src": "u3:1", "dst": "T3:1"}]})
+
+#define SINK4                                                                                \
+    JSON({"defaults": {},                                                                    \
+          "blocks": [{"name": "u1", "type": "Inport", "Port": 1},                           \
+                     {"name": "u2", "type": "Inport", "Port": 2},                           \
+                     {"name": "u3", "type": "Inport", "Port": 3},                           \
+                     {"name": "u4", "type": "Inport", "Port": 4},                           \
+                     {"name": "T1", "type": "Terminator"}, {"name": "T2", "type": "Terminator"}, \
+                     {"name": "T3", "type": "Terminator"}, {"name": "T4", "type": "Terminator"}], \
+          "lines": [{"src": "u1:1", "dst": "T1:1"}, {"src": "u2:1", "dst": "T2:1"},        \
+                    {"src": "u3:1", "dst": "T3:1"}, {"src": "u4:1", "dst": "T4:1"}]})
+
+/* Manual Switch: input K passes, the other one ends in a Terminator. */
+#define PASS(K, OTHER)                                                                      \
+    JSONX({"defaults": {},                                                                  \
+           "blocks": [{"name": "u1", "type": "Inport", "Port": 1},                         \
+                      {"name": "u2", "type": "Inport", "Port": 2},                         \
+                      {"name": "Pass", "type": "SignalConversion"},                        \
+                      {"name": "Off", "type": "Terminator"},                               \
+                      {"name": "y", "type": "Outport", "Port": 1}],                        \
+           "lines": [{"src": K, "dst": "Pass:1"}, {"src": OTHER, "dst": "Off:1"},          \
+                     {"src": "Pass:1", "dst": "y:1"}]})
 
 /* Tapped Delay: x = [u(n-1); ...; u(n-N)] in a DiscreteStateSpace (shift
  * register), C and D choose the order and whether u(n) is included. */
@@ -841,6 +888,31 @@ static const sl_template_t templates[] = {
            "lines": [{"src": "V:1", "dst": "Offset:1"}, {"src": "Offset:1", "dst": "Scale:1"},
                      {"src": "Scale:1", "dst": "Code:1"}, {"src": "Code:1", "dst": "Range:1"},
                      {"src": "Range:1", "dst": "bits:1"}]})},
+    /* BlockTypes that are diagrams (blocks[] rows flagged JG__SLB_TEMPLATE);
+     * their parameters also come from the file's BlockParameterDefaults */
+    /* Dot Product: y = sum(u1 .* u2) (real signals: no conjugate) */
+    {"BlockType:DotProduct", NULL,
+     JSON({"defaults": {"SampleTime": "-1"},
+           "blocks": [{"name": "u1", "type": "Inport", "Port": 1},
+                      {"name": "u2", "type": "Inport", "Port": 2},
+                      {"name": "Mul", "type": "Product", "Inputs": 2,
+                       "Multiplication": "Element-wise(.*)", "SampleTime": "SampleTime"},
+                      {"name": "Add", "type": "Sum", "Inputs": "+"},
+                      {"name": "y", "type": "Outport", "Port": 1}],
+           "lines": [{"src": "u1:1", "dst": "Mul:1"}, {"src": "u2:1", "dst": "Mul:2"},
+                     {"src": "Mul:1", "dst": "Add:1"}, {"src": "Add:1", "dst": "y:1"}]})},
+    /* sw (set_param) or CurrentSetting (saved): "1" the first input, "0" the second */
+    {"BlockType:ManualSwitch", "sw=0", PASS("u2:1", "u1:1")},
+    {"BlockType:ManualSwitch", "sw=1", PASS("u1:1", "u2:1")},
+    {"BlockType:ManualSwitch", "sw=*;CurrentSetting=0", PASS("u2:1", "u1:1")},
+    {"BlockType:ManualSwitch", "sw=*;CurrentSetting=1*", PASS("u1:1", "u2:1")},
+    /* checks and logging only: sinks (To File writes nothing) */
+    {"BlockType:Assertion", NULL, SINK(1)},
+    {"BlockType:ToFile", NULL, SINK(1)},
+    {"BlockType:DataTypeDuplicate", "NumInputPorts=1", SINK(1)},
+    {"BlockType:DataTypeDuplicate", "NumInputPorts=2*", SINK(2)},
+    {"BlockType:DataTypeDuplicate", "NumInputPorts=3", SINK(3)},
+    {"BlockType:DataTypeDuplicate", "NumInputPorts=4", SINK(4)},
 };
 
 /* Library blocks known and refused, with the reason; also the fallback of a
@@ -893,7 +965,27 @@ static const struct {
     {"simulink/Model-Wide Utilities/Trigger-Based Linearization",
      "an analysis block that linearizes during a Simulink run (use jacgraph linearize)"},
     {"simulink/User-Defined Functions/S-Function Examples",
-     "a library of S-Function examples (S-Functions are not supported)"},
+     "a library of S-Function examples (S-Functions are not supported)"},    {"BlockType:ManualSwitch", "the switch position (sw, CurrentSetting) must be 0 or 1"},
+    {"BlockType:DataTypeDuplicate", "NumInputPorts must be 1 to 4"},
+};
+
+/* Settings of natively supported BlockTypes that the jacgraph block lacks:
+ * an instance must fit `when` (as in templates[]: literal values, "*" also
+ * matching an absent one), else it is refused with the reason. */
+static const struct {
+    const char *type, *when, *reason;
+} required[] = {
+    {"Delay", "DelayLengthSource=Dialog*",
+     "a delay length from an input port is not supported (DelayLengthSource)"},
+    {"Delay", "InitialConditionSource=Dialog*",
+     "an initial condition from an input port is not supported (InitialConditionSource)"},
+    {"Delay", "ExternalReset=None*", "an external reset is not supported (ExternalReset)"},
+    {"Delay", "ShowEnablePort=off*", "an enable port is not supported (ShowEnablePort)"},
+    {"Assignment", "NumberOfDimensions=1*", "only 1-D assignment is supported (NumberOfDimensions)"},
+    {"Assignment", "IndexOptions=Index vector (dialog)*",
+     "only indices given as a dialog index vector are supported (IndexOptions)"},
+    {"Assignment", "OutputInitialize=Initialize using input port <Y0>*",
+     "only an output initialized from the Y0 input is supported (OutputInitialize)"},
 };
 
 static const struct {
@@ -916,6 +1008,12 @@ static const struct {
     {"DataStoreWrite", "data stores are not supported"},
     {"VariableTransportDelay", "variable transport delays are not supported"},
     {"RateTransition", "rate transitions are not supported"},
+    {"ComplexToMagnitudeAngle", "complex signals are not supported: signals are real"},
+    {"ComplexToRealImag", "complex signals are not supported: signals are real"},
+    {"MagnitudeAngleToComplex", "complex signals are not supported: signals are real"},
+    {"RealImagToComplex", "complex signals are not supported: signals are real"},
+    {"ArithShift", "bit shifts on integer types are not supported"},
+    {"BusAssignment", "bus assignment is not supported (virtual buses only)"},
 };
 
 static int sl_eq(const char *a, const char *b)
@@ -995,6 +1093,14 @@ const char *jg__sl_unsupported_reason(const char *t)
 {
     for (size_t k = 0; k < sizeof unsupported / sizeof *unsupported; k++)
         if (!strcmp(unsupported[k].type, t)) return unsupported[k].reason;
+    return NULL;
+}
+
+const char *jg__sl_block_refused(const char *t, jg__sl_param_fn get, const void *ctx)
+{
+    for (size_t k = 0; k < sizeof required / sizeof *required; k++)
+        if (!strcmp(required[k].type, t) && !when_fits(required[k].when, get, ctx))
+            return required[k].reason;
     return NULL;
 }
 

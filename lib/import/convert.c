@@ -368,6 +368,14 @@ static char *fcn_expr(const char *e)
     return s;
 }
 
+/* An instance value for a template: the block's own, else (a BlockType that
+ * expands through a template) the file's BlockParameterDefaults. */
+static const char *inst_param(const conv_t *c, const blk_t *b, const char *key)
+{
+    const char *v = own_param(b->n, key);
+    return v ? v : file_default(c, b->type, key);
+}
+
 /* Expand a library template: a SubSystem whose parameters are the instance's
  * dialog values. */
 static json_t *expand_template(conv_t *c, const blk_t *b, const char *tmpl)
@@ -382,7 +390,7 @@ static json_t *expand_template(conv_t *c, const blk_t *b, const char *tmpl)
     const char *key;
     json_t *def;
     json_object_foreach(json_object_get(t, "defaults"), key, def) {
-        const char *v = own_param(b->n, key);
+        const char *v = inst_param(c, b, key);
         json_object_set_new(pars, key, jg__import_param_json(v ? v : json_string_value(def)));
     }
     /* "$name": the literal instance value */
@@ -394,7 +402,7 @@ static json_t *expand_template(conv_t *c, const blk_t *b, const char *tmpl)
         json_object_foreach_safe(blk, tmp, key, val) {
             const char *s = json_string_value(val);
             if (!s || s[0] != '$') continue;
-            const char *v = own_param(b->n, s + 1);
+            const char *v = inst_param(c, b, s + 1);
             if (!v) v = json_string_value(json_object_get(json_object_get(t, "defaults"), s + 1));
             json_object_set_new(blk, key, json_string(v ? v : ""));
         }
@@ -603,6 +611,19 @@ static void conv_lookup_nd(conv_t *c, blk_t *b, const jg__sl_bmap_t *m, const ch
     sample_time(c, b, m, sys_ts, b->j);
 }
 
+/* A BlockType's settings, for jg__sl_block_refused and template variants:
+ * the block's own values, else the file's defaults. */
+typedef struct {
+    const conv_t *c;
+    const blk_t *b;
+} inst_t;
+
+static const char *inst_get(const void *ctx, const char *key)
+{
+    const inst_t *in = ctx;
+    return inst_param(in->c, in->b, key);
+}
+
 static void conv_block(conv_t *c, blk_t *b, const char *sys_ts)
 {
     const jg__sl_bmap_t *m = jg__sl_block_find(b->type);
@@ -613,6 +634,19 @@ static void conv_block(conv_t *c, blk_t *b, const char *sys_ts)
     }
     if (m->flags & JG__SLB_SKIP) {
         skip(c, b, "user-interface block");
+        return;
+    }
+    /* settings the native block lacks; BlockTypes that are diagrams */
+    inst_t in = {c, b};
+    const char *why = jg__sl_block_refused(b->type, inst_get, &in);
+    if (why) {
+        problem(c, b, why);
+        return;
+    }
+    if (m->flags & JG__SLB_TEMPLATE) {
+        const char *tmpl = jg__sl_library_template(m->jg, inst_get, &in);
+        if (tmpl) b->j = expand_template(c, b, tmpl);
+        else problem(c, b, (why = jg__sl_library_refused(m->jg)) ? why : "no variant fits its settings");
         return;
     }
     const char *t = b->type;

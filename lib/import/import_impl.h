@@ -21,7 +21,9 @@ enum {
     JG__SLB_VIRTUAL = 1 << 0,   /* routing only: no SampleTime written */
     JG__SLB_NO_TS = 1 << 1,     /* the block has no SampleTime of its own */
     JG__SLB_SKIP = 1 << 2,      /* UI only: skipped and listed */
-    JG__SLB_CUSTOM = 1 << 3     /* convert.c handles it (see its switch) */
+    JG__SLB_CUSTOM = 1 << 3,    /* convert.c handles it (see its switch) */
+    JG__SLB_TEMPLATE = 1 << 4   /* expands through the template named by `jg` (a key of
+                                   the library templates, "BlockType:<type>") */
 };
 
 #define JG__SL_MAXP 16
@@ -52,6 +54,11 @@ const char *jg__sl_library_refused(const char *source_block);
 /* The reason a BlockType cannot be imported (S-Function, ...), NULL if none
  * is known. */
 const char *jg__sl_unsupported_reason(const char *blocktype);
+/* Why a supported BlockType's instance cannot be imported because of a
+ * setting the jacgraph block lacks (Delay's ExternalReset...), NULL when its
+ * settings `get(ctx, key)` (literal dialog values, NULL: absent) are
+ * supported. */
+const char *jg__sl_block_refused(const char *blocktype, jg__sl_param_fn get, const void *ctx);
 /* Tables for docs and tests: entry k, NULL past the end. */
 const jg__sl_bmap_t *jg__sl_block_entry(size_t k);
 const jg__sl_bmap_t *jg__sl_library_entry(size_t k);
