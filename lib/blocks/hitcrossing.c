@@ -1,4 +1,4 @@
-/* HitCrossing (seed 003): registers the zero crossing u - HitCrossingOffset
+/* HitCrossing (as in Simulink): registers the zero crossing u - HitCrossingOffset
  * per element, so the simulator places a major step where the input crosses
  * the offset, and (ShowOutputPort, default on) outputs 1 at that major step,
  * 0 at every other step.

@@ -1,5 +1,6 @@
 /* Integrator: x' = u, y = x, x(0) = InitialCondition (scalar-expanded), with
- * Simulink's options (seed 003, "Blocks that Register Zero Crossings"):
+ * Simulink's options (Simulink, "How Simulink Works": "Blocks that Register
+ * Zero Crossings"):
  *
  *   ExternalReset "none" | "rising" | "falling" | "either" | "level": a reset
  *     input after u.  One zero-crossing signal per reset element (the input
@@ -351,7 +352,7 @@ static double ic_of(const integ_t *d, const jg_eval_t *e, int64_t i, int64_t icw
 }
 
 /* Did the reset signal cross from a to b in the block's direction?  Rising:
- * to or through zero from below, or up from zero (seed 003), and so on. */
+ * to or through zero from below, or up from zero (as in Simulink), and so on. */
 static int reset_crossed(int reset, double a, double b)
 {
     int up = (a < 0 && b >= 0) || (a == 0 && b > 0);

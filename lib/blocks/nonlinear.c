@@ -341,7 +341,7 @@ static int saturation_widths(jg_block_t *b, jg_setup_t *s)
                               "has %lld elements but the input has width %lld",
                               (long long)nlim, (long long)w);
     b->out_w[0] = nlim > w ? nlim : w;
-    /* zero crossings (seed 003): UpperLimit - u per element, then u -
+    /* zero crossings (as in Simulink): UpperLimit - u per element, then u -
      * LowerLimit, either direction (the limit reached and left) */
     return jg_setup_zc(b, s, 2 * b->out_w[0], NULL) < 0 ? JG_BLOCK_FAIL : JG_BLOCK_DONE;
 }

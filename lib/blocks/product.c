@@ -208,7 +208,7 @@ static int abs_widths(jg_block_t *b, jg_setup_t *s)
         b->in_w[0] = 1;
     }
     b->out_w[0] = b->in_w[0];
-    /* zero crossing (seed 003): u per element, either direction (the kink) */
+    /* zero crossing (as in Simulink): u per element, either direction (the kink) */
     return jg_setup_zc(b, s, b->out_w[0], NULL) < 0 ? JG_BLOCK_FAIL : JG_BLOCK_DONE;
 }
 

@@ -17,8 +17,10 @@
     X(discretetransferfcn) X(zeroorderhold)                                            \
     X(transportdelay) X(ic) X(algebraicconstraint) X(goto) X(from) X(gototagvisibility) \
     X(hitcrossing) \
+    X(lookupnddirect) X(unitconversion) \
     X(signalgenerator) X(digitalclock) X(repeatingsequence) X(bandlimitedwhitenoise) X(discretefilter) X(discretezeropole) X(discretepulsegenerator) X(derivative) X(ratelimiter) X(pidcontroller) X(stop) \
-    X(bias) X(unaryminus) X(polyval) X(rounding) X(quantizer) X(relationaloperator) X(logic) X(multiportswitch) X(width) X(signalconversion) X(reshape) X(signalspecification) X(datatypeconversion)
+    X(bias) X(unaryminus) X(polyval) X(rounding) X(quantizer) X(relationaloperator) X(logic) X(multiportswitch) X(width) X(signalconversion) X(reshape) X(signalspecification) X(datatypeconversion) \
+    X(delay) X(backlash) X(combinatoriallogic) X(randomnumber) X(uniformrandomnumber) X(sampletimemath) X(assignment)
 
 #define JG__DECL(n) extern const jg_block_type_t jg_block_##n;
 JG_BLOCK_TYPES(JG__DECL)
