@@ -262,7 +262,7 @@ static void test_graph(problem_t *P)
 {
     static const char *methods[] = {NULL, "full-analytical", "sparse-analytical", "full-perturbation",
                                     "sparse-perturbation"};
-    /* the perturbation steps scale with atol / rtol (lib/sim/solverjac.c):
+    /* the perturbation steps scale with atol / rtol (lib/linearize/solverjac.c):
      * with an absolute floor of sqrt(eps), ROBER's y2 (1e-5 down to 1e-13)
      * was perturbed by 1e-8 and the runs reached mescd 3 to 4 only */
     const int nassert = 5;

@@ -1,12 +1,11 @@
-/* Evaluation of a compiled program: outputs in sorted order (with exact solves
- * of linear algebraic loops), derivatives and block Jacobians. */
+/* Evaluation of a compiled program block by block: the work's vectors,
+ * outputs in sorted order (algebraic loops handed to algloop.c, the
+ * program's own connection to the fused plan of plan.c), derivatives, block
+ * Jacobians, updates and zero-crossing signals. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "eval_impl.h"
-#include "../core/dense.h"
-
-static void plan_free(struct jg_plan *P);
 
 jg_status_t jg_work_create(const jg_program_t *p, jg_work_t **out, jg_error_t *err)
 {
@@ -120,7 +119,7 @@ void jg_work_free(jg_work_t *w)
     free(w->with_x);
     free(w->with_upd);
     free(w->with_zc);
-    plan_free(w->plan);
+    jg__plan_free(w->plan);
     free(w);
 }
 
@@ -129,6 +128,27 @@ double *jg_work_inputs(jg_work_t *w) { return w->ext; }
 int64_t jg_work_ninput_elems(const jg_work_t *w) { return w->next; }
 int64_t jg_work_input_offset(const jg_work_t *w, int k) { return w->ext_off[k]; }
 const double *jg_work_signals(const jg_work_t *w) { return w->y; }
+
+cs_dl *const *jg__work_parts(const jg_work_t *w, int32_t b) { return w->jacp + w->part_base[b]; }
+double *jg__eval_jac_values(const jg_work_t *w, int64_t k) { return w->jac[k].x; }
+const jg_program_t *jg__eval_program(const jg_work_t *w) { return w->p; }
+int jg__eval_rate_hit(const jg_work_t *w, int r) { return w->rate_hit[r]; }
+
+void jg__eval_set_mode(jg_work_t *w, int sim, int major)
+{
+    w->sim = sim;
+    w->major = major;
+}
+
+void jg__eval_use_iospec(jg_work_t *w, const jg_iospec_t *io, const double *wv)
+{
+    if (!io) {
+        jg__work_set_conn(w, NULL);
+        return;
+    }
+    jg_conn_t c = {.src = io->src, .inj_ptr = io->inj_ptr, .inj_idx = io->inj_idx, .w = wv};
+    jg__work_set_conn(w, &c);
+}
 
 void jg__work_set_conn(jg_work_t *w, const jg_conn_t *conn)
 {
@@ -153,31 +173,6 @@ void jg__work_gather(jg_work_t *w, int32_t b)
     }
 }
 
-static void make_eval(jg_work_t *w, int32_t b, jg_eval_t *e, jg_error_t *err)
-{
-    const jg_program_t *p = w->p;
-    const jg_block_t *B = &p->blocks[b];
-    e->t = w->t;
-    e->x = w->x + B->x_off;
-    e->u = (const double *const *)(w->uptr + p->in_base[b]);
-    e->y = w->yptr + p->out_base[b];
-    e->dx = NULL;
-    e->jac = w->jacp + w->part_base[b];
-    e->ext = NULL;
-    if (B->is_root_port && B->type == &jg_block_inport)
-        e->ext = w->ext + w->ext_off[jg_block_port_number(B) - 1];
-    e->err = err;
-    e->xd = w->xd + B->d_off;
-    e->xdw = NULL;
-    e->xw = NULL;
-    e->zcv = NULL;
-    e->zc_fired = NULL;
-    e->sim = w->sim;
-    e->major = w->major;
-    e->first = w->first;
-    e->init = 0;
-}
-
 static jg_status_t block_outputs(jg_work_t *w, int32_t b, jg_error_t *err)
 {
     const jg_block_t *B = &w->p->blocks[b];
@@ -185,7 +180,7 @@ static jg_status_t block_outputs(jg_work_t *w, int32_t b, jg_error_t *err)
     if (B->rate >= 0 && !w->rate_hit[B->rate]) return JG_OK;   /* discrete: holds between hits */
     jg__work_gather(w, b);
     if (!B->type->outputs) return JG_OK;
-    make_eval(w, b, &e, err);
+    jg__work_make_eval(w, b, &e, err);
     if (B->type->outputs(B, &e)) return err && err->status ? err->status : JG_NUMERIC;
     for (int q = 0; q < B->nout; q++)
         for (int64_t k = 0; k < B->out_w[q]; k++)
@@ -197,1097 +192,13 @@ static jg_status_t block_outputs(jg_work_t *w, int32_t b, jg_error_t *err)
     return JG_OK;
 }
 
-/* Signal elements written by the blocks of loop l. */
-static int64_t loop_signals(const jg_program_t *p, const int32_t *blk, int32_t nb, int64_t *idx)
-{
-    int64_t n = 0;
-    for (int32_t i = 0; i < nb; i++) {
-        const jg_block_t *B = &p->blocks[blk[i]];
-        for (int q = 0; q < B->nout; q++)
-            for (int64_t e = 0; e < B->out_w[q]; e++) {
-                if (idx) idx[n] = p->y_off[jg__outport(p, blk[i], q)] + e;
-                n++;
-            }
-    }
-    return n;
-}
-
-/* G(Y): with the loop's signals set to Y, the loop's blocks compute new ones.
- * Inputs are gathered for all loop blocks before any output is written. */
-static jg_status_t loop_map(jg_work_t *w, const int32_t *blk, int32_t nb, const int64_t *idx,
-                            int64_t n, const double *Y, double *GY, jg_error_t *err)
-{
-    for (int64_t k = 0; k < n; k++) w->y[idx[k]] = Y[k];
-    for (int32_t i = 0; i < nb; i++) jg__work_gather(w, blk[i]);
-    for (int32_t i = 0; i < nb; i++) {
-        const jg_block_t *B = &w->p->blocks[blk[i]];
-        jg_eval_t e;
-        make_eval(w, blk[i], &e, err);
-        if (B->type->outputs && B->type->outputs(B, &e))
-            return err && err->status ? err->status : JG_NUMERIC;
-    }
-    for (int64_t k = 0; k < n; k++) GY[k] = w->y[idx[k]];
-    return JG_OK;
-}
-
-/* dG/dY of loop l at the current point, dense column-major n x n, assembled
- * from the loop blocks' analytic d parts and the connections among them (the
- * Jacobian graph's loop edges).  pos maps a signal to its place in Y (-1). */
-static jg_status_t loop_jacobian(jg_work_t *w, const int32_t *blk, int32_t nb, int64_t n,
-                                 const int64_t *pos, double *J, jg_error_t *err)
-{
-    const jg_program_t *p = w->p;
-    memset(J, 0, sizeof(double) * (size_t)(n * n));
-    for (int32_t i = 0; i < nb; i++) {
-        const jg_block_t *B = &p->blocks[blk[i]];
-        if (!B->npart) continue;
-        jg_eval_t e;
-        make_eval(w, blk[i], &e, err);
-        if (B->type->jacobian(B, &e)) return err && err->status ? err->status : JG_NUMERIC;
-        cs_dl *const *part = jg__work_parts(w, blk[i]);
-        for (int k = 0; k < B->npart; k++) {
-            if (B->part[k].kind != JG_JAC_D) continue;
-            const cs_dl *m = part[k];
-            int64_t uo = p->u_off[jg__inport(p, blk[i], B->part[k].col_port)];
-            int64_t yo = p->y_off[jg__outport(p, blk[i], B->part[k].row_port)];
-            for (int64_t j = 0; j < m->n; j++) {
-                int64_t src = w->conn.src[uo + j];
-                if (src < 0 || pos[src] < 0) continue;   /* read from outside the loop */
-                for (int64_t q = m->p[j]; q < m->p[j + 1]; q++)
-                    J[pos[src] * n + pos[yo + m->i[q]]] += m->x[q];
-            }
-        }
-    }
-    return JG_OK;
-}
-
-static double norm_inf(const double *v, int64_t n)
-{
-    double m = 0;
-    for (int64_t i = 0; i < n; i++) m = fmax(m, fabs(v[i]));
-    return m;
-}
-
-/* Solve Y = G(Y) on loop l (seed 003, algebraic loops): Newton's method with
- * the analytic loop Jacobian, a backtracking (weak) line search, and rank-one
- * Broyden updates of the inverse between Jacobian evaluations.  The start is
- * the loop's last values (the previous evaluation: a warm start in simulation).
- * A loop of linear blocks converges in one step. */
-static jg_status_t solve_loop(jg_work_t *w, int l, jg_error_t *err)
-{
-    const jg_program_t *p = w->p;
-    int32_t nb;
-    const int32_t *blk = jg_program_loop(p, l, &nb);
-    int linear = 1;
-    for (int32_t i = 0; i < nb; i++) linear &= (p->blocks[blk[i]].type->flags & JG_BT_LINEAR) != 0;
-    jg_status_t st = JG_OK;
-    int64_t n = loop_signals(p, blk, nb, NULL);
-    int64_t *idx = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    double *Y = calloc((size_t)n + 1, sizeof(double)), *GY = malloc(sizeof(double) * (size_t)(n + 1));
-    double *R = malloc(sizeof(double) * (size_t)(n + 1)), *dY = malloc(sizeof(double) * (size_t)(n + 1));
-    double *Yt = malloc(sizeof(double) * (size_t)(n + 1)), *Rt = malloc(sizeof(double) * (size_t)(n + 1));
-    double *H = malloc(sizeof(double) * (size_t)(n * n + 1));   /* (I - dG/dY)^-1 */
-    double *v = malloc(sizeof(double) * (size_t)(n + 1)), *u = malloc(sizeof(double) * (size_t)(n + 1));
-    if (!w->loop_pos) {
-        w->loop_pos = malloc(sizeof(int64_t) * (size_t)(p->ny + 1));
-        if (w->loop_pos)
-            for (int64_t k = 0; k < p->ny; k++) w->loop_pos[k] = -1;
-    }
-    if (!idx || !Y || !GY || !R || !dY || !Yt || !Rt || !H || !v || !u || !w->loop_pos) {
-        st = jg_error_set(err, JG_NOMEM, "out of memory");
-        goto done;
-    }
-    loop_signals(p, blk, nb, idx);
-    for (int64_t k = 0; k < n; k++) {
-        w->loop_pos[idx[k]] = k;
-        Y[k] = w->y[idx[k]];
-    }
-    const int maxit = 50;
-    double rn = 0;
-    int it = 0, fresh = 0, need_jac = 1;
-    if ((st = loop_map(w, blk, nb, idx, n, Y, GY, err))) goto done;
-    for (int64_t k = 0; k < n; k++) R[k] = Y[k] - GY[k];
-    rn = norm_inf(R, n);
-    if (linear) {   /* affine G: one LU solve of (I - dG/dY) dY = -R is exact */
-        if ((st = loop_jacobian(w, blk, nb, n, w->loop_pos, H, err))) goto done;
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t i = 0; i < n; i++) H[j * n + i] = (i == j) - H[j * n + i];
-        for (int64_t k = 0; k < n; k++) dY[k] = -R[k];
-        if (jg__dense_solve(n, H, 1, dY)) {
-            st = jg_error_set(err, JG_SINGULAR_LOOP,
-                              "singular algebraic loop through %s: the loop equations have no "
-                              "unique solution",
-                              p->loop_names[l]);
-            goto done;
-        }
-        for (int64_t k = 0; k < n; k++) Y[k] += dY[k];
-        if ((st = loop_map(w, blk, nb, idx, n, Y, GY, err))) goto done;
-        for (int64_t k = 0; k < n; k++) R[k] = Y[k] - GY[k];
-        rn = norm_inf(R, n);
-        if (!(rn <= 1e-9 * (1 + norm_inf(Y, n))))
-            st = jg_error_set(err, JG_NUMERIC,
-                              "algebraic loop through %s: residual %.3g after the linear solve "
-                              "(ill-conditioned loop)",
-                              p->loop_names[l], rn);
-        goto done;   /* y holds G(Y), within round-off of Y */
-    }
-    for (it = 0; it < maxit; it++) {
-        /* a Jacobian at the start, even when the start solves the loop (a
-         * singular loop has many solutions: never return one of them), and
-         * again only when a Broyden step fails to descend */
-        if (need_jac) {
-            /* the loop blocks' inputs must be those at Y (a rejected trial may
-             * have been the last evaluation) */
-            if (it > 0 && (st = loop_map(w, blk, nb, idx, n, Y, GY, err))) goto done;
-            if ((st = loop_jacobian(w, blk, nb, n, w->loop_pos, H, err))) goto done;
-            for (int64_t j = 0; j < n; j++)
-                for (int64_t i = 0; i < n; i++) H[j * n + i] = (i == j) - H[j * n + i];
-            if (jg__dense_inverse(n, H)) {
-                st = jg_error_set(err, JG_SINGULAR_LOOP,
-                                  "singular algebraic loop through %s: the loop equations have "
-                                  "no unique solution",
-                                  p->loop_names[l]);
-                goto done;
-            }
-            fresh = 1;
-            need_jac = 0;
-        }
-        if (rn <= 1e-12 * (1 + norm_inf(Y, n))) break;
-        for (int64_t i = 0; i < n; i++) {   /* dY = -H R */
-            double acc = 0;
-            for (int64_t j = 0; j < n; j++) acc += H[j * n + i] * R[j];
-            dY[i] = -acc;
-        }
-        double lambda = 1, rt = INFINITY;
-        for (int ls = 0; ls < 30; ls++, lambda *= 0.5) {
-            for (int64_t k = 0; k < n; k++) Yt[k] = Y[k] + lambda * dY[k];
-            if ((st = loop_map(w, blk, nb, idx, n, Yt, GY, err))) {
-                if (st != JG_NUMERIC || linear) goto done;   /* a domain error: shorter step */
-                jg_error_clear(err);
-                st = JG_OK;
-                continue;
-            }
-            for (int64_t k = 0; k < n; k++) Rt[k] = Yt[k] - GY[k];
-            rt = norm_inf(Rt, n);
-            if (rt <= (1 - 1e-4 * lambda) * rn || rt <= 1e-12 * (1 + norm_inf(Yt, n))) break;
-        }
-        if (!(rt < rn)) {   /* no descent: a Broyden inverse is stale, a fresh one failed */
-            if (fresh) break;
-            need_jac = 1;
-            continue;
-        }
-        /* Broyden's "good" update of the inverse: H += (s - H y) s' H / (s' H y),
-         * s = Y_new - Y, y = R_new - R */
-        for (int64_t k = 0; k < n; k++) {
-            dY[k] = Yt[k] - Y[k];   /* s */
-            R[k] = Rt[k] - R[k];    /* y */
-        }
-        double den = 0;
-        for (int64_t i = 0; i < n; i++) {
-            double hy = 0, sh = 0;
-            for (int64_t j = 0; j < n; j++) {
-                hy += H[j * n + i] * R[j];
-                sh += dY[j] * H[i * n + j];
-            }
-            u[i] = dY[i] - hy;
-            v[i] = sh;
-            den += dY[i] * hy;
-        }
-        if (fabs(den) > 1e-300)
-            for (int64_t j = 0; j < n; j++)
-                for (int64_t i = 0; i < n; i++) H[j * n + i] += u[i] * v[j] / den;
-        fresh = 0;
-        memcpy(Y, Yt, sizeof(double) * (size_t)n);
-        memcpy(R, Rt, sizeof(double) * (size_t)n);
-        rn = rt;
-    }
-    if (!(rn <= 1e-9 * (1 + norm_inf(Y, n)))) {
-        st = jg_error_set(err, JG_NONLINEAR_LOOP,
-                          "algebraic loop through %s did not converge: residual %.3g after %d "
-                          "Newton iterations",
-                          p->loop_names[l], rn, it);
-        goto done;
-    }
-    if ((st = loop_map(w, blk, nb, idx, n, Y, GY, err))) goto done;   /* leave y = G(Y) */
-done:
-    if (idx && w->loop_pos)
-        for (int64_t k = 0; k < n; k++) w->loop_pos[idx[k]] = -1;
-    free(idx);
-    free(Y);
-    free(GY);
-    free(R);
-    free(dY);
-    free(Yt);
-    free(Rt);
-    free(H);
-    free(v);
-    free(u);
-    return st;
-}
-
-/* ------------------------------------------------------------ the plan
- *
- * Simulation evaluates the same program thousands of times with the
- * program's own connection (no injected perturbations), so jg_work_outputs
- * compiles it once, on its first such call, into a plan:
- *
- *  - every real block that is not fused (below) gets its jg_eval_t built
- *    once (x, u, y, jac, ext, xd pointers never change; t, err and the hybrid
- *    flags are set per call); an input port whose elements are one run of
- *    signals is read from y in place (no copy: the values a gather would
- *    copy at the same moments), the others are gathered through one index
- *    array (an unconnected element reads y[ny], kept 0).  Blocks in loops and
- *    blocks with a discrete rate always gather (the loop solver's gathers; a
- *    held block keeps the inputs of its last hit).  The blocks with states
- *    and with update() get lists of their own for jg_work_derivatives and
- *    jg__work_update.
- *  - JG_BT_PURE_LINEAR blocks (Gain, Sum) outside algebraic loops and
- *    without a discrete rate are fused: their d parts are evaluated once and
- *    become sparse rows y[tgt] = sum val * y[col].  Such a block is deferred
- *    until a later block reads one of its outputs (or the end), so the rows of
- *    many blocks collect into one batch; a batch is ordered by dependency
- *    level, and an element-wise block over contiguous signals becomes a run
- *    evaluated with SSE2 pairs.  Each block's arithmetic is checked against
- *    its own outputs() on probe inputs when the plan is built (the signs of
- *    zeros included), so the plan's signals are bit for bit those of the
- *    block-by-block evaluation; a block whose arithmetic does not match (a
- *    one-input Sum "-") stays a block call.
- *  - outputs are checked for Inf/NaN once, over y, after the evaluation; only
- *    when that finds one are the blocks searched in sorted order, so the error
- *    names the same block, output, element and time as a check after every
- *    block would.  When a block or loop fails, the fused blocks before it are
- *    evaluated and searched first, for the same reason.
- *
- * The inputs u of fused blocks and of ports read in place are not gathered;
- * jg_work_jacobians gathers them when it needs them (w->planned).  Any other
- * connection (linearization input points) takes the block-by-block path. */
-
-enum { ST_CALL, ST_BLOCK, ST_LOOP, ST_LIN };   /* CALL: a BLOCK that only calls outputs() */
-typedef int (*block_fn_t)(const jg_block_t *b, jg_eval_t *e);
-typedef struct {
-    int kind;
-    int32_t rate;             /* BLOCK: the block's discrete rate, -1 */
-    int32_t pos;              /* place of the (first) block in the sorted order, -1 for LIN */
-    int32_t a0, a1;           /* BLOCK: its context; LOOP: the loop (a0); LIN: segments a0..a1-1 */
-    const jg_block_t *B;      /* BLOCK */
-    block_fn_t outputs;       /* BLOCK: B's outputs() or NULL */
-    jg_eval_t *e;             /* BLOCK: B's context */
-} plan_step_t;
-
-/* Segments of rows of one dependency level.  A run is m rows with targets
- * t0, t0 + 1, ... whose term j reads c_j + i d_j (d_j 0 or 1) in row i: an
- * element-wise block over contiguous signals; its values are stored term by
- * term (term j of row i at rp[r0] + j m + i) and it is evaluated term by
- * term over the whole run (the rows of one level read no row of the level). */
-enum { SEG_ONE, SEG_ACC, SEG_ONE_RUN, SEG_ACC_RUN };
-typedef struct {
-    int kind;         /* ONE: y[tgt] = val * y[col]; ACC: y[tgt] = 0 + sum of val * y[col] */
-    int32_t k;        /* runs: terms per row; ACC: 2 or 3 when every row has that many, else 0 */
-    int64_t r0, r1;   /* rows */
-    int64_t cd;       /* runs: (c_j, d_j) at P->cd[cd + 2 j] */
-} plan_seg_t;
-
-/* A block with states, for jg_work_derivatives. */
-typedef struct {
-    const jg_block_t *B;
-    block_fn_t derivatives;
-    jg_eval_t *e;
-    int64_t x_off;
-} plan_deriv_t;
-
-/* A block with update(), for jg__work_update. */
-typedef struct {
-    const jg_block_t *B;
-    block_fn_t update;
-    jg_eval_t *e;
-    double *xdw, *xw;
-    int64_t zc_off;           /* -1: no zero crossings */
-    int32_t rate;             /* discrete rate, -1 */
-    int cont;                 /* continuous: updated at every major step */
-} plan_upd_t;
-
-struct jg_plan {
-    int32_t nstep;
-    plan_step_t *step;
-    int32_t nctx;
-    jg_eval_t *ctx;           /* per non-fused real block */
-    int32_t *ctx_of;          /* per block: its context, -1 when fused or virtual */
-    double **uptr;            /* per global input port: as w->uptr, or into y (aliased) */
-    int64_t *gsrc;            /* per input element: signal element, ny when unconnected */
-    int64_t *glo, *ghi;       /* gather ranges: u[e] = y[gsrc[e]], e = glo..ghi-1 */
-    int64_t *ctx_g;           /* per context: its ranges ctx_g[k]..ctx_g[k+1]-1 */
-    int32_t *regather, nregather;  /* contexts with an input without feedthrough */
-    int32_t *stale, nstale;   /* blocks whose u the plan leaves stale: fused, aliased ports */
-    int32_t nseg;
-    plan_seg_t *seg;
-    int64_t *tgt, *rp, *col;  /* rows: target signal, terms rp[r]..rp[r+1]-1 */
-    double *val;
-    int64_t *cd;              /* runs' term sources (c_j, d_j) */
-    int32_t nderiv;
-    plan_deriv_t *deriv;
-    int32_t nupd;
-    plan_upd_t *upd;
-};
-
-static void plan_free(struct jg_plan *P)
-{
-    if (!P) return;
-    free(P->step);
-    free(P->ctx);
-    free(P->ctx_of);
-    free(P->uptr);
-    free(P->gsrc);
-    free(P->glo);
-    free(P->ghi);
-    free(P->ctx_g);
-    free(P->regather);
-    free(P->stale);
-    free(P->seg);
-    free(P->tgt);
-    free(P->rp);
-    free(P->col);
-    free(P->val);
-    free(P->cd);
-    free(P->deriv);
-    free(P->upd);
-    free(P);
-}
-
-static int plan_default_conn(const jg_work_t *w)
-{
-    return w->conn.src == w->p->u_src && !w->conn.inj_ptr;
-}
-
-/* The rows of the fused blocks from their d parts (values filled), one
- * compressed-row pool for all blocks, appended block after block: block b's
- * row roff[q] + i is output q element i; terms in port order, columns
- * ascending; ui is the input element (index in u) a term reads. */
-typedef struct {
-    int64_t nrow, nnz, caprp, capui, capval, captgt;
-    int64_t *rp, *ui, *tgt;   /* rp: nrow + 1 term offsets */
-    double *val;
-    int64_t *row0;            /* per fused block: its first row */
-    int32_t *nrows;           /* per block: its rows */
-    /* probe scratch */
-    double *pu, *py;
-    int64_t cappu, cappy, capup, capyp;
-    const double **up;
-    double **yp;
-} rowpool_t;
-
-/* A view of one block's rows (valid until the pool grows). */
-typedef struct {
-    int64_t nrow;
-    const int64_t *rp, *ui, *tgt;   /* rp, tgt from the block's first row; rp absolute */
-    const double *val;
-} brows_t;
-
-static brows_t block_view(const rowpool_t *R, int32_t b)
-{
-    return (brows_t){R->nrows[b], R->rp + R->row0[b], R->ui, R->tgt + R->row0[b], R->val};
-}
-
-static void rowpool_free(rowpool_t *R)
-{
-    free(R->rp);
-    free(R->ui);
-    free(R->tgt);
-    free(R->val);
-    free(R->row0);
-    free(R->nrows);
-    free(R->pu);
-    free(R->py);
-    free(R->up);
-    free(R->yp);
-}
-
-static int grow(void **a, int64_t *cap, int64_t need, size_t size);
-
-static int block_rows(const jg_work_t *w, int32_t b, rowpool_t *R)
-{
-    const jg_program_t *p = w->p;
-    const jg_block_t *B = &p->blocks[b];
-    cs_dl *const *part = jg__work_parts(w, b);
-    int64_t nrow = 0, nnz = 0, r0 = R->nrow, z0 = R->nnz;
-    int64_t roff[B->nout + 1];
-    for (int q = 0; q < B->nout; q++) {
-        roff[q] = nrow;
-        nrow += B->out_w[q];
-    }
-    for (int k = 0; k < B->npart; k++) nnz += part[k]->p[part[k]->n];
-    if (grow((void **)&R->rp, &R->caprp, r0 + nrow + 2, sizeof(int64_t)) ||
-        grow((void **)&R->tgt, &R->captgt, r0 + nrow + 1, sizeof(int64_t)) ||
-        grow((void **)&R->ui, &R->capui, z0 + nnz + 1, sizeof(int64_t)) ||
-        grow((void **)&R->val, &R->capval, z0 + nnz + 1, sizeof(double)))
-        return -1;
-    int64_t *rp = R->rp + r0;   /* rp[0]: the previous block's end */
-    rp[0] = z0;
-    for (int64_t i = 1; i <= nrow + 1; i++) rp[i] = 0;
-    for (int q = 0; q < B->nout; q++)
-        for (int64_t i = 0; i < B->out_w[q]; i++)
-            R->tgt[r0 + roff[q] + i] = p->y_off[jg__outport(p, b, q)] + i;
-    /* counts, then the terms: parts by input port (declaration order among
-     * equal ports), each part's columns ascending */
-    for (int k = 0; k < B->npart; k++) {
-        const cs_dl *m = part[k];
-        for (int64_t q = 0; q < m->p[m->n]; q++) rp[roff[B->part[k].row_port] + m->i[q] + 2]++;
-    }
-    rp[1] = z0;
-    for (int64_t i = 0; i < nrow; i++) rp[i + 2] += rp[i + 1];
-    for (int port = 0; port < B->nin; port++)
-        for (int k = 0; k < B->npart; k++) {
-            if (B->part[k].col_port != port) continue;
-            const cs_dl *m = part[k];
-            int64_t uo = p->u_off[jg__inport(p, b, port)], ro = roff[B->part[k].row_port];
-            for (int64_t j = 0; j < m->n; j++)
-                for (int64_t q = m->p[j]; q < m->p[j + 1]; q++) {
-                    int64_t t = rp[ro + m->i[q] + 1]++;
-                    R->ui[t] = uo + j;
-                    R->val[t] = m->x[q];
-                }
-        }
-    R->row0[b] = r0;
-    R->nrows[b] = (int32_t)nrow;
-    R->nrow += nrow;
-    R->nnz += nnz;
-    return 0;
-}
-
-/* Row r of a block on inputs u (indexed from u0): one-term rows as the bare
- * product when one_bare, else accumulated from +0. */
-static double row_value(const brows_t *r, int64_t row, const double *u, int64_t u0, int one_bare)
-{
-    int64_t a = r->rp[row], z = r->rp[row + 1];
-    if (one_bare && z - a == 1) return r->val[a] * u[r->ui[a] - u0];
-    double acc = 0;
-    for (int64_t j = a; j < z; j++) acc += r->val[j] * u[r->ui[j] - u0];
-    return acc;
-}
-
-/* Which arithmetic reproduces block b's outputs() bit for bit on probe inputs
- * (+0, -0, values of mixed signs and magnitudes, and a mix of these): 1 =
- * one-term rows bare, 2 = every row from +0, 0 = neither (not fused);
- * -1 out of memory. */
-static int probe_mode(jg_work_t *w, int32_t b, rowpool_t *R, jg_error_t *err)
-{
-    const jg_program_t *p = w->p;
-    const jg_block_t *B = &p->blocks[b];
-    const brows_t r = block_view(R, b);
-    int64_t u0 = B->nin ? p->u_off[jg__inport(p, b, 0)] : 0, nu = 0;
-    for (int k = 0; k < B->nin; k++) nu += B->in_w[k];
-    if (grow((void **)&R->pu, &R->cappu, nu + 1, sizeof(double)) ||
-        grow((void **)&R->py, &R->cappy, r.nrow + 1, sizeof(double)) ||
-        grow((void **)&R->up, &R->capup, B->nin + 1, sizeof(double *)) ||
-        grow((void **)&R->yp, &R->capyp, B->nout + 1, sizeof(double *)))
-        return -1;
-    double *u = R->pu, *y = R->py;
-    int ok[3] = {0, 1, 1};
-    for (int k = 0; k < B->nin; k++) R->up[k] = u + (p->u_off[jg__inport(p, b, k)] - u0);
-    for (int64_t q = 0, o = 0; q < B->nout; o += B->out_w[q], q++) R->yp[q] = y + o;
-    for (int probe = 0; probe < 4 && (ok[1] || ok[2]); probe++) {
-        for (int64_t k = 0; k < nu; k++) {
-            uint64_t h = (uint64_t)(k + 1) * 0x9E3779B97F4A7C15u;
-            double v = ((double)(h >> 11) / 9007199254740992.0 - 0.5) * 0x1p-20 *
-                       (double)(UINT64_C(1) << (h % 41));
-            double z = (h >> 7) & 1 ? 0.0 : -0.0;
-            u[k] = probe == 0 ? 0.0 : probe == 1 ? -0.0 : probe == 2 ? v : k % 3 == 2 ? v : z;
-        }
-        jg_eval_t e;
-        make_eval(w, b, &e, err);
-        e.u = R->up;
-        e.y = R->yp;
-        if (B->type->outputs(B, &e)) {
-            jg_error_clear(err);
-            ok[1] = ok[2] = 0;
-            break;
-        }
-        for (int mode = 1; mode <= 2; mode++)
-            for (int64_t i = 0; ok[mode] && i < r.nrow; i++) {
-                double v = row_value(&r, i, u, u0, mode == 1);
-                ok[mode] = !memcmp(&v, &y[i], sizeof v);
-            }
-    }
-    return ok[1] ? 1 : ok[2] ? 2 : 0;
-}
-
-static int fusable(const jg_program_t *p, int32_t b)
-{
-    const jg_block_t *B = &p->blocks[b];
-    if (!(B->type->flags & JG_BT_PURE_LINEAR) || B->virt || p->blk_loop[b] >= 0 || B->rate >= 0 ||
-        B->nx || B->nd || B->nzc || B->type->update || B->type->zc || !B->type->outputs ||
-        !B->type->jacobian || B->is_root_port)
-        return 0;
-    for (int k = 0; k < B->npart; k++)
-        if (B->part[k].kind != JG_JAC_D) return 0;
-    return 1;
-}
-
-/* Grow *a (elements of size bytes) to hold need elements. */
-static int grow(void **a, int64_t *cap, int64_t need, size_t size)
-{
-    if (need <= *cap) return 0;
-    int64_t c = *cap ? *cap : 64;
-    while (c < need) c *= 2;
-    void *n = realloc(*a, size * (size_t)c);
-    if (!n) return -1;
-    *a = n;
-    *cap = c;
-    return 0;
-}
-
-/* The plan under construction. */
-typedef struct {
-    jg_work_t *w;
-    struct jg_plan *P;
-    int64_t nrow, capstep, capseg, captgt, caprp, capcol, capval, ncd, capcd;
-    rowpool_t R;              /* rows of the fused blocks */
-    signed char *mode;        /* per block: 0 not fused, 1 / 2 (probe_mode) */
-    int32_t *pend, npend;     /* deferred fused blocks, sorted order */
-    int32_t *level;           /* per block: dependency level in its batch */
-    int32_t *sig_batch, *sig_level;   /* per signal: producing batch (-1) and its level */
-    int32_t batch;
-} pbuild_t;
-
-static int add_step(pbuild_t *c, plan_step_t s)
-{
-    struct jg_plan *P = c->P;
-    if (grow((void **)&P->step, &c->capstep, P->nstep + 1, sizeof *P->step)) return -1;
-    P->step[P->nstep++] = s;
-    return 0;
-}
-
-/* Does block b read a signal of the current batch? */
-static int reads_pending(const pbuild_t *c, int32_t b)
-{
-    const jg_program_t *p = c->w->p;
-    const jg_block_t *B = &p->blocks[b];
-    for (int k = 0; k < B->nin; k++) {
-        int64_t o = p->u_off[jg__inport(p, b, k)];
-        for (int64_t e = 0; e < B->in_w[k]; e++) {
-            int64_t s = c->P->gsrc[o + e];
-            if (s < p->ny && c->sig_batch[s] == c->batch) return 1;
-        }
-    }
-    return 0;
-}
-
-/* Defer fused block b into the current batch. */
-static void defer(pbuild_t *c, int32_t b)
-{
-    const jg_program_t *p = c->w->p;
-    const jg_block_t *B = &p->blocks[b];
-    int32_t lv = 0;
-    for (int k = 0; k < B->nin; k++) {
-        int64_t o = p->u_off[jg__inport(p, b, k)];
-        for (int64_t e = 0; e < B->in_w[k]; e++) {
-            int64_t s = c->P->gsrc[o + e];
-            if (s < p->ny && c->sig_batch[s] == c->batch && c->sig_level[s] + 1 > lv)
-                lv = c->sig_level[s] + 1;
-        }
-    }
-    c->level[b] = lv;
-    for (int q = 0; q < B->nout; q++) {
-        int64_t o = p->y_off[jg__outport(p, b, q)];
-        for (int64_t e = 0; e < B->out_w[q]; e++) {
-            c->sig_batch[o + e] = c->batch;
-            c->sig_level[o + e] = lv;
-        }
-    }
-    c->pend[c->npend++] = b;
-}
-
-static int add_seg(pbuild_t *c, plan_seg_t g)
-{
-    if (g.r1 == g.r0) return 0;
-    if (g.kind == SEG_ACC) {   /* rows of 2 or 3 terms each (a Sum "+-", "-++"): unrolled */
-        const int64_t *rp = c->P->rp;
-        int64_t k = rp[g.r0 + 1] - rp[g.r0];
-        for (int64_t r = g.r0; k && r < g.r1; r++)
-            if (rp[r + 1] - rp[r] != k) k = 0;
-        g.k = k == 2 || k == 3 ? (int32_t)k : 0;
-    }
-    if (grow((void **)&c->P->seg, &c->capseg, c->P->nseg + 1, sizeof *c->P->seg)) return -1;
-    c->P->seg[c->P->nseg++] = g;
-    return 0;
-}
-
-/* Rows i.. that form a run (see plan_seg_t), at most r1 - i. */
-static int64_t run_length(const struct jg_plan *P, int64_t i, int64_t r1)
-{
-    const int64_t *rp = P->rp, *col = P->col;
-    int64_t k = rp[i + 1] - rp[i], m = 1;
-    if (k == 0 || i + 1 >= r1) return 1;
-    for (; i + m < r1; m++) {
-        int64_t r = i + m;
-        if (P->tgt[r] != P->tgt[i] + m || rp[r + 1] - rp[r] != k) break;
-        int ok = 1;
-        for (int64_t j = 0; ok && j < k; j++) {
-            int64_t d = col[rp[i + 1] + j] - col[rp[i] + j];
-            ok = (d == 0 || d == 1) && col[rp[r] + j] == col[rp[i] + j] + m * d;
-        }
-        if (!ok) break;
-    }
-    return m;
-}
-
-/* Split rows r0..r1-1 (one level, one kind) into runs of at least 4 rows and
- * segments of the rows between them. */
-static int segments(pbuild_t *c, int kind, int64_t r0, int64_t r1)
-{
-    struct jg_plan *P = c->P;
-    int64_t g0 = r0;
-    for (int64_t i = r0; i < r1;) {
-        int64_t m = run_length(P, i, r1);
-        if (m < 4) {
-            i += m;
-            continue;
-        }
-        int64_t k = P->rp[i + 1] - P->rp[i], v0 = P->rp[i];
-        if (add_seg(c, (plan_seg_t){.kind = kind, .r0 = g0, .r1 = i}) ||
-            grow((void **)&P->cd, &c->capcd, c->ncd + 2 * k, sizeof(int64_t)))
-            return -1;
-        for (int64_t j = 0; j < k; j++) {
-            P->cd[c->ncd + 2 * j] = P->col[v0 + j];
-            P->cd[c->ncd + 2 * j + 1] = P->col[P->rp[i + 1] + j] - P->col[v0 + j];
-        }
-        double *tmp = malloc(sizeof(double) * (size_t)(m * k));   /* values term by term */
-        if (!tmp) return -1;
-        for (int64_t t = 0; t < m; t++)
-            for (int64_t j = 0; j < k; j++) tmp[j * m + t] = P->val[v0 + t * k + j];
-        memcpy(P->val + v0, tmp, sizeof(double) * (size_t)(m * k));
-        free(tmp);
-        if (add_seg(c, (plan_seg_t){.kind = kind == SEG_ONE ? SEG_ONE_RUN : SEG_ACC_RUN,
-                                    .k = (int32_t)k, .r0 = i, .r1 = i + m, .cd = c->ncd}))
-            return -1;
-        c->ncd += 2 * k;
-        i += m;
-        g0 = i;
-    }
-    return add_seg(c, (plan_seg_t){.kind = kind, .r0 = g0, .r1 = r1});
-}
-
-/* Emit the deferred blocks as one LIN step: per level, the bare one-term rows,
- * then the accumulated ones, each in sorted order.  Every row reads signals of
- * lower levels or of blocks evaluated before the step. */
-static int flush(pbuild_t *c)
-{
-    if (!c->npend) return 0;
-    struct jg_plan *P = c->P;
-    int32_t maxl = 0, s0 = P->nseg;
-    for (int32_t i = 0; i < c->npend; i++)
-        if (c->level[c->pend[i]] > maxl) maxl = c->level[c->pend[i]];
-    for (int32_t l = 0; l <= maxl; l++)
-        for (int kind = SEG_ONE; kind <= SEG_ACC; kind++) {
-            int64_t r0 = c->nrow;
-            for (int32_t i = 0; i < c->npend; i++) {
-                int32_t b = c->pend[i];
-                if (c->level[b] != l) continue;
-                const brows_t rv = block_view(&c->R, b), *r = &rv;
-                for (int64_t k = 0; k < r->nrow; k++) {
-                    int64_t a = r->rp[k], z = r->rp[k + 1], n0 = P->rp[c->nrow];
-                    if ((c->mode[b] == 1 && z - a == 1) != (kind == SEG_ONE)) continue;
-                    if (grow((void **)&P->tgt, &c->captgt, c->nrow + 1, sizeof(int64_t)) ||
-                        grow((void **)&P->rp, &c->caprp, c->nrow + 2, sizeof(int64_t)) ||
-                        grow((void **)&P->col, &c->capcol, n0 + (z - a), sizeof(int64_t)) ||
-                        grow((void **)&P->val, &c->capval, n0 + (z - a), sizeof(double)))
-                        return -1;
-                    P->tgt[c->nrow] = r->tgt[k];
-                    for (int64_t j = a; j < z; j++) {
-                        P->col[n0 + j - a] = P->gsrc[r->ui[j]];
-                        P->val[n0 + j - a] = r->val[j];
-                    }
-                    P->rp[++c->nrow] = n0 + (z - a);
-                }
-            }
-            if (segments(c, kind, r0, c->nrow)) return -1;
-        }
-    if (add_step(c, (plan_step_t){.kind = ST_LIN, .rate = -1, .pos = -1, .a0 = s0, .a1 = P->nseg}))
-        return -1;
-    c->npend = 0;
-    c->batch++;
-    return 0;
-}
-
-/* May block b read input port k straight from y?  When the port's elements
- * are one run of signals, not b's own outputs, and b is evaluated only by
- * the plan's steps (no loop, no discrete rate: a held block keeps the inputs
- * of its last hit).  A gather would copy the same values at the same moments
- * (before outputs(), after the evaluation), so nothing can tell. */
-static int aliasable(const jg_program_t *p, const int64_t *gsrc, int32_t b, int k)
-{
-    const jg_block_t *B = &p->blocks[b];
-    if (p->blk_loop[b] >= 0 || B->rate >= 0 || B->in_w[k] <= 0) return 0;
-    int64_t o = p->u_off[jg__inport(p, b, k)], s0 = gsrc[o], n = B->in_w[k];
-    if (s0 + n > p->ny) return 0;
-    for (int64_t e = 1; e < n; e++)
-        if (gsrc[o + e] != s0 + e) return 0;
-    for (int q = 0; q < B->nout; q++) {
-        int64_t y0 = p->y_off[jg__outport(p, b, q)];
-        if (s0 < y0 + B->out_w[q] && y0 < s0 + n) return 0;
-    }
-    return 1;
-}
-
-static jg_status_t plan_build(jg_work_t *w, jg_error_t *err)
-{
-    const jg_program_t *p = w->p;
-    jg_status_t st = JG_OK;
-    pbuild_t c = {.w = w};
-    struct jg_plan *P = calloc(1, sizeof *P);
-    c.P = P;
-    if (!P) return jg_error_set(err, JG_NOMEM, "out of memory");
-    int64_t nblk = p->nblocks, nreal = p->nreal;
-    P->gsrc = malloc(sizeof(int64_t) * (size_t)(p->nu + 1));
-    P->ctx_of = malloc(sizeof(int32_t) * (size_t)(nblk + 1));
-    P->uptr = malloc(sizeof(double *) * (size_t)(p->nin_ports + 1));
-    P->glo = malloc(sizeof(int64_t) * (size_t)(p->nin_ports + 1));
-    P->ghi = malloc(sizeof(int64_t) * (size_t)(p->nin_ports + 1));
-    P->ctx_g = malloc(sizeof(int64_t) * (size_t)(nreal + 2));
-    P->regather = malloc(sizeof(int32_t) * (size_t)(nreal + 1));
-    P->stale = malloc(sizeof(int32_t) * (size_t)(nreal + 1));
-    P->deriv = malloc(sizeof(plan_deriv_t) * (size_t)(w->nwith_x + 1));
-    P->upd = malloc(sizeof(plan_upd_t) * (size_t)(w->nwith_upd + 1));
-    P->rp = calloc(1, sizeof(int64_t));
-    c.caprp = 1;
-    c.R.row0 = malloc(sizeof(int64_t) * (size_t)(nblk + 1));
-    c.R.nrows = calloc((size_t)nblk + 1, sizeof(int32_t));
-    c.mode = calloc((size_t)nblk + 1, 1);
-    c.pend = malloc(sizeof(int32_t) * (size_t)(p->nsorted + 1));
-    c.level = malloc(sizeof(int32_t) * (size_t)(nblk + 1));
-    c.sig_batch = malloc(sizeof(int32_t) * (size_t)(p->ny + 1));
-    c.sig_level = malloc(sizeof(int32_t) * (size_t)(p->ny + 1));
-    if (!P->gsrc || !P->ctx_of || !P->uptr || !P->glo || !P->ghi || !P->ctx_g ||
-        !P->regather || !P->stale || !P->deriv || !P->upd || !P->rp || !c.R.row0 ||
-        !c.R.nrows || !c.mode || !c.pend || !c.level || !c.sig_batch || !c.sig_level)
-        goto nomem;
-    for (int64_t k = 0; k < p->nu; k++) P->gsrc[k] = p->u_src[k] >= 0 ? p->u_src[k] : p->ny;
-    for (int64_t k = 0; k < p->ny; k++) c.sig_batch[k] = -1;
-    w->y[p->ny] = 0;   /* what unconnected inputs read */
-
-    /* which blocks are fused: their constant d parts, then the arithmetic */
-    for (int32_t i = 0; i < p->nsorted; i++) {
-        int32_t b = p->sorted[i];
-        if (!fusable(p, b)) continue;
-        const jg_block_t *B = &p->blocks[b];
-        jg_eval_t e;
-        make_eval(w, b, &e, err);
-        if (B->type->jacobian(B, &e)) {   /* constant parts cannot fail; a block call then */
-            jg_error_clear(err);
-            continue;
-        }
-        int mode;
-        if (block_rows(w, b, &c.R) || (mode = probe_mode(w, b, &c.R, err)) < 0) goto nomem;
-        c.mode[b] = (signed char)mode;
-        if (c.mode[b]) P->stale[P->nstale++] = b;
-    }
-
-    /* contexts of the other real blocks: inputs read from y where a port
-     * allows it, gathered otherwise (adjacent ports in one range) */
-    int64_t nfused = P->nstale;
-    P->ctx = calloc((size_t)(nreal - nfused) + 1, sizeof(jg_eval_t));
-    if (!P->ctx) goto nomem;
-    memcpy(P->uptr, w->uptr, sizeof(double *) * (size_t)p->nin_ports);
-    int64_t ng = 0;
-    for (int32_t b = 0; b < p->nblocks; b++) {
-        const jg_block_t *B = &p->blocks[b];
-        P->ctx_of[b] = -1;
-        if (B->virt || c.mode[b]) continue;
-        int32_t k = P->nctx++;
-        P->ctx_of[b] = k;
-        P->ctx_g[k] = ng;
-        int aliased = 0;
-        for (int q = 0; q < B->nin; q++) {
-            int64_t g = jg__inport(p, b, q), o = p->u_off[g];
-            if (aliasable(p, P->gsrc, b, q)) {
-                P->uptr[g] = w->y + P->gsrc[o];
-                aliased = 1;
-            } else if (ng > P->ctx_g[k] && P->ghi[ng - 1] == o) {
-                P->ghi[ng - 1] += B->in_w[q];
-            } else if (B->in_w[q] > 0) {
-                P->glo[ng] = o;
-                P->ghi[ng++] = o + B->in_w[q];
-            }
-        }
-        if (aliased) P->stale[P->nstale++] = b;
-        make_eval(w, b, &P->ctx[k], NULL);
-        P->ctx[k].u = (const double *const *)(P->uptr + p->in_base[b]);
-    }
-    P->ctx_g[P->nctx] = ng;
-    for (int32_t i = 0; i < w->nregather; i++) {   /* (a fused block needs no inputs) */
-        int32_t k = P->ctx_of[w->regather[i]];
-        if (k >= 0 && P->ctx_g[k + 1] > P->ctx_g[k]) P->regather[P->nregather++] = k;
-    }
-    for (int32_t i = 0; i < w->nwith_x; i++) {
-        const jg_block_t *B = &p->blocks[w->with_x[i]];
-        P->deriv[P->nderiv++] =
-            (plan_deriv_t){B, B->type->derivatives, &P->ctx[P->ctx_of[B->id]], B->x_off};
-    }
-    for (int32_t i = 0; i < w->nwith_upd; i++) {
-        const jg_block_t *B = &p->blocks[w->with_upd[i]];
-        P->upd[P->nupd++] = (plan_upd_t){B, B->type->update, &P->ctx[P->ctx_of[B->id]],
-                                         w->xd + B->d_off, w->x + B->x_off,
-                                         B->nzc ? B->zc_off : -1, B->rate, B->ts.period == 0};
-    }
-
-    /* the steps */
-    for (int32_t i = 0; i < p->nsorted;) {
-        int32_t b = p->sorted[i];
-        const jg_block_t *B = &p->blocks[b];
-        int l = p->blk_loop[b];
-        if (l >= 0) {
-            int32_t nb;
-            const int32_t *blk = jg_program_loop(p, l, &nb);
-            int rd = 0;
-            for (int32_t j = 0; j < nb; j++) rd |= reads_pending(&c, blk[j]);
-            if ((rd && flush(&c)) ||
-                add_step(&c, (plan_step_t){.kind = ST_LOOP, .rate = -1, .pos = i, .a0 = l}))
-                goto nomem;
-            i += p->loop_ptr[l + 1] - p->loop_ptr[l];
-            continue;
-        }
-        if (c.mode[b]) {
-            defer(&c, b);
-        } else {
-            int32_t k = P->ctx_of[b];
-            int call = B->rate < 0 && B->type->outputs && P->ctx_g[k + 1] == P->ctx_g[k];
-            if ((reads_pending(&c, b) && flush(&c)) ||
-                add_step(&c, (plan_step_t){.kind = call ? ST_CALL : ST_BLOCK, .rate = B->rate,
-                                           .pos = i, .a0 = k, .B = B,
-                                           .outputs = B->type->outputs, .e = &P->ctx[k]}))
-                goto nomem;
-        }
-        i++;
-    }
-    if (flush(&c)) goto nomem;
-    w->plan = P;
-    P = NULL;
-    goto done;
-nomem:
-    st = jg_error_set(err, JG_NOMEM, "out of memory");
-done:
-    plan_free(P);
-    rowpool_free(&c.R);
-    free(c.mode);
-    free(c.pend);
-    free(c.level);
-    free(c.sig_batch);
-    free(c.sig_level);
-    return st;
-}
-
-/* Two doubles (an SSE2 register): each lane's arithmetic is the scalar one,
- * so results are bit for bit those of scalar code. */
-typedef double jg_v2d __attribute__((vector_size(16)));
-
-/* yt[i] = v[i] * u[i] (acc 0: bare), yt[i] = 0 + v[i] * u[i] (acc 1), or
- * yt[i] += v[i] * u[i] (acc 2), i < m; yt and u do not overlap. */
-static inline void axpy_run(double *yt, const double *v, const double *u, int64_t m, int acc)
-{
-    int64_t i = 0;
-    for (; i + 2 <= m; i += 2) {
-        jg_v2d a, b, c;
-        memcpy(&a, v + i, sizeof a);
-        memcpy(&b, u + i, sizeof b);
-        if (acc == 0) {
-            c = a * b;
-        } else if (acc == 1) {
-            c = (jg_v2d){0.0, 0.0} + a * b;
-        } else {
-            memcpy(&c, yt + i, sizeof c);
-            c += a * b;
-        }
-        memcpy(yt + i, &c, sizeof c);
-    }
-    for (; i < m; i++)
-        yt[i] = acc == 0 ? v[i] * u[i] : acc == 1 ? 0.0 + v[i] * u[i] : yt[i] + v[i] * u[i];
-}
-
-/* The rows of LIN segments s0..s1-1. */
-static void run_lin(const struct jg_plan *P, double *y, int32_t s0, int32_t s1)
-{
-    const int64_t *tgt = P->tgt, *rp = P->rp, *col = P->col;
-    const double *val = P->val;
-    for (int32_t s = s0; s < s1; s++) {
-        const plan_seg_t *g = &P->seg[s];
-        int64_t r0 = g->r0, r1 = g->r1, m = r1 - r0;
-        switch (g->kind) {
-        case SEG_ONE: {
-            const int64_t *c = col + rp[r0] - r0;
-            const double *v = val + rp[r0] - r0;
-            for (int64_t r = r0; r < r1; r++) y[tgt[r]] = v[r] * y[c[r]];
-            break;
-        }
-        case SEG_ACC:
-            if (g->k == 3) {
-                const int64_t *c = col + rp[r0] - 3 * r0;
-                const double *v = val + rp[r0] - 3 * r0;
-                for (int64_t r = r0; r < r1; r++)
-                    y[tgt[r]] = ((0.0 + v[3 * r] * y[c[3 * r]]) + v[3 * r + 1] * y[c[3 * r + 1]]) +
-                                v[3 * r + 2] * y[c[3 * r + 2]];
-                break;
-            }
-            if (g->k == 2) {
-                const int64_t *c = col + rp[r0] - 2 * r0;
-                const double *v = val + rp[r0] - 2 * r0;
-                for (int64_t r = r0; r < r1; r++)
-                    y[tgt[r]] = (0.0 + v[2 * r] * y[c[2 * r]]) + v[2 * r + 1] * y[c[2 * r + 1]];
-                break;
-            }
-            for (int64_t r = r0; r < r1; r++) {
-                double acc = 0;
-                for (int64_t j = rp[r]; j < rp[r + 1]; j++) acc += val[j] * y[col[j]];
-                y[tgt[r]] = acc;
-            }
-            break;
-        case SEG_ONE_RUN: {
-            double *yt = y + tgt[r0];
-            const double *v = val + rp[r0], *u = y + P->cd[g->cd];
-            if (P->cd[g->cd + 1])
-                axpy_run(yt, v, u, m, 0);
-            else
-                for (int64_t i = 0; i < m; i++) yt[i] = v[i] * u[0];
-            break;
-        }
-        default: {   /* SEG_ACC_RUN: term by term, from +0 */
-            double *yt = y + tgt[r0];
-            for (int32_t j = 0; j < g->k; j++) {
-                const double *v = val + rp[r0] + j * m, *u = y + P->cd[g->cd + 2 * j];
-                int64_t d = P->cd[g->cd + 2 * j + 1];
-                if (d)
-                    axpy_run(yt, v, u, m, j == 0 ? 1 : 2);
-                else if (j == 0)
-                    for (int64_t i = 0; i < m; i++) yt[i] = 0.0 + v[i] * u[0];
-                else
-                    for (int64_t i = 0; i < m; i++) yt[i] += v[i] * u[0];
-            }
-            break;
-        }
-        }
-    }
-}
-
-static inline void gather_range(const int64_t *restrict g, double *restrict u,
-                                const double *restrict y, int64_t lo, int64_t hi)
-{
-    for (int64_t e = lo; e < hi; e++) u[e] = y[g[e]];
-}
-
-static inline void plan_gather(const struct jg_plan *P, double *u, const double *y, int32_t k)
-{
-    for (int64_t g = P->ctx_g[k]; g < P->ctx_g[k + 1]; g++)
-        gather_range(P->gsrc, u, y, P->glo[g], P->ghi[g]);
-}
-
-/* Every element of y[0..n-1] finite?  x * 0 is 0 for finite x and NaN for
- * Inf and NaN; sums of pairs (SSE2 registers) keep the loop free of
- * branches. */
-static int all_finite(const double *y, int64_t n)
-{
-    jg_v2d a = {0, 0}, b = {0, 0};
-    int64_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        jg_v2d p, q;
-        memcpy(&p, y + i, sizeof p);
-        memcpy(&q, y + i + 2, sizeof q);
-        a += p * 0.0;
-        b += q * 0.0;
-    }
-    double s = (a[0] + a[1]) + (b[0] + b[1]);
-    for (; i < n; i++) s += y[i] * 0.0;
-    return s == 0;
-}
-
-/* The first block (in sorted order, before position end) that ran in this
- * evaluation and has a non-finite output: the error a check after each block
- * would have given.  JG_OK when there is none. */
-static jg_status_t first_nonfinite(jg_work_t *w, int32_t end, jg_error_t *err)
-{
-    const jg_program_t *p = w->p;
-    for (int32_t i = 0; i < end; i++) {
-        const jg_block_t *B = &p->blocks[p->sorted[i]];
-        if (p->blk_loop[B->id] >= 0 || !B->type->outputs) continue;
-        if (B->rate >= 0 && !w->rate_hit[B->rate]) continue;
-        for (int q = 0; q < B->nout; q++) {
-            const double *y = w->y + p->y_off[jg__outport(p, B->id, q)];
-            for (int64_t k = 0; k < B->out_w[q]; k++)
-                if (!isfinite(y[k]))
-                    return jg_error_set(err, JG_NUMERIC,
-                                        "block '%s' (%s) at t = %g: output %d element %lld is %g",
-                                        B->path, B->type->name, w->t, q + 1, (long long)k + 1,
-                                        y[k]);
-        }
-    }
-    return JG_OK;
-}
-
-static inline void ctx_set(jg_eval_t *e, const jg_work_t *w, jg_error_t *err)
-{
-    e->t = w->t;
-    e->err = err;
-    e->sim = w->sim;
-    e->major = w->major;
-    e->first = w->first;
-}
-
-static jg_status_t plan_outputs(jg_work_t *w, jg_error_t *err)
-{
-    const jg_program_t *p = w->p;
-    const struct jg_plan *P = w->plan;
-    double *y = w->y, *u = w->u;
-    const unsigned char *hit = w->rate_hit;
-    const double t = w->t;
-    const int sim = w->sim, major = w->major, first = w->first;
-    jg_status_t st = JG_OK;
-    int32_t s;
-    w->planned = 1;
-    for (s = 0; s < P->nstep; s++) {
-        const plan_step_t *S = &P->step[s];
-        if (S->kind <= ST_BLOCK) {
-            if (S->kind == ST_BLOCK) {
-                if (S->rate >= 0 && !hit[S->rate]) continue;   /* holds between hits */
-                plan_gather(P, u, y, S->a0);
-                if (!S->outputs) continue;
-            }
-            jg_eval_t *e = S->e;
-            e->t = t;
-            e->err = err;
-            e->sim = sim;
-            e->major = major;
-            e->first = first;
-            if (S->outputs(S->B, e)) {
-                st = err && err->status ? err->status : JG_NUMERIC;
-                break;
-            }
-        } else if (S->kind == ST_LIN) {
-            run_lin(P, y, S->a0, S->a1);
-        } else if ((st = solve_loop(w, S->a0, err))) {
-            break;
-        }
-    }
-    if (st) {
-        /* the fused blocks sorted before the failed one were perhaps not
-         * evaluated yet; a non-finite output before it is the first error */
-        for (int32_t r = s + 1; r < P->nstep; r++)
-            if (P->step[r].kind == ST_LIN) run_lin(P, y, P->step[r].a0, P->step[r].a1);
-        jg_status_t st2 = first_nonfinite(w, P->step[s].pos, err);
-        return st2 ? st2 : st;
-    }
-    for (int32_t i = 0; i < P->nregather; i++) plan_gather(P, u, y, P->regather[i]);
-    if (!all_finite(y, p->ny)) return first_nonfinite(w, p->nsorted, err);
-    return JG_OK;
-}
-
 /* ------------------------------------------------------ the entry points */
 
 jg_status_t jg_work_outputs(jg_work_t *w, double t, jg_error_t *err)
 {
     const jg_program_t *p = w->p;
     w->t = t;
-    if (plan_default_conn(w)) {
-        jg_status_t st;
-        if (!w->plan && (st = plan_build(w, err))) return st;
-        return plan_outputs(w, err);
-    }
+    if (jg__plan_applies(w)) return jg__plan_outputs(w, err);
     w->planned = 0;
     for (int32_t i = 0; i < p->nsorted;) {
         int32_t b = p->sorted[i];
@@ -1297,7 +208,7 @@ jg_status_t jg_work_outputs(jg_work_t *w, double t, jg_error_t *err)
             if ((st = block_outputs(w, b, err))) return st;
             i++;
         } else {
-            if ((st = solve_loop(w, l, err))) return st;
+            if ((st = jg__work_solve_loop(w, l, err))) return st;
             i += p->loop_ptr[l + 1] - p->loop_ptr[l];
         }
     }
@@ -1312,36 +223,20 @@ jg_status_t jg_work_outputs(jg_work_t *w, double t, jg_error_t *err)
  * err and flags refreshed), else a new one in *tmp. */
 static inline jg_eval_t *block_ctx(jg_work_t *w, int32_t b, jg_eval_t *tmp, jg_error_t *err)
 {
-    if (w->planned) {
-        jg_eval_t *e = &w->plan->ctx[w->plan->ctx_of[b]];
-        ctx_set(e, w, err);
-        return e;
-    }
-    make_eval(w, b, tmp, err);
+    if (w->planned) return jg__plan_ctx(w, b, err);
+    jg__work_make_eval(w, b, tmp, err);
     return tmp;
 }
 
 jg_status_t jg_work_derivatives(jg_work_t *w, double *dx, jg_error_t *err)
 {
     const jg_program_t *p = w->p;
-    if (w->planned) {
-        const struct jg_plan *P = w->plan;
-        for (int32_t i = 0; i < P->nderiv; i++) {
-            const plan_deriv_t *d = &P->deriv[i];
-            jg_eval_t *e = d->e;
-            ctx_set(e, w, err);
-            e->dx = dx + d->x_off;
-            int r = d->derivatives(d->B, e);
-            e->dx = NULL;
-            if (r) return err && err->status ? err->status : JG_NUMERIC;
-        }
-        return JG_OK;
-    }
+    if (w->planned) return jg__plan_derivatives(w, dx, err);
     for (int32_t i = 0; i < w->nwith_x; i++) {
         int32_t b = w->with_x[i];
         const jg_block_t *B = &p->blocks[b];
         jg_eval_t e;
-        make_eval(w, b, &e, err);
+        jg__work_make_eval(w, b, &e, err);
         e.dx = dx + B->x_off;
         if (B->type->derivatives(B, &e)) return err && err->status ? err->status : JG_NUMERIC;
     }
@@ -1352,17 +247,9 @@ jg_status_t jg_work_jacobians(jg_work_t *w, jg_error_t *err)
 {
     const jg_program_t *p = w->p;
     if (w->planned) {
-        /* the inputs the plan did not gather (fused blocks, ports read from
-         * y), as the block-by-block path has them after an evaluation: every
-         * such block is continuous and outside loops, gathered after its
-         * sources or again at the end */
-        for (int32_t i = 0; i < w->plan->nstale; i++) {
-            int32_t b = w->plan->stale[i];
-            const jg_block_t *B = &p->blocks[b];
-            if (!B->nin) continue;
-            gather_range(w->plan->gsrc, w->u, w->y, p->u_off[jg__inport(p, b, 0)],
-                         p->u_off[jg__inport(p, b, B->nin - 1)] + B->in_w[B->nin - 1]);
-        }
+        /* the inputs the plan did not gather, as the block-by-block path has
+         * them after an evaluation */
+        jg__plan_gather_stale(w);
         w->planned = 0;
     }
     for (int32_t i = 0; i < p->nsorted; i++) {
@@ -1370,7 +257,7 @@ jg_status_t jg_work_jacobians(jg_work_t *w, jg_error_t *err)
         const jg_block_t *B = &p->blocks[b];
         if (!B->npart) continue;
         jg_eval_t e;
-        make_eval(w, b, &e, err);
+        jg__work_make_eval(w, b, &e, err);
         if (B->type->jacobian(B, &e)) return err && err->status ? err->status : JG_NUMERIC;
     }
     return JG_OK;
@@ -1379,26 +266,7 @@ jg_status_t jg_work_jacobians(jg_work_t *w, jg_error_t *err)
 jg_status_t jg__work_update(jg_work_t *w, int init, const signed char *fired, jg_error_t *err)
 {
     const jg_program_t *p = w->p;
-    if (w->planned) {
-        const struct jg_plan *P = w->plan;
-        for (int32_t i = 0; i < P->nupd; i++) {
-            const plan_upd_t *d = &P->upd[i];
-            if (!init && (d->rate >= 0 ? !w->rate_hit[d->rate] : !d->cont)) continue;
-            jg_eval_t *e = d->e;
-            ctx_set(e, w, err);
-            e->xdw = d->xdw;
-            e->xw = d->xw;
-            e->init = init;
-            e->zc_fired = fired && d->zc_off >= 0 ? fired + d->zc_off : NULL;
-            int r = d->update(d->B, e);
-            e->xdw = NULL;
-            e->xw = NULL;
-            e->init = 0;
-            e->zc_fired = NULL;
-            if (r) return err && err->status ? err->status : JG_NUMERIC;
-        }
-        return JG_OK;
-    }
+    if (w->planned) return jg__plan_update(w, init, fired, err);
     for (int32_t i = 0; i < w->nwith_upd; i++) {
         int32_t b = w->with_upd[i];
         const jg_block_t *B = &p->blocks[b];

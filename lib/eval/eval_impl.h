@@ -1,7 +1,10 @@
-/* Private structure of jg_work (lib/eval), shared with graph/ and linearize/. */
+/* Private structure of jg_work (lib/eval) and the calls between eval's files
+ * (eval.c: block calls; algloop.c: the algebraic loop solver; plan.c: the
+ * fused evaluation plan; iopoints.c).  Later modules include eval_internal.h
+ * instead (lib/sim/simulate.c still reads the hybrid fields below). */
 #ifndef JG_EVAL_IMPL_H
 #define JG_EVAL_IMPL_H
-#include "jacgraph/eval.h"
+#include "eval_internal.h"
 #include "../compile/program_impl.h"
 
 /* How block input elements read signals: src[k] is the signal element (or -1),
@@ -34,7 +37,7 @@ struct jg_work {
     int sim, major, first;    /* copied into every jg_eval */
     /* blocks (sorted order) with states / update() / zero crossings */
     int32_t *with_x, nwith_x, *with_upd, nwith_upd, *with_zc, nwith_zc;
-    /* the evaluation plan (eval.c), built by the first jg_work_outputs with the
+    /* the evaluation plan (plan.c), built by the first jg_work_outputs with the
      * program's own connection and used whenever that connection is set: the
      * blocks' contexts built once, runs of JG_BT_PURE_LINEAR blocks as sparse
      * rows over y.  NULL until then. */
@@ -45,22 +48,54 @@ struct jg_work {
                                  reading u directly must too) */
 };
 
-/* update() of the blocks due now, in sorted order: continuous-time blocks
- * always, discrete ones whose rate hits; init = 1: the initialisation call at
- * t0 (every block with update).  fired: per zero-crossing signal of the
- * program +1/-1/0, or NULL.  x is the continuous state vector to modify
- * (resets). */
-jg_status_t jg__work_update(jg_work_t *w, int init, const signed char *fired, jg_error_t *err);
-/* The zero-crossing signals (p->nzc) after jg_work_outputs at the same point. */
-jg_status_t jg__work_zc(jg_work_t *w, double *z, jg_error_t *err);
-
 void jg__work_set_conn(jg_work_t *w, const jg_conn_t *conn);
 /* Gather the inputs of real block b from the signals. */
 void jg__work_gather(jg_work_t *w, int32_t b);
-/* Block b's Jacobian parts (values of the last jg_work_jacobians). */
-static inline cs_dl *const *jg__work_parts(const jg_work_t *w, int32_t b)
+
+/* A block's evaluation context at the work's current point (eval.c's
+ * block-by-block path; the plan builds each context once). */
+static inline void jg__work_make_eval(const jg_work_t *w, int32_t b, jg_eval_t *e, jg_error_t *err)
 {
-    return w->jacp + w->part_base[b];
+    const jg_program_t *p = w->p;
+    const jg_block_t *B = &p->blocks[b];
+    e->t = w->t;
+    e->x = w->x + B->x_off;
+    e->u = (const double *const *)(w->uptr + p->in_base[b]);
+    e->y = w->yptr + p->out_base[b];
+    e->dx = NULL;
+    e->jac = w->jacp + w->part_base[b];
+    e->ext = NULL;
+    if (B->is_root_port && B->type == &jg_block_inport)
+        e->ext = w->ext + w->ext_off[jg_block_port_number(B) - 1];
+    e->err = err;
+    e->xd = w->xd + B->d_off;
+    e->xdw = NULL;
+    e->xw = NULL;
+    e->zcv = NULL;
+    e->zc_fired = NULL;
+    e->sim = w->sim;
+    e->major = w->major;
+    e->first = w->first;
+    e->init = 0;
 }
+
+/* Solve algebraic loop l of the program on the work's signals (algloop.c):
+ * Newton with the analytic loop Jacobian, line search, Broyden updates; one
+ * LU solve for a loop of linear blocks. */
+jg_status_t jg__work_solve_loop(jg_work_t *w, int l, jg_error_t *err);
+
+/* ---- the fused evaluation plan (plan.c) */
+/* Is the work's connection the program's own (the plan applies)? */
+int jg__plan_applies(const jg_work_t *w);
+/* jg_work_outputs through the plan, building it on the first call. */
+jg_status_t jg__plan_outputs(jg_work_t *w, jg_error_t *err);
+void jg__plan_free(struct jg_plan *P);
+/* After a planned evaluation (w->planned): */
+jg_status_t jg__plan_derivatives(jg_work_t *w, double *dx, jg_error_t *err);
+jg_status_t jg__plan_update(jg_work_t *w, int init, const signed char *fired, jg_error_t *err);
+/* Block b's context, refreshed for the current point. */
+jg_eval_t *jg__plan_ctx(jg_work_t *w, int32_t b, jg_error_t *err);
+/* Gather the inputs the plan left stale (fused blocks, ports read in place). */
+void jg__plan_gather_stale(jg_work_t *w);
 
 #endif

@@ -1,5 +1,6 @@
-/* Vertex elimination on patterns (seed 001, Def. 3 and Fig. 5) and the
- * orderings that choose which algebraic vertices to eliminate.
+/* Vertex elimination on patterns (Han, Mosterman & Zhang, Def. 3 and
+ * Fig. 5) and the orderings that choose which algebraic vertices to
+ * eliminate.
  *
  * Eliminating v adds, for every pair e -> v -> f, the edge e -> f with matrix
  * Kf (I - Dv)^-1 Ke, summed into an existing e -> f (Def. 2); Dv is v's
@@ -9,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "graph_impl.h"
-#include "../compile/program_impl.h"
 
 /* Growable int64 buffer for pattern work. */
 typedef struct {

@@ -18,6 +18,8 @@ int jg_reduce_parse(const char *s)
     return -1;
 }
 
+int jg__graph_replayed(const jg_graph_t *g) { return g->replayed; }
+
 int jg__graph_reserve(jg_graph_t *g, int64_t nedges, int64_t nvals)
 {
     if (nedges > g->capne) {

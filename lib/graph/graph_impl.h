@@ -1,8 +1,9 @@
-/* Private structures of the Jacobian graph (lib/graph). */
+/* Private structures of the Jacobian graph (lib/graph); later modules use
+ * graph_internal.h. */
 #ifndef JG_GRAPH_IMPL_H
 #define JG_GRAPH_IMPL_H
-#include "jacgraph/graph.h"
-#include "../linearize/iopoints.h"
+#include "graph_internal.h"
+#include "../compile/program_impl.h"
 
 /* A matrix on an edge: CSC pattern in the graph arena, values at g->x + xoff. */
 typedef struct jg_gmat {
@@ -76,20 +77,5 @@ int64_t jg__gedge_add(jg_graph_t *g, int64_t src, int64_t dst, int64_t mat);
 /* Find the live edge src->dst, -1 when there is none. */
 int64_t jg__gedge_find(const jg_graph_t *g, int64_t src, int64_t dst);
 int jg__gop_push(jg_graph_t *g, jg_opcode_t code, int64_t a, int64_t b, int64_t c);
-
-/* Build (lib/graph/build.c): structure and original values from block patterns. */
-jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_graph_t **out,
-                            jg_error_t *err);
-/* Decide and record the elimination (lib/graph/eliminate.c). */
-jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_reduce_t how, jg_error_t *err);
-/* Numeric phase (lib/graph/replay.c): values from the work's block Jacobians. */
-jg_status_t jg__graph_replay(jg_graph_t *g, const jg_work_t *w, jg_error_t *err);
-
-/* Theorem 1: sub(J, I, O) for the vertex sets given by offset maps.  Every
- * live edge src -> dst with coloff[src] >= 0 and rowoff[dst] >= 0 puts its
- * matrix at (rowoff[dst], coloff[src]).  Returns a new m x n cs_dl (values of
- * the last replay) or NULL when out of memory.  Cost: O(live edge entries). */
-cs_dl *jg__graph_sub(const jg_graph_t *g, const int64_t *rowoff, int64_t m,
-                     const int64_t *coloff, int64_t n);
 
 #endif

@@ -84,7 +84,8 @@ jg_status_t jg__graph_replay(jg_graph_t *g, const jg_work_t *w, jg_error_t *err)
     memcpy(g->x, g->x_init, sizeof(double) * (size_t)g->x_orig);
     for (int64_t k = 0; k < g->npartedge; k++) {
         const jg_gmat_t *m = &g->mat[g->pe_mat[k]];
-        memcpy(g->x + m->xoff, w->jac[g->pe_part[k]].x, sizeof(double) * (size_t)jg__nnz(m));
+        memcpy(g->x + m->xoff, jg__eval_jac_values(w, g->pe_part[k]),
+               sizeof(double) * (size_t)jg__nnz(m));
     }
     memset(g->x + g->x_orig, 0, sizeof(double) * (size_t)(g->nx - g->x_orig));
     for (int64_t k = 0; k < g->ops_n; k++) {

@@ -3,7 +3,8 @@
 #define JG_LIN_IMPL_H
 #include "jacgraph/linearize.h"
 #include "jacgraph/lft.h"
-#include "../graph/graph_impl.h"
+#include "../graph/graph_internal.h"   /* also eval's eval_internal.h: I/O points, parts */
+#include "../compile/program_impl.h"
 
 struct jg_lin {
     const jg_program_t *p;

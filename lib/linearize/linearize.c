@@ -45,9 +45,7 @@ jg_status_t jg_lin_create(const jg_program_t *p, const jg_lin_opts_t *o, jg_lin_
         st = jg_error_set(err, JG_NOMEM, "out of memory");
         goto fail;
     }
-    jg_conn_t c = {.src = l->io->src, .inj_ptr = l->io->inj_ptr, .inj_idx = l->io->inj_idx,
-                   .w = l->wv};
-    jg__work_set_conn(l->w, &c);
+    jg__eval_use_iospec(l->w, l->io, l->wv);
     *out = l;
     return JG_OK;
 fail:
@@ -204,11 +202,15 @@ static jg_status_t ensure_graph(jg_lin_t *l, jg_reduce_t r, jg_lin_stats_t *st, 
     return JG_OK;
 }
 
-static int64_t *offsets(const jg_graph_t *g)
+/* A vertex offset map for jg__graph_sub: base per vertex kind (-1: none),
+ * live vertices only when live_only.  NULL when out of memory. */
+static int64_t *offsets(const jg_graph_t *g, int64_t bx, int64_t bu, int64_t by, int64_t bw,
+                        int64_t bz, int live_only)
 {
-    int64_t *o = malloc(sizeof(int64_t) * (size_t)(g->nv + 1));
-    if (o)
-        for (int64_t v = 0; v < g->nv; v++) o[v] = -1;
+    const int64_t base[5] = {[JG_V_STATE] = bx, [JG_V_INPUT] = bu, [JG_V_OUTPUT] = by,
+                             [JG_V_LIN_IN] = bw, [JG_V_LIN_OUT] = bz};
+    int64_t *o = malloc(sizeof(int64_t) * (size_t)(jg_graph_nvertices(g) + 1));
+    if (o) jg__graph_offset_map(g, base, live_only, o);
     return o;
 }
 
@@ -220,26 +222,17 @@ static jg_status_t graph_ops(jg_lin_t *l, const jg_graph_t *g, int reduced, jg_l
 {
     const jg_program_t *p = l->p;
     int64_t nx = p->nx, nw = l->io->nw, nz = l->io->nz, ni = nx + nw, no = nx + nz;
-    int64_t *ein = offsets(g), *eout = offsets(g), *ra = offsets(g), *rb = offsets(g);
+    /* ext-in: states and input points; ext-out: states and output points */
+    int64_t *ein = offsets(g, 0, -1, -1, nx, -1, 1), *eout = offsets(g, 0, -1, -1, -1, nx, 1);
+    int64_t *ra = NULL, *rb = NULL, *xo = NULL;
     jg_status_t st = JG_OK;
     *o = (jg_lftops_t){0};
-    if (!ein || !eout || !ra || !rb) goto nomem;
-    for (int64_t v = 0; v < g->nv; v++) {
-        const jg_gvert_t *V = &g->v[v];
-        if (!V->alive) continue;
-        if (V->kind == JG_V_STATE) ein[v] = eout[v] = V->off;
-        if (V->kind == JG_V_LIN_IN) ein[v] = nx + V->off;
-        if (V->kind == JG_V_LIN_OUT) eout[v] = nx + V->off;
-    }
+    if (!ein || !eout) goto nomem;
     if (reduced) {
-        int64_t nr = 0;   /* remaining algebraic vertices Y_r, in vertex order */
-        for (int64_t v = 0; v < g->nv; v++) {
-            const jg_gvert_t *V = &g->v[v];
-            if (V->alive && (V->kind == JG_V_INPUT || V->kind == JG_V_OUTPUT)) {
-                ra[v] = nr;
-                nr += V->width;
-            }
-        }
+        /* the remaining algebraic vertices Y_r, in vertex order */
+        ra = malloc(sizeof(int64_t) * (size_t)(jg_graph_nvertices(g) + 1));
+        if (!ra) goto nomem;
+        int64_t nr = jg__graph_survivor_map(g, ra);
         o->P11 = jg__graph_sub(g, eout, no, ein, ni);
         o->P12 = jg__graph_sub(g, eout, no, ra, nr);
         o->P21 = jg__graph_sub(g, ra, nr, ein, ni);
@@ -249,16 +242,10 @@ static jg_status_t graph_ops(jg_lin_t *l, const jg_graph_t *g, int reduced, jg_l
     }
     /* ra: U-space (block inputs, then output points); rb: Y-space (block
      * outputs, then input points) */
-    int64_t *xo = offsets(g);
-    if (!xo) goto nomem;
-    for (int64_t v = 0; v < g->nv; v++) {
-        const jg_gvert_t *V = &g->v[v];
-        if (V->kind == JG_V_STATE) xo[v] = V->off;
-        if (V->kind == JG_V_INPUT) ra[v] = V->off;
-        if (V->kind == JG_V_LIN_OUT) ra[v] = p->nu + V->off;
-        if (V->kind == JG_V_OUTPUT) rb[v] = V->off;
-        if (V->kind == JG_V_LIN_IN) rb[v] = p->ny + V->off;
-    }
+    xo = offsets(g, 0, -1, -1, -1, -1, 0);
+    ra = offsets(g, -1, 0, -1, -1, p->nu, 0);
+    rb = offsets(g, -1, -1, 0, p->ny, -1, 0);
+    if (!xo || !ra || !rb) goto nomem;
     cs_dl *Bo = jg__graph_sub(g, xo, no, ra, p->nu + nz);   /* rows of z stay empty */
     cs_dl *Co = jg__graph_sub(g, rb, p->ny + nw, xo, ni);
     o->P11 = jg__graph_sub(g, xo, no, xo, ni);
@@ -281,7 +268,6 @@ static jg_status_t graph_ops(jg_lin_t *l, const jg_graph_t *g, int reduced, jg_l
     cs_dl_spfree(Iw);
     cs_dl_spfree(Izc);
     cs_dl_spfree(Iwc);
-    free(xo);
     if (!o->P12 || !o->P21) goto nomem;
     goto done;
 nomem:
@@ -292,13 +278,14 @@ done:
     free(eout);
     free(ra);
     free(rb);
+    free(xo);
     return st;
 }
 
 jg_status_t jg_lin_graph(jg_lin_t *l, jg_reduce_t r, const jg_graph_t **g, jg_error_t *err)
 {
     jg_status_t st = ensure_graph(l, r, NULL, err);
-    if (!st && !l->g[r]->replayed) {
+    if (!st && !jg__graph_replayed(l->g[r])) {
         if (!(st = jg__lin_eval(l, 1, err))) st = jg__graph_replay(l->g[r], l->w, err);
     }
     *g = st ? NULL : l->g[r];

@@ -1,6 +1,6 @@
-/* The matrix-based block-by-block algorithm (seed 001, Fig. 1): aggregate the
- * block Jacobians into Ao, Bo, Co, Do and the signal connections into the 0/1
- * matrix M, block by block, without the Jacobian graph.
+/* The matrix-based block-by-block algorithm (Han, Mosterman & Zhang,
+ * Fig. 1): aggregate the block Jacobians into Ao, Bo, Co, Do and the signal
+ * connections into the 0/1 matrix M, block by block, without the Jacobian graph.
  *
  * Operand layout for the LFT over ext-in = [x; w], ext-out = [dx; z]:
  *   P11 = [Ao 0; 0 0]   P12 = [Bo 0; 0 I_z]   P21 = [Co 0; 0 I_w]

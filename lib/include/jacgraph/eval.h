@@ -1,6 +1,6 @@
 /* jacgraph/eval.h -- evaluating a compiled program: outputs in sorted order,
  * derivatives, block Jacobians.  Simulation and linearization both call these,
- * so a block's semantics live in exactly one place (DESIGN.md 3.4).
+ * so a block's semantics live in exactly one place.
  *
  * A jg_work_t holds the run-time vectors of one program: states x, external
  * inputs (root Inport values), signals y (every real block output element) and

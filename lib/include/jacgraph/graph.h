@@ -1,4 +1,5 @@
-/* jacgraph/graph.h -- the Jacobian graph (seed 001, Def. 1-3, Fig. 4-5).
+/* jacgraph/graph.h -- the Jacobian graph (Han, Mosterman & Zhang, "A Graph
+ * Algorithm for Linearizing Simulink Models", Def. 1-3, Fig. 4-5).
  *
  * Vertices are ports with widths: state vectors, block input ports, block
  * output ports, and linearization I/O points.  Edges carry matrices: block

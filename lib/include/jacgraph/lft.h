@@ -1,5 +1,6 @@
 /* jacgraph/lft.h -- the linear-fractional transformation on sparse matrices
- * (seed 001, Section 2):
+ * (Han, Mosterman & Zhang, "A Graph Algorithm for Linearizing Simulink
+ * Models", Section 2):
  *
  *     F(P11, P12, P21, P22, M) = P11 + P12 M (I - P22 M)^-1 P21
  *

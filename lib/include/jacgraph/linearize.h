@@ -1,8 +1,10 @@
 /* jacgraph/linearize.h -- linear models A, B, C, D at an operating point by
  * three independent methods behind one call:
  *
- *   JG_METHOD_GRAPH    the Jacobian graph (seed 001, Fig. 4) with a reduction
- *                      strategy (none: Theorem 1 submatrices and the LFT with M;
+ *   JG_METHOD_GRAPH    the Jacobian graph (Han, Mosterman & Zhang, "A Graph
+ *                      Algorithm for Linearizing Simulink Models", Fig. 4)
+ *                      with a reduction strategy (none: Theorem 1
+ *                      submatrices and the LFT with M;
  *                      markowitz / full: eliminate, then the LFT with M = I);
  *   JG_METHOD_MATRIX   the block-by-block algorithm of Fig. 1: Ao, Bo, Co, Do and
  *                      the connection matrix M, then the LFT;

@@ -1,10 +1,11 @@
 /* jacgraph/solverjac.h -- the solver Jacobian J_x = df/dx of a compiled
- * program's continuous states (seed 000, issue 5 section 1), for the implicit
- * solvers of jacgraph/solver.h.
+ * program's continuous states (MathWorks, Simulink documentation: "Choose a
+ * Jacobian Method for an Implicit Solver"), for the implicit solvers of
+ * jacgraph/solver.h.
  *
  * f is what the simulation integrates: at (t, x) the outputs in sorted order
  * (algebraic loops solved), then the derivatives, on a jg_work_t with its held
- * discrete states, modes and inputs.  Methods (seed 000's names):
+ * discrete states, modes and inputs.  Methods (Simulink's names):
  *
  *   full-perturbation    one forward difference of f per state, dense n x n;
  *   sparse-perturbation  the structural pattern J_x,pattern, its columns
@@ -25,10 +26,10 @@
  *                        or more states, full otherwise.
  *
  * An analytical method asked for on a model with a block that has no analytic
- * Jacobian falls back to the perturbation of the same sparsity (seed 000), and
- * jg_sjac_reason says so.  In the current block set every block with Jacobian
- * parts has a jacobian function (the check is there for blocks registered at
- * run time).
+ * Jacobian falls back to the perturbation of the same sparsity (as in
+ * Simulink), and jg_sjac_reason says so.  In the current block set every block
+ * with Jacobian parts has a jacobian function (the check is there for blocks
+ * registered at run time).
  *
  * The structural pattern comes from the graph whatever the method (the CLI
  * prints it and its coloring): an entry (i, j) is a path from state j to
@@ -162,7 +163,7 @@ void jg_sjac_set_typical(jg_sjac_t *j, double typ);
 /* Where jg_sjac_solver_jac reports errors (not owned; NULL: nowhere). */
 void jg_sjac_set_error(jg_sjac_t *j, jg_error_t *err);
 
-/* ---- column coloring (lib/sim/coloring.c) ----
+/* ---- column coloring (lib/linearize/coloring.c) ----
  *
  * Curtis-Powell-Reid grouping of the columns of an m x n compressed-column
  * pattern A: color[j] for every column so that no two columns of one color

@@ -1,7 +1,7 @@
-/* The solver Jacobian J_x = df/dx (seed 000): forward-difference perturbation,
- * dense or grouped by a column coloring of the structural pattern, and the
- * analytical J_x of the Jacobian graph with every algebraic vertex eliminated
- * (jacgraph/solverjac.h). */
+/* The solver Jacobian J_x = df/dx (Simulink, "Choose a Jacobian Method"):
+ * forward-difference perturbation, dense or grouped by a column coloring of the
+ * structural pattern, and the analytical J_x of the Jacobian graph with every
+ * algebraic vertex eliminated (jacgraph/solverjac.h). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,12 +9,13 @@
 #include <string.h>
 #include "jacgraph/solverjac.h"
 #include "jacgraph/lft.h"
-#include "../graph/graph_impl.h"
+#include "../lft/lft_internal.h"
+#include "../graph/graph_internal.h"   /* and eval_internal.h */
 #include "../compile/program_impl.h"
 
 /* 2 GB of doubles: beyond this a dense Jacobian is a mistake, not a method */
 #define DENSE_MAX_STATES 16384
-/* seed 000: auto chooses a sparse method from this many states on */
+/* as in Simulink, auto chooses a sparse method from this many states on */
 #define SPARSE_FROM 50
 
 static const char *const method_names[] = {"auto", "full-perturbation", "sparse-perturbation",
@@ -64,12 +65,13 @@ struct jg_sjac {
     const cs_dl *P;           /* what eval fills: S or D */
     int64_t *color, ncolors, maxrow;
     int64_t *grp_ptr, *grp_col;   /* columns of each color, in column order */
-    /* analytical: J->x[map_dst[k]] += g->x[map_src[k]] over the state -> state
+    /* analytical: J->x[map_dst[k]] += (graph values)[map_src[k]] over the state -> state
      * edges; or, when algebraic vertices survive, the LFT over them */
     int64_t nmap, *map_src, *map_dst;
     int64_t *ra, nr;          /* per vertex: offset of a surviving algebraic vertex, -1 */
     int64_t *rowpos;          /* n, -1: scatter of one column of the LFT result */
     int32_t *held, nheld;     /* blocks with a discrete rate and Jacobian parts */
+    int64_t *held_part;       /* per held block: its first Jacobian part */
     /* perturbation scratch */
     double *x0, *f0, *f1, *h;   /* x0: the point (x may be the work's own states) */
     jg_sjac_stats_t st;
@@ -117,55 +119,6 @@ static cs_dl *sorted_pattern(const cs_dl *A)
     return S;
 }
 
-/* Structural pattern of P11 + P12 (I - P22)^-1 P21: column j gets P11(:, j)
- * and the rows of P12 over every surviving algebraic element that P21(:, j)
- * reaches through P22 (the inverse's pattern is the transitive closure). */
-static cs_dl *closure_pattern(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21,
-                              const cs_dl *P22)
-{
-    int64_t n = P11->n, nr = P22->n;
-    int64_t *mark = malloc(sizeof(int64_t) * (size_t)(nr + 1));
-    int64_t *stack = malloc(sizeof(int64_t) * (size_t)(nr + 1));
-    int64_t *rmark = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    cs_dl *T = cs_dl_spalloc(n, n, P11->p[n] + 16, 1, 1);
-    cs_dl *C = NULL;
-    if (!mark || !stack || !rmark || !T) goto done;
-    for (int64_t k = 0; k < nr; k++) mark[k] = -1;
-    for (int64_t k = 0; k < n; k++) rmark[k] = -1;
-    for (int64_t j = 0; j < n; j++) {
-        for (int64_t q = P11->p[j]; q < P11->p[j + 1]; q++) {
-            rmark[P11->i[q]] = j;
-            if (!cs_dl_entry(T, P11->i[q], j, 0)) goto done;
-        }
-        int64_t top = 0;
-        for (int64_t q = P21->p[j]; q < P21->p[j + 1]; q++)
-            if (mark[P21->i[q]] != j) {
-                mark[P21->i[q]] = j;
-                stack[top++] = P21->i[q];
-            }
-        while (top > 0) {
-            int64_t a = stack[--top];
-            for (int64_t q = P22->p[a]; q < P22->p[a + 1]; q++)
-                if (mark[P22->i[q]] != j) {
-                    mark[P22->i[q]] = j;
-                    stack[top++] = P22->i[q];
-                }
-            for (int64_t q = P12->p[a]; q < P12->p[a + 1]; q++)
-                if (rmark[P12->i[q]] != j) {
-                    rmark[P12->i[q]] = j;
-                    if (!cs_dl_entry(T, P12->i[q], j, 0)) goto done;
-                }
-        }
-    }
-    C = cs_dl_compress(T);
-done:
-    cs_dl_spfree(T);
-    free(mark);
-    free(stack);
-    free(rmark);
-    return C;
-}
-
 /* ------------------------------------------------------------------ create */
 
 static jg_status_t nomem(jg_error_t *err, const char *what)
@@ -183,20 +136,14 @@ static jg_status_t build_pattern(jg_sjac_t *j, jg_error_t *err)
     if ((st = jg__graph_build(p, j->io, &j->g, err))) return st;
     if ((st = jg__graph_eliminate(j->g, JG_REDUCE_FULL, err))) return st;
     const jg_graph_t *g = j->g;
-    j->xo = malloc(sizeof(int64_t) * (size_t)(g->nv + 1));
-    j->ra = malloc(sizeof(int64_t) * (size_t)(g->nv + 1));
+    const int64_t nv = jg_graph_nvertices(g);
+    j->xo = malloc(sizeof(int64_t) * (size_t)(nv + 1));
+    j->ra = malloc(sizeof(int64_t) * (size_t)(nv + 1));
     if (!j->xo || !j->ra) return nomem(err, "vertex maps");
-    j->nr = 0;
-    for (int64_t v = 0; v < g->nv; v++) {
-        const jg_gvert_t *V = &g->v[v];
-        j->xo[v] = V->alive && V->kind == JG_V_STATE ? V->off : -1;
-        j->ra[v] = -1;
-        /* what the full reduction leaves: Algebraic Constraint outputs */
-        if (V->alive && (V->kind == JG_V_INPUT || V->kind == JG_V_OUTPUT)) {
-            j->ra[v] = j->nr;
-            j->nr += V->width;
-        }
-    }
+    const int64_t states_only[5] = {0, -1, -1, -1, -1};
+    jg__graph_offset_map(g, states_only, 1, j->xo);
+    /* what the full reduction leaves: Algebraic Constraint outputs */
+    j->nr = jg__graph_survivor_map(g, j->ra);
     cs_dl *P11 = jg__graph_sub(g, j->xo, n, j->xo, n), *C = NULL;
     if (!P11) return nomem(err, "state submatrix");
     if (j->nr == 0) {
@@ -205,7 +152,7 @@ static jg_status_t build_pattern(jg_sjac_t *j, jg_error_t *err)
         cs_dl *P12 = jg__graph_sub(g, j->xo, n, j->ra, j->nr);
         cs_dl *P21 = jg__graph_sub(g, j->ra, j->nr, j->xo, n);
         cs_dl *P22 = jg__graph_sub(g, j->ra, j->nr, j->ra, j->nr);
-        if (P12 && P21 && P22) C = closure_pattern(P11, P12, P21, P22);
+        if (P12 && P21 && P22) C = jg__lft_pattern(P11, P12, P21, P22);
         cs_dl_spfree(P11);
         cs_dl_spfree(P12);
         cs_dl_spfree(P21);
@@ -260,39 +207,44 @@ static jg_status_t build_map(jg_sjac_t *j, jg_error_t *err)
 {
     const jg_graph_t *g = j->g;
     const jg_program_t *p = j->p;
-    int64_t nm = 0;
-    for (int64_t l = 0; l < g->nlive; l++) {
-        const jg_gedge_t *e = &g->e[g->live[l]];
-        if (e->alive && j->xo[e->src] >= 0 && j->xo[e->dst] >= 0) nm += jg__nnz(&g->mat[e->mat]);
-    }
+    jg_status_t st = JG_OK;
+    int64_t nm = jg__graph_sub_entries(g, j->xo, j->xo, NULL, NULL, NULL);
+    int64_t *row = malloc(sizeof(int64_t) * (size_t)(nm + 1));
+    int64_t *col = malloc(sizeof(int64_t) * (size_t)(nm + 1));
     j->map_src = malloc(sizeof(int64_t) * (size_t)(nm + 1));
     j->map_dst = malloc(sizeof(int64_t) * (size_t)(nm + 1));
     j->rowpos = malloc(sizeof(int64_t) * (size_t)(j->n + 1));
     j->held = malloc(sizeof(int32_t) * (size_t)(p->nblocks + 1));
-    if (!j->map_src || !j->map_dst || !j->rowpos || !j->held) return nomem(err, "value map");
+    j->held_part = malloc(sizeof(int64_t) * (size_t)(p->nblocks + 1));
+    if (!row || !col || !j->map_src || !j->map_dst || !j->rowpos || !j->held || !j->held_part) {
+        st = nomem(err, "value map");
+        goto done;
+    }
     for (int64_t i = 0; i < j->n; i++) j->rowpos[i] = -1;
-    for (int64_t l = 0; l < g->nlive; l++) {
-        const jg_gedge_t *e = &g->e[g->live[l]];
-        if (!e->alive || j->xo[e->src] < 0 || j->xo[e->dst] < 0) continue;
-        const jg_gmat_t *a = &g->mat[e->mat];
-        for (int64_t c = 0; c < a->n; c++)
-            for (int64_t q = a->p[c]; q < a->p[c + 1]; q++) {
-                int64_t row = j->xo[e->dst] + a->i[q], col = j->xo[e->src] + c;
-                int64_t pos = j->D ? col * j->n + row : find_entry(j->S, row, col);
-                if (pos < 0)
-                    return jg_error_set(err, JG_INTERNAL,
-                                        "solver Jacobian: graph entry (%lld, %lld) outside the "
-                                        "pattern",
-                                        (long long)row, (long long)col);
-                j->map_src[j->nmap] = a->xoff + q;
-                j->map_dst[j->nmap++] = pos;
-            }
+    jg__graph_sub_entries(g, j->xo, j->xo, row, col, j->map_src);
+    for (int64_t k = 0; k < nm; k++) {
+        int64_t pos = j->D ? col[k] * j->n + row[k] : find_entry(j->S, row[k], col[k]);
+        if (pos < 0) {
+            st = jg_error_set(err, JG_INTERNAL,
+                              "solver Jacobian: graph entry (%lld, %lld) outside the pattern",
+                              (long long)row[k], (long long)col[k]);
+            goto done;
+        }
+        j->map_dst[k] = pos;
     }
-    for (int32_t b = 0; b < p->nblocks; b++) {
+    j->nmap = nm;
+    int64_t part = 0;   /* the first part of block b (jg__eval_jac_values' numbering) */
+    for (int32_t b = 0; b < p->nblocks; part += p->blocks[b].npart, b++) {
         const jg_block_t *B = &p->blocks[b];
-        if (!B->virt && B->rate >= 0 && B->npart > 0) j->held[j->nheld++] = b;
+        if (!B->virt && B->rate >= 0 && B->npart > 0) {
+            j->held_part[j->nheld] = part;
+            j->held[j->nheld++] = b;
+        }
     }
-    return JG_OK;
+done:
+    free(row);
+    free(col);
+    return st;
 }
 
 jg_status_t jg_sjac_create(const jg_program_t *p, const char *method, jg_work_t *w,
@@ -304,7 +256,7 @@ jg_status_t jg_sjac_create(const jg_program_t *p, const char *method, jg_work_t 
     if (m < 0)
         return jg_error_set(err, JG_ARG, "unknown solver Jacobian method '%s' (valid: %s)", method,
                             jg_sjac_method_names());
-    if (w && w->p != p)
+    if (w && jg__eval_program(w) != p)
         return jg_error_set(err, JG_ARG, "solver Jacobian: the work belongs to another program");
     jg_sjac_t *j = calloc(1, sizeof *j);
     if (j) j->typ = 1.0;
@@ -317,10 +269,9 @@ jg_status_t jg_sjac_create(const jg_program_t *p, const char *method, jg_work_t 
     } else {
         if ((st = jg_work_create(p, &j->w, err))) goto fail;
         j->own_w = 1;
-        j->w->sim = 1;     /* f as the simulation computes it */
-        j->w->major = 0;
+        jg__eval_set_mode(j->w, 1, 0);   /* f as the simulation computes it, minor step */
     }
-    /* the method and why (seed 000's rules) */
+    /* the method and why (Simulink's rules) */
     int32_t bad = non_analytic_block(p);
     char why_bad[300] = "";
     if (bad >= 0)
@@ -396,6 +347,7 @@ void jg_sjac_free(jg_sjac_t *j)
     free(j->map_dst);
     free(j->rowpos);
     free(j->held);
+    free(j->held_part);
     free(j->f0);
     free(j->f1);
     free(j->h);
@@ -511,13 +463,13 @@ static jg_status_t eval_perturb(jg_sjac_t *j, double t, const double *x, const d
  * (jg_work_outputs): their parts are no path in f now. */
 static void zero_held(jg_sjac_t *j)
 {
-    jg_work_t *w = j->w;
     for (int32_t k = 0; k < j->nheld; k++) {
         const jg_block_t *B = &j->p->blocks[j->held[k]];
-        if (w->rate_hit[B->rate]) continue;
+        if (jg__eval_rate_hit(j->w, B->rate)) continue;
         for (int q = 0; q < B->npart; q++) {
-            cs_dl *m = &w->jac[w->part_base[B->id] + q];
-            memset(m->x, 0, sizeof(double) * (size_t)m->p[m->n]);
+            const cs_dl *m = B->part[q].m;   /* the part's pattern */
+            memset(jg__eval_jac_values(j->w, j->held_part[k] + q), 0,
+                   sizeof(double) * (size_t)m->p[m->n]);
         }
     }
 }
@@ -573,7 +525,7 @@ static jg_status_t eval_analytic(jg_sjac_t *j, double t, cs_dl *J, jg_error_t *e
     if ((st = jg__graph_replay(j->g, j->w, err))) return st;
     j->st.replays++;
     if (j->nr > 0) return eval_lft(j, J, err);
-    const double *gx = j->g->x;
+    const double *gx = jg__graph_values(j->g);
     memset(J->x, 0, sizeof(double) * (size_t)J->p[J->n]);
     for (int64_t k = 0; k < j->nmap; k++) J->x[j->map_dst[k]] += gx[j->map_src[k]];
     return JG_OK;

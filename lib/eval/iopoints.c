@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "iopoints.h"
+#include "eval_impl.h"
 
 typedef struct {
     const jg_program_t *p;

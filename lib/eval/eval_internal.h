@@ -1,0 +1,88 @@
+/* eval_internal.h -- lib/eval's interface for the later stages (graph,
+ * linearize, sim): linearization I/O points resolved to element-level
+ * connections, evaluating with them, read access to the block Jacobian
+ * values, and the hybrid calls of the simulation loop.  Not installed.  It
+ * includes only public headers, so a later module that includes it sees none
+ * of eval's private structures (eval_impl.h).
+ *
+ * I/O point semantics (docs/cli.md): an input point on signal BLOCK:N adds w
+ * to the signal as its consumers see it; an output point measures the value
+ * driven onto BLOCK:N (before any perturbation or opening on that same
+ * signal); an opening cuts the signal from its consumers, which then see only
+ * the input perturbations on it or downstream of it.  By default the inputs
+ * are the root Inports and the outputs what the root Outports read (their
+ * signal with the perturbations on it, like any consumer).
+ */
+#ifndef JG_EVAL_INTERNAL_H
+#define JG_EVAL_INTERNAL_H
+#include <stdint.h>
+#include <cs.h>
+#include "jacgraph/eval.h"
+
+/* ------------------------------------------------ I/O points (iopoints.c) */
+
+typedef struct jg_iopoint {
+    const char *name;        /* "In1", "Controller/Sum1:1" */
+    int64_t gport;           /* global output port of the signal */
+    int64_t width;
+    int64_t off;             /* first element in w (inputs) or z (outputs) */
+    int as_consumer;         /* root Outport: measures what the Outport reads */
+} jg_iopoint_t;
+
+typedef struct jg_iospec {
+    int nin, nout;
+    jg_iopoint_t *in, *out;
+    int64_t nw, nz;
+    /* per element of u (block inputs, nu of them) followed by z (nz): the signal
+     * element read (-1 cut/unconnected) plus injected w elements */
+    int64_t *src, *inj_ptr, *inj_idx;
+    char **w_name, **z_name;   /* per element names */
+} jg_iospec_t;
+
+/* Resolve points given as "BLOCK:N" strings or signal names (NULL lists =
+ * defaults).  Errors name the offending point: unknown block or signal, port
+ * out of range, duplicate.  The result refers to p (which must outlive it) and
+ * is freed with jg__iospec_free.  Cost: O(block input elements) when every
+ * point is on a real block's output, a trace through the routing otherwise. */
+jg_status_t jg__iospec_create(const jg_program_t *p, int nin, const char *const *in, int nout,
+                              const char *const *out, int nopen, const char *const *open,
+                              int defaults, jg_iospec_t **spec, jg_error_t *err);
+/* Accepts NULL. */
+void jg__iospec_free(jg_iospec_t *s);
+
+/* From now on w's block inputs read io's connections plus the input
+ * perturbations wv[io->nw] (neither owned; both must outlive the setting):
+ * jg_work_outputs then takes the block-by-block path.  io NULL: the program's
+ * own connections again. */
+void jg__eval_use_iospec(jg_work_t *w, const jg_iospec_t *io, const double *wv);
+
+/* --------------------------------------------- block Jacobians (eval.c) */
+
+/* The values of Jacobian part k, numbered over the whole program (blocks in
+ * id order, each block's parts in declaration order), as filled by the last
+ * jg_work_jacobians; the pattern is the block's part pattern.  Writable so
+ * that a caller may zero the parts of held blocks.  O(1). */
+double *jg__eval_jac_values(const jg_work_t *w, int64_t k);
+/* Block b's parts (pattern and the values above), npart of them. */
+cs_dl *const *jg__work_parts(const jg_work_t *w, int32_t b);
+/* The program w evaluates. */
+const jg_program_t *jg__eval_program(const jg_work_t *w);
+/* 1 when the blocks of discrete rate r execute at the current point (a
+ * block whose rate is not hit holds its outputs). */
+int jg__eval_rate_hit(const jg_work_t *w, int r);
+/* Evaluate as the simulation does (sim = 1) and in a major step (major = 1)
+ * or a minor one; linearization keeps the defaults 0, 0. */
+void jg__eval_set_mode(jg_work_t *w, int sim, int major);
+
+/* ------------------------------------------------- hybrid steps (eval.c) */
+
+/* update() of the blocks due now, in sorted order: continuous-time blocks
+ * always, discrete ones whose rate hits; init = 1: the initialisation call at
+ * t0 (every block with update).  fired: per zero-crossing signal of the
+ * program +1/-1/0, or NULL.  x is the continuous state vector to modify
+ * (resets). */
+jg_status_t jg__work_update(jg_work_t *w, int init, const signed char *fired, jg_error_t *err);
+/* The zero-crossing signals (p->nzc) after jg_work_outputs at the same point. */
+jg_status_t jg__work_zc(jg_work_t *w, double *z, jg_error_t *err);
+
+#endif

@@ -1,0 +1,52 @@
+/* graph_internal.h -- lib/graph's interface for the later stages (linearize):
+ * build, eliminate, replay and extract the Jacobian graph of a compiled
+ * program without seeing its structures (graph_impl.h).  Not installed; it
+ * includes only public headers and eval's interface for later modules. */
+#ifndef JG_GRAPH_INTERNAL_H
+#define JG_GRAPH_INTERNAL_H
+#include <stdint.h>
+#include <cs.h>
+#include "jacgraph/graph.h"
+#include "../eval/eval_internal.h"
+
+/* Build (build.c): the structure and original values from the block
+ * patterns and io's connections (io must outlive the graph).  Errors: JG_NOMEM. */
+jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_graph_t **out,
+                            jg_error_t *err);
+/* Decide and record the elimination (eliminate.c). */
+jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_reduce_t how, jg_error_t *err);
+/* Numeric phase (replay.c): values from the work's block Jacobians, then the
+ * tape; allocates nothing.  JG_SINGULAR_LOOP names the vertex and its loop. */
+jg_status_t jg__graph_replay(jg_graph_t *g, const jg_work_t *w, jg_error_t *err);
+/* 1 once g has been replayed. */
+int jg__graph_replayed(const jg_graph_t *g);
+
+/* ---- extraction (extract.c) */
+
+/* Offset maps for the extraction: map[v] = base[kind] + the vertex's element
+ * offset (into x, u, y, w or z by its kind) for every vertex whose kind has
+ * base[kind] >= 0 (and that is alive when live_only), -1 for the others.
+ * base is indexed by jg_vkind_t; map has jg_graph_nvertices(g) entries. */
+void jg__graph_offset_map(const jg_graph_t *g, const int64_t base[5], int live_only,
+                          int64_t *map);
+/* The algebraic vertices (block inputs and outputs) alive after the
+ * elimination, numbered element by element in vertex order: map[v] is the
+ * first element of a surviving one, -1 for every other vertex.  Returns the
+ * number of elements. */
+int64_t jg__graph_survivor_map(const jg_graph_t *g, int64_t *map);
+
+/* Theorem 1: sub(J, I, O) for the vertex sets given by offset maps.  Every
+ * live edge src -> dst with coloff[src] >= 0 and rowoff[dst] >= 0 puts its
+ * matrix at (rowoff[dst], coloff[src]).  Returns a new m x n cs_dl (values of
+ * the last replay) or NULL when out of memory.  Cost: O(live edge entries). */
+cs_dl *jg__graph_sub(const jg_graph_t *g, const int64_t *rowoff, int64_t m,
+                     const int64_t *coloff, int64_t n);
+/* The entries of the same submatrix, symbolically: for each, its row, its
+ * column and the index of its value in jg__graph_values (duplicates are not
+ * summed).  Returns their number; with NULL arrays only counts them. */
+int64_t jg__graph_sub_entries(const jg_graph_t *g, const int64_t *rowoff,
+                              const int64_t *coloff, int64_t *row, int64_t *col, int64_t *val);
+/* Every edge value of the last replay (what jg__graph_sub_entries indexes). */
+const double *jg__graph_values(const jg_graph_t *g);
+
+#endif

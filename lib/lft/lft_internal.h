@@ -1,0 +1,17 @@
+/* lft_internal.h -- lib/lft's interface for the later stages (linearize):
+ * the structural side of the LFT.  Not installed; includes only public
+ * headers. */
+#ifndef JG_LFT_INTERNAL_H
+#define JG_LFT_INTERNAL_H
+#include <cs.h>
+#include "jacgraph/lft.h"
+
+/* The structural pattern of P11 + P12 (I - P22)^-1 P21 (M the identity):
+ * column j gets P11(:, j) and the rows of P12 over every element that
+ * P21(:, j) reaches through P22 (the inverse's pattern is the transitive
+ * closure; cancellations are not seen).  A new compressed-column matrix with
+ * zero values, rows unsorted (cs_dl_spfree), or NULL when out of memory.
+ * Cost: O(sum over columns of the reached entries of P22 and P12). */
+cs_dl *jg__lft_pattern(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, const cs_dl *P22);
+
+#endif
