@@ -232,11 +232,86 @@ static int rhs_count(double t, const double *x, double *dx, void *u)
     return 0;
 }
 
+/* The step-size controller shared by ode23, ode45 and ode23s (white-box:
+ * lib/sim/stepctl.c through the registry's ops tables), against hand values:
+ * norms that are powers of 2 make en^(-1/k) exact. */
+static void test_stepctl(void)
+{
+    jg_error_t e;
+    jg_solver_t *s = NULL;
+    const double x0[2] = {0, 0};
+    jg_solver_opts_t o = {.rtol = 1, .atol = 1, .max_step = 10};
+    if (jg_solver_create("ode45", 2, rhs_count, NULL, &o, &s, &e) || jg_solver_init(s, 0, x0, 100, &e)) {
+        tap_ok(0, "stepctl: ode45 created");
+        return;
+    }
+    const jg__stepctl_t *c = s->ops->ctl;
+    tap_ok(c && c->k == 5 && c->pi && !c->halve_again, "ode45's entry carries the PI controller with k = 5");
+    const double v[2] = {1, 2}, y[2] = {1, 3};
+    tap_near(jg__stepctl_norm(s, v, x0, y), 0.5, 1e-15, "norm: RMS of v / (atol + rtol max(|x|, |y|)) = 0.5");
+    jg__stepctl_accepted(c, s, 1.0 / 32, 0.1, 0.1, 0, 0);
+    tap_near(s->h, 0.16, 1e-15, "no previous norm: h 0.8 en^(-1/5) = 1.6 h");
+    jg__stepctl_accepted(c, s, 1.0 / 32, 0.1, 0.1, 0, 0);
+    tap_near(s->h, 0.1 * 0.8 * pow(2, 0.65), 1e-14, "PI: h 0.8 en^-0.17 en_prev^0.04 (en = en_prev = 2^-5)");
+    jg__stepctl_accepted(c, s, 1.0 / 32, 0.1, 0.1, 0, 1);
+    tap_near(s->h, 0.1, 1e-15, "after a rejection: no growth");
+    jg__stepctl_accepted(c, s, 0, 4, 4, 0, 0);
+    tap_near(s->h, 10, 0, "zero error: 5 h, clamped to max_step");
+    s->errold = 0.5;
+    jg__stepctl_accepted(c, s, 1.0 / 32, 1, 0.2, 1, 0);
+    tap_ok(s->h == 1 && s->errold == 0.5, "clipped below h/4: proposal and PI memory kept");
+    jg__stepctl_accepted(c, s, 32, 1, 0.5, 1, 0);
+    tap_near(s->h, 0.2, 1e-15, "clipped at h/2 with a large estimate: min(h, hh 0.8 en^(-1/5)) = 0.4 hh");
+    tap_near(jg__stepctl_rejected(c, 32, 1, 0), 0.4, 1e-15, "rejected: 0.8 en^(-1/5) h");
+    tap_near(jg__stepctl_rejected(c, 1e10, 1, 1), 0.2, 0, "rejected: at least 0.2 h");
+    tap_near(jg__stepctl_rejected(c, NAN, 1, 0), 0.2, 0, "rejected with a NaN norm: 0.2 h");
+    double hh, tn;
+    int clipped;
+    s->t = 1;
+    tap_ok(jg__stepctl_attempt(s, 0.5, 1.52, &hh, &tn, &clipped, &e) == JG_OK && fabs(hh - 0.52) < 1e-15 &&
+               tn == 1.52 && !clipped,
+           "attempt: stretched by up to 10%% to end at the limit");
+    tap_ok(jg__stepctl_attempt(s, 0.5, 1.25, &hh, &tn, &clipped, &e) == JG_OK && tn == 1.25 && clipped,
+           "attempt: shortened to end at the limit");
+    tap_ok(jg__stepctl_attempt(s, 1e-17, 2, &hh, &tn, &clipped, &e) == JG_NUMERIC &&
+               strstr(e.msg, "step size too small at t = 1"),
+           "attempt: a step below 16 eps |t| is JG_NUMERIC");
+    jg_solver_free(s);
+
+    int ok = jg_solver_create("ode23", 2, rhs_count, NULL, &o, &s, &e) == JG_OK && s->ops->ctl &&
+             s->ops->ctl->k == 3 && s->ops->ctl->pi;
+    jg_solver_free(s);
+    tap_ok(ok, "ode23's entry: PI with k = 3");
+    ok = jg_solver_create("ode4", 2, rhs_count, NULL, &(jg_solver_opts_t){.fixed_step = 0.1}, &s, &e) == JG_OK &&
+         !s->ops->ctl;
+    jg_solver_free(s);
+    tap_ok(ok, "a fixed-step entry has no controller");
+
+    /* MATLAB's ode23s rules: elementary k = 3, at least 0.5 h, halving, no change after a rejection */
+    if (jg_solver_create("ode23s", 2, rhs_count, NULL, &o, &s, &e) || jg_solver_init(s, 0, x0, 100, &e)) {
+        tap_ok(0, "stepctl: ode23s created");
+        return;
+    }
+    c = s->ops->ctl;
+    tap_ok(c && c->k == 3 && !c->pi && c->halve_again && c->hold_after_fail, "ode23s's entry: MATLAB's controller");
+    s->errold = 0.5;   /* no PI: the previous norm does not count */
+    jg__stepctl_accepted(c, s, 1.0 / 8, 0.1, 0.1, 0, 0);
+    tap_near(s->h, 0.16, 1e-15, "ode23s accepted: h 0.8 en^(-1/3) = 1.6 h");
+    jg__stepctl_accepted(c, s, 1.0 / 8, 0.1, 0.1, 0, 1);
+    tap_near(s->h, 0.1, 0, "ode23s accepted after a rejection: the same h");
+    tap_near(jg__stepctl_rejected(c, 1.728, 1, 0), 0.8 / 1.2, 1e-15, "ode23s rejected: 0.8 en^(-1/3) h");
+    tap_near(jg__stepctl_rejected(c, 8, 1, 0), 0.5, 0, "ode23s rejected: at least 0.5 h");
+    tap_near(jg__stepctl_rejected(c, 1.728, 1, 1), 0.5, 0, "ode23s rejected again: halved");
+    jg_solver_free(s);
+}
+
 int main(void)
 {
     jg_error_t e;
     jg_solver_t *s = NULL;
     const double x1[1] = {1}, xosc[2] = {1, 0};
+
+    test_stepctl();
 
     /* names */
     tap_streq(jg_solver_names(), "ode1 ode2 ode3 ode4 ode5 ode23 ode45 discrete ode23s lie ode15s", "solver names");

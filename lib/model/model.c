@@ -253,6 +253,24 @@ const char *jg_model_skipped(const jg_model_t *m, size_t k)
     return json_string_value(json_array_get(json_object_get(m->root, "skipped"), k));
 }
 
+ptrdiff_t jg_model_nplugins(const jg_model_t *m)
+{
+    const json_t *list = json_object_get(m->root, "plugins");
+    if (!list) return 0;
+    if (!json_is_array(list)) return -1;
+    size_t i;
+    const json_t *v;
+    json_array_foreach(list, i, v) {
+        if (!json_is_string(v) || !*json_string_value(v)) return -1;
+    }
+    return (ptrdiff_t)json_array_size(list);
+}
+
+const char *jg_model_plugin(const jg_model_t *m, size_t k)
+{
+    return json_string_value(json_array_get(json_object_get(m->root, "plugins"), k));
+}
+
 const char *jg_model_name(const jg_model_t *m) { return m->name; }
 const char *jg_model_source(const jg_model_t *m) { return m->source; }
 

@@ -1,4 +1,4 @@
-/* ode15s: variable-order BDF (orders 1..5) through SUNDIALS CVODE 6 (issue 5, section 2).
+/* ode15s: variable-order BDF (orders 1..5) through SUNDIALS CVODE 6.
  *
  * CVODE does the integration, error control, order and step selection and
  * Newton iteration; this file maps the jg_solver life cycle onto it:
@@ -465,6 +465,7 @@ static jg_status_t cv_interpolate(const jg_solver_t *s, double tq, double *xq)
 }
 
 const jg__solver_ops_t jg__ode15s_ops = {
+    .name = "ode15s",
     .create = cv_create,
     .free = cv_free,
     .init = cv_init,

@@ -340,15 +340,3 @@ void jg__implicit_solve(jg__implicit_t *im, double *b)
     else
         klu_l_solve(im->sym, im->num, n, 1, b, &im->kc);
 }
-
-void jg__implicit_accept(jg_solver_t *s, double tnew, double h)
-{
-    double *old = s->xprev;
-    s->xprev = s->x;
-    s->x = s->xnew;
-    s->xnew = old;
-    s->tprev = s->t;
-    s->t = tnew;
-    s->hlast = h;
-    s->stats.steps++;
-}

@@ -11,7 +11,7 @@
  * factored by klu_l_refactor (klu_l_factor the first time, and again when the
  * pivot order inherited by refactor turns out poor).
  *
- * Sparsing (seed 004): with use_mask set, the entries of the pattern whose
+ * Sparsing ("Sparsing of Jacobians"): with use_mask set, the entries of the pattern whose
  * byte in s->jkeep is 0 are left out of W (and not computed by perturbation:
  * a column whose entries are all dropped costs no evaluation of f).  W's
  * pattern shrinks with them, so KLU's fill does too.
@@ -91,10 +91,6 @@ jg_status_t jg__implicit_factor(jg__implicit_t *im, jg_solver_t *s, double gh, i
 
 /* b := W^-1 b with the factors of the last successful jg__implicit_factor. */
 void jg__implicit_solve(jg__implicit_t *im, double *b);
-
-/* Make s->xnew at tnew the current point after a step of h (s->xprev, s->x
- * and s->xnew rotate) and count it. */
-void jg__implicit_accept(jg_solver_t *s, double tnew, double h);
 
 /* Entries of s's Jacobian pattern that s->jkeep drops (0 without a mask).
  * Cost: O(nnz). */

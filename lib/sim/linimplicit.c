@@ -1,13 +1,13 @@
-/* lie: the linearly implicit Euler method with a fixed step (seed 004, after
- * its reference [8]): implicit Euler x+ = x + h f(t + h, x+) with exactly one
- * Newton step from x, i.e.
+/* lie: the linearly implicit Euler method with a fixed step ("Sparsing of
+ * Jacobians", after its reference [8]): implicit Euler x+ = x + h f(t + h, x+)
+ * with exactly one Newton step from x, i.e.
  *   x+ = x + h (I - h J)^-1 f(t, x),   J = df/dx at (t, x).
  * A-stable, order 1.  It is also a W-method: any matrix in place of J keeps
  * order 1 (W^-1 = I + O(h)), which is what makes sparsing legitimate --
  * dropping entries of J (the mask of jg_solver_set_sparsing) changes the
- * stability and error constants, not the order (seed 004, section 2: the
- * discrete evolution (I - h A) x+ = (I + h (J - A)) x of a linear problem
- * with A the sparsed J).
+ * stability and error constants, not the order ("Sparsing of Jacobians",
+ * section 2: the discrete evolution (I - h A) x+ = (I + h (J - A)) x of a
+ * linear problem with A the sparsed J).
  *
  * Steps lie on the grid t0 + k h like the fixed-step Runge-Kutta solvers
  * (rk_fixed.c), shortened to end at the limit, and back on the grid after.
@@ -58,17 +58,8 @@ static jg_status_t step(jg_solver_t *s, double lim, jg_error_t *err)
 {
     lie_t *m = s->impl;
     const int64_t n = s->n;
-    /* the grid logic of rk_fixed.c: times come from t0 + k h, never a running sum */
-    const double hf = s->opts.fixed_step;
-    long long grid = s->grid;
-    double tg = s->t0 + (double)(grid + 1) * hf, tol = jg__rk_grid_tol(s, tg), tnew;
-    if (tg >= lim - tol) {   /* the limit comes first, or the grid point is the limit */
-        tnew = lim;
-        if (tg <= lim + tol) grid++;
-    } else {
-        tnew = tg;
-        grid++;
-    }
+    long long grid;   /* on the grid of the fixed-step Runge-Kutta methods */
+    double tnew = jg__solver_grid_next(s, lim, &grid);
     s->tprev = s->t;   /* the last step's dense output goes with xprev */
     s->hlast = 0;
     jg_status_t st = jg__implicit_prepare(&m->im, s, NULL, err);
@@ -91,7 +82,7 @@ static jg_status_t step(jg_solver_t *s, double lim, jg_error_t *err)
     jg__implicit_solve(&m->im, dx);
     for (int64_t i = 0; i < n; i++) dx[i] += s->x[i];
     s->grid = grid;
-    jg__implicit_accept(s, tnew, h);
+    jg__solver_accept(s, tnew, h);
     return JG_OK;
 }
 
@@ -103,6 +94,7 @@ static jg_status_t interp(const jg_solver_t *s, double tq, double *xq)
 }
 
 const jg__solver_ops_t jg__lie_ops = {
+    .name = "lie", .fixed = 1,
     .create = create, .free = destroy, .init = restart, .step = step, .interpolate = interp, .reset = restart,
 };
 

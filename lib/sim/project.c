@@ -1,4 +1,4 @@
-/* Invariant projection (seed 002, mdlProjection): see project.h for the
+/* Invariant projection (Simulink, "mdlProjection"): see project.h for the
  * method and the tolerance rule.
  *
  * J = dg/dX is kept as one m x nx compressed-column matrix whose columns are
@@ -267,7 +267,7 @@ jg_status_t jg__proj_apply(jg__proj_t *P, double t, double *x, const double *xd,
     P->st.max_before = fmax(P->st.max_before, before);
     if (before == 0) return JG_OK;
     /* Newton on g(X) = 0 with minimal-norm steps: the first correction is the
-     * seed's formula (J at X*); each further one, with J at the new point,
+     * mdlProjection's formula (J at X*); each further one, with J at the new point,
      * squares the remaining error, so the loop stops once a correction is
      * below 1e-8 relative to the state (what is left is then round-off).
      * Keeping J at X* instead converges only linearly, at a rate of the
@@ -356,8 +356,7 @@ jg_status_t jg__proj_step(jg__proj_t *P, jg_solver_t *s, double tprev, const dou
      * step at the time resolution) the correction stays undone and is
      * reported. */
     double h = s->hlast;
-    double k = !s->ops ? (s->tab && s->tab->err_order > 0 ? s->tab->err_order + 1 : 0)
-               : s->ops == &jg__ode23s_ops ? 3 : 0;
+    double k = s->ops->ctl ? s->ops->ctl->k : 0;
     if (!s->fixed && k > 0 && P->nretry < 10 && isfinite(P->worst)) {
         double hn = h * fmin(0.8, fmax(0.2, 0.8 * pow(P->worst, -1.0 / k)));
         if (hn > 16 * DBL_EPSILON * fmax(fabs(tprev), 1e-300)) {

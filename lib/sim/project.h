@@ -14,7 +14,7 @@
  * correction is kept only when its weighted RMS norm
  *     sqrt(mean_i (dX_i / (atol + rtol max(|X*_i|, |X_i|)))^2)
  * is at most 1 -- the solver's own error test, so the perturbation stays
- * within the error tolerances (seed 002) -- and is otherwise undone.  Such a
+ * within the error tolerances (mdlProjection) -- and is otherwise undone.  Such a
  * correction means the step was less accurate than the solver estimated:
  * jg__proj_step then has a variable-step Runge-Kutta method redo the step
  * with a smaller one (as after a failed error test); where it cannot (fixed

@@ -1,4 +1,5 @@
-/* Embedded Runge-Kutta pairs (Bogacki-Shampine 3(2), Dormand-Prince 5(4)) with step-size control and Hairer's starting step. */
+/* Embedded Runge-Kutta pairs (Bogacki-Shampine 3(2), Dormand-Prince 5(4)): ode23 and ode45 with Hairer's
+ * starting step and the PI controller of stepctl.c. */
 #include <float.h>
 #include <math.h>
 #include "solver_impl.h"
@@ -39,22 +40,6 @@ static const double dp_d[] = {1, -183.0 / 64,    37.0 / 12,     -145.0 / 128,
                               0, -11.0 / 7,      11.0 / 3,      -55.0 / 28,
                               0, 1.5,            -4,            2.5};
 const jg_rk_tableau_t jg__rk_dp54 = {7, 5, 4, 4, 1, 4, dp_c, dp_a, dp_b, dp_e, dp_d};
-
-/* RMS over i of err_i / (atol + rtol max(|x_i|, |xnew_i|)), err = h sum_l e_l k_l. */
-static double error_norm(const jg_solver_t *s, double h)
-{
-    const jg_rk_tableau_t *tb = s->tab;
-    if (s->n == 0) return 0;
-    double sum = 0;
-    for (int64_t j = 0; j < s->n; j++) {
-        double e = 0;
-        for (int l = 0; l < tb->stages; l++) e += tb->e[l] * s->k[l][j];
-        double sc = s->atol + s->rtol * fmax(fabs(s->x[j]), fabs(s->xnew[j]));
-        double r = h * e / sc;
-        sum += r * r;
-    }
-    return sqrt(sum / (double)s->n);
-}
 
 /* Starting step, Hairer, Norsett & Wanner I, II.4 (and their HINIT): one
  * explicit Euler step of the size that changes x by 1% estimates the second
@@ -104,52 +89,36 @@ static jg_status_t initial_step(jg_solver_t *s, double lim, jg_error_t *err)
     return JG_OK;
 }
 
-/* Step-size control (see jacgraph/solver.h).  With k = q + 1 (q the order of the
- * embedded solution) and en the error norm of a step of size h:
- *   rejected (en > 1):  h * max(0.2, SAFETY en^(-1/k))
- *   accepted:           h * clamp(SAFETY en^(-alpha) en_prev^beta, 0.2, 5), not above
- *                       h right after a rejection; en_prev is the norm of the last
- *                       accepted step (floored at 1e-4), the elementary
- *                       SAFETY en^(-1/k) when there is none (after init or reset).
- * Why not the elementary controller h 0.9 en^(-1/k) of Hairer's book and SciPy:
- * it predicts each step from the last one's error, so on a problem whose error
- * constant rises by more than 0.9^-k (1.7 for k = 5) per step, as it does twice
- * per period of Van der Pol, every other step fails (ode45, rtol 1e-3, [0, 200]:
- * 268 rejected for 484 steps; SciPy's RK45 the same).  The lower safety factor
- * (MATLAB's 0.8) and the PI form (Gustafsson; Hairer & Wanner II, IV.2; DOPRI5's
- * beta = 0.04, alpha = 0.17 for k = 5, here beta = 0.2/k, alpha = 1/k - 0.75 beta)
- * aim at an error norm of 0.8^(k/0.65) in steady state (0.18 for ode45, 0.36 for
- * ode23) instead of 0.9^k (0.59, 0.73), which leaves room for that rise: 76
- * rejected for 498 steps.  On smooth problems that costs about 25% more
- * steps for a 3-4 times smaller error, the same work per accuracy; measured on
- * Van der Pol (mu 1, 5), Brusselator, Arenstorf, an oscillator and y' = -2ty at
- * rtol 1e-3 ... 1e-10 the error per evaluation stays within a few percent,
- * mostly better, and the rejections fall 2 to 30 times. */
-#define SAFETY 0.8
-#define FAC_MIN 0.2
-#define FAC_MAX 5.0
+/* The error estimate err = h sum_l e_l k_l of a step of h, into s->xs (free
+ * once the stages are done), and its norm. */
+static double error_norm(jg_solver_t *s, double h)
+{
+    const jg_rk_tableau_t *tb = s->tab;
+    double *v = s->xs;
+    for (int64_t j = 0; j < s->n; j++) {
+        double e = 0;
+        for (int l = 0; l < tb->stages; l++) e += tb->e[l] * s->k[l][j];
+        v[j] = h * e;
+    }
+    return jg__stepctl_norm(s, v, s->x, s->xnew);
+}
+
+/* The PI controller of stepctl.c with k = 3 (ode23) and 5 (ode45). */
+static const jg__stepctl_t ctl_bs23 = {.k = 3, .pi = 1, .safety = 0.8, .fac_min = 0.2, .fac_max = 5, .rej_min = 0.2};
+static const jg__stepctl_t ctl_dp54 = {.k = 5, .pi = 1, .safety = 0.8, .fac_min = 0.2, .fac_max = 5, .rej_min = 0.2};
 
 jg_status_t jg__rk_step_adaptive(jg_solver_t *s, double lim, jg_error_t *err)
 {
-    const double k = s->tab->err_order + 1, expo = 1.0 / k;
-    const double beta = 0.2 / k, alpha = expo - 0.75 * beta;
+    const jg__stepctl_t *ctl = s->ops->ctl;
     jg_status_t st = jg__rk_first_stage(s, err);
     if (st) return st;
     if (!(s->h > 0) && (st = initial_step(s, lim, err))) return st;
     double h = fmin(s->h, s->hmax);
     int failed = 0;   /* a rejection in this step: no growth after it */
     for (;;) {
-        if (!(h > 0 && h >= 16 * DBL_EPSILON * fabs(s->t)))
-            return jg_error_set(err, JG_NUMERIC, "solver '%s': step size too small at t = %.17g (h = %g)", s->name,
-                                s->t, h);
-        double hh = h, tnew = s->t + h;
-        int clipped = 0;
-        if (lim - s->t <= fmin(1.1 * h, s->hmax)) {   /* stretch up to 10% rather than leave a sliver */
-            hh = lim - s->t;
-            tnew = lim;
-            clipped = hh < h;
-        }
-        double tf;
+        double hh, tnew, tf;
+        int clipped;
+        if ((st = jg__stepctl_attempt(s, h, lim, &hh, &tnew, &clipped, err))) return st;
         int r = jg__rk_attempt(s, hh, tnew, &tf);
         if (r < 0) return jg__rk_rhs_error(s, tf, r, err);
         if (r > 0) {
@@ -161,31 +130,21 @@ jg_status_t jg__rk_step_adaptive(jg_solver_t *s, double lim, jg_error_t *err)
         }
         double en = error_norm(s, hh);
         if (en <= 1) {
-            double hn;
-            if (clipped && !failed) {
-                /* Cut short to end at lim (an output time, a sample hit): not a step the
-                 * controller chose, so it neither shrinks the proposal h for being short
-                 * nor enters the PI memory.  When it is at least a quarter of h its
-                 * estimate still lowers h if it predicts that h would fail (the error
-                 * constant is rising); a shorter one's estimate is mostly rounding and
-                 * would leave a tiny next step after a sliver. */
-                hn = hh >= 0.25 * h && en > 0 ? fmin(h, hh * SAFETY * pow(en, -expo)) : h;
-            } else {
-                double fac = en == 0          ? FAC_MAX
-                             : s->errold > 0 ? SAFETY * pow(en, -alpha) * pow(s->errold, beta)
-                                             : SAFETY * pow(en, -expo);
-                fac = fmin(FAC_MAX, fmax(FAC_MIN, fac));
-                if (failed) fac = fmin(fac, 1);
-                hn = hh * fac;
-                s->errold = fmax(en, 1e-4);
-            }
-            s->h = fmin(hn, s->hmax);
+            jg__stepctl_accepted(ctl, s, en, h, hh, clipped, failed);
             jg__rk_accept(s, tnew, hh);
             return JG_OK;
         }
         s->stats.rejected++;
+        h = jg__stepctl_rejected(ctl, en, hh, failed);
         failed = 1;
-        double fac = SAFETY * pow(en, -expo);
-        h = hh * (fac >= FAC_MIN ? fac : FAC_MIN);   /* also when en is NaN */
     }
 }
+
+const jg__solver_ops_t jg__ode23_ops = {
+    .name = "ode23", .tab = &jg__rk_bs23, .ctl = &ctl_bs23,
+    .step = jg__rk_step_adaptive, .interpolate = jg__rk_interpolate,
+};
+const jg__solver_ops_t jg__ode45_ops = {
+    .name = "ode45", .tab = &jg__rk_dp54, .ctl = &ctl_dp54,
+    .step = jg__rk_step_adaptive, .interpolate = jg__rk_interpolate,
+};

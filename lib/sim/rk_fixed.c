@@ -1,4 +1,5 @@
-/* Fixed-step Runge-Kutta on the grid t0 + k h: Euler, Heun and classical RK4 tableaus and the step itself. */
+/* Fixed-step Runge-Kutta on the grid t0 + k h (ode1 ... ode5, discrete): Euler, Heun and classical RK4
+ * tableaus, the step and the registry entries. */
 #include <math.h>
 #include <stddef.h>
 #include "solver_impl.h"
@@ -31,17 +32,8 @@ const jg_rk_tableau_t jg__rk_rk4 = {4, 4, 0, 3, 0, 3, rk4_c, rk4_a, rk4_b, NULL,
 
 jg_status_t jg__rk_step_fixed(jg_solver_t *s, double lim, jg_error_t *err)
 {
-    /* Times come from t0 + k h rather than a running sum, so the grid does not drift. */
-    const double hf = s->opts.fixed_step;
-    long long grid = s->grid;
-    double tg = s->t0 + (double)(grid + 1) * hf, tol = jg__rk_grid_tol(s, tg), tnew;
-    if (tg >= lim - tol) {   /* the limit comes first, or the grid point is the limit */
-        tnew = lim;
-        if (tg <= lim + tol) grid++;
-    } else {
-        tnew = tg;
-        grid++;
-    }
+    long long grid;
+    double tnew = jg__solver_grid_next(s, lim, &grid);
     jg_status_t st = jg__rk_first_stage(s, err);
     if (st) return st;
     double tf;
@@ -55,3 +47,19 @@ jg_status_t jg__rk_step_fixed(jg_solver_t *s, double lim, jg_error_t *err)
     jg__rk_accept(s, tnew, tnew - s->t);
     return JG_OK;
 }
+
+/* ode3 and ode5 take the pairs of rk_adaptive.c and ignore their estimates;
+ * "discrete" is the tableau without stages: time advances only. */
+#define FIXED_RK(id, tableau) \
+    const jg__solver_ops_t jg__##id##_ops = { \
+        .name = #id, .fixed = 1, .tab = &tableau, .step = jg__rk_step_fixed, .interpolate = jg__rk_interpolate, \
+    };
+FIXED_RK(ode1, jg__rk_euler)
+FIXED_RK(ode2, jg__rk_heun)
+FIXED_RK(ode3, jg__rk_bs23)
+FIXED_RK(ode4, jg__rk_rk4)
+FIXED_RK(ode5, jg__rk_dp54)
+const jg__solver_ops_t jg__discrete_ops = {
+    .name = "discrete", .fixed = 1, .time_only = 1, .tab = &jg__rk_discrete,
+    .step = jg__rk_step_fixed, .interpolate = jg__rk_interpolate,
+};

@@ -13,21 +13,23 @@
  * the estimate is third order.  F2 is the next step's F0 (FSAL-like), so an
  * accepted step costs 2 evaluations of f, one more for T, a Jacobian and one
  * LU of W; a rejected one re-forms W with the new h on the same J and T.
- * A new Jacobian every step, as seed 000 says of ode23s: J is evaluated at
- * the start of each step (lazily, so not after the last one).
+ * A new Jacobian every step, as Simulink, "Choose a Jacobian Method" says
+ * of ode23s: J is evaluated at the start of each step (lazily, so not after
+ * the last one).
  *
  * T by a forward difference in t (MATLAB's): the models are non-autonomous in
  * general, and a difference costs one evaluation where a check for
  * autonomy would cost the same.
  *
- * Error norm: the library's (solver.h), the RMS of err_i / (atol + rtol
- * max(|x_i|, |xnew_i|)), so that a tolerance means the same for every
- * solver; MATLAB's ode23s takes the max norm of err_i / max(|x_i|, |xnew_i|,
- * atol/rtol) against rtol.  Step control is MATLAB's ode23s elementary
- * controller with exponent 1/3: after an accepted step h / (1.25 en^(1/3))
- * (at most 5 h), no growth after a rejection; the first rejection retries
- * with h max(0.5, 0.8 en^(-1/3)), later ones halve.  Clamping at the limit,
- * the too-small test and the handling of f failures follow rk_adaptive.c. */
+ * Error norm: the library's (jg__stepctl_norm, solver.h), the RMS of err_i /
+ * (atol + rtol max(|x_i|, |xnew_i|)), so that a tolerance means the same for
+ * every solver; MATLAB's ode23s takes the max norm of err_i / max(|x_i|,
+ * |xnew_i|, atol/rtol) against rtol.  Step control is stepctl.c's with
+ * MATLAB's ode23s parameters, the elementary controller with exponent 1/3:
+ * after an accepted step h 0.8 en^(-1/3) (at most 5 h), no growth after a
+ * rejection; the first rejection retries with h max(0.5, 0.8 en^(-1/3)),
+ * later ones halve.  Clamping at the limit, the too-small test and the
+ * handling of f failures are rk_adaptive.c's. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -81,17 +83,9 @@ static jg_status_t restart(jg_solver_t *s, jg_error_t *err)
     return jg__implicit_prepare(&m->im, s, NULL, err);
 }
 
-/* The RMS of v_i / (atol + rtol max(|x_i|, |y_i|)) (y may be x). */
-static double wnorm(const jg_solver_t *s, const double *v, const double *x, const double *y)
-{
-    if (s->n == 0) return 0;
-    double sum = 0;
-    for (int64_t i = 0; i < s->n; i++) {
-        double r = v[i] / (s->atol + s->rtol * fmax(fabs(x[i]), fabs(y[i])));
-        sum += r * r;
-    }
-    return sqrt(sum / (double)s->n);
-}
+/* MATLAB's ode23s controller (stepctl.c). */
+static const jg__stepctl_t ctl_ode23s = {.k = 3, .safety = 0.8, .fac_min = 0.2, .fac_max = 5, .rej_min = 0.5,
+                                         .halve_again = 1, .hold_after_fail = 1};
 
 /* J and T = df/dt at (t, x) for a step of about h.  The time increment is
  * MATLAB's, sqrt(eps) max(|t|, |t + h|) but no more than h; when f rejects
@@ -129,7 +123,7 @@ static jg_status_t initial_step(jg_solver_t *s, ode23s_t *m, jg_error_t *err)
     const int64_t n = s->n;
     const double hmin = 16 * DBL_EPSILON * fabs(s->t);
     double absh = fmin(s->hmax, s->tstop - s->t);
-    double rh = pow(s->rtol, 2.0 / 3) / 0.8 * wnorm(s, m->f0, s->x, s->x);
+    double rh = pow(s->rtol, 2.0 / 3) / 0.8 * jg__stepctl_norm(s, m->f0, s->x, s->x);
     if (absh * rh > 1) absh = 1 / rh;
     if (!isfinite(absh)) absh = 1e-6 * fmax(1, fabs(s->t));   /* x' = 0 on an endless run: any start */
     absh = fmax(absh, hmin);
@@ -140,7 +134,7 @@ static jg_status_t initial_step(jg_solver_t *s, ode23s_t *m, jg_error_t *err)
     const cs_dl *J = m->im.J;
     for (int64_t j = 0; j < n; j++)
         for (int64_t k = J->p[j]; k < J->p[j + 1]; k++) ypp[J->i[k]] += J->x[k] * m->f0[j];
-    rh = 1.25 * sqrt(0.5 * wnorm(s, ypp, s->x, s->x));
+    rh = 1.25 * sqrt(0.5 * jg__stepctl_norm(s, ypp, s->x, s->x));
     if (absh * rh > 1) absh = 1 / rh;
     s->h = fmax(absh, hmin);
     return JG_OK;
@@ -150,7 +144,6 @@ static jg_status_t step(jg_solver_t *s, double lim, jg_error_t *err)
 {
     ode23s_t *m = s->impl;
     const int64_t n = s->n;
-    const double third = 1.0 / 3;
     int rebuilt, r;
     jg_status_t st = jg__implicit_prepare(&m->im, s, &rebuilt, err);
     if (st) return st;
@@ -173,16 +166,9 @@ static jg_status_t step(jg_solver_t *s, double lim, jg_error_t *err)
     double *f1 = m->f1, *f2 = m->f2, *k1 = m->k1, *k2 = m->k2, *k3 = m->k3, *xs = s->xs, *xnew = s->xnew;
     int failed = 0;   /* a rejection in this step: no growth after it, and halving */
     for (;;) {
-        if (!(h > 0 && h >= 16 * DBL_EPSILON * fabs(s->t)))
-            return jg_error_set(err, JG_NUMERIC, "solver '%s': step size too small at t = %.17g (h = %g)", s->name,
-                                s->t, h);
-        double hh = h, tnew = s->t + h;
-        int clipped = 0;
-        if (lim - s->t <= fmin(1.1 * h, s->hmax)) {   /* stretch up to 10% rather than leave a sliver */
-            hh = lim - s->t;
-            tnew = lim;
-            clipped = hh < h;
-        }
+        double hh, tnew;
+        int clipped;
+        if ((st = jg__stepctl_attempt(s, h, lim, &hh, &tnew, &clipped, err))) return st;
         const double hd = hh * D_GAMMA;
         int singular;
         if ((st = jg__implicit_factor(&m->im, s, hd, &singular, err))) return st;
@@ -211,19 +197,10 @@ static jg_status_t step(jg_solver_t *s, double lim, jg_error_t *err)
         for (int64_t i = 0; i < n; i++) k3[i] = f2[i] - E32 * (k2[i] - f1[i]) - 2 * (k1[i] - f0[i]) + hd * T[i];
         jg__implicit_solve(&m->im, k3);
         for (int64_t i = 0; i < n; i++) k3[i] = hh / 6 * (k1[i] - 2 * k2[i] + k3[i]);   /* the error estimate */
-        double en = wnorm(s, k3, x, xnew);
+        double en = jg__stepctl_norm(s, k3, x, xnew);
         if (en <= 1) {
-            double hn;
-            if (clipped && !failed)   /* as rk_adaptive.c: a step cut short at lim is not the controller's */
-                hn = hh >= 0.25 * h && en > 0 ? fmin(h, hh * 0.8 * pow(en, -third)) : h;
-            else if (failed)
-                hn = hh;
-            else {
-                double temp = 1.25 * pow(en, third);
-                hn = temp > 0.2 ? hh / temp : 5 * hh;
-            }
-            s->h = fmin(hn, s->hmax);
-            jg__implicit_accept(s, tnew, hh);
+            jg__stepctl_accepted(&ctl_ode23s, s, en, h, hh, clipped, failed);
+            jg__solver_accept(s, tnew, hh);
             double *t0 = m->f0;   /* FSAL: f(tnew, xnew) starts the next step */
             m->f0 = m->f2;
             m->f2 = t0;
@@ -231,7 +208,7 @@ static jg_status_t step(jg_solver_t *s, double lim, jg_error_t *err)
             return JG_OK;
         }
         s->stats.rejected++;
-        h = failed ? 0.5 * hh : hh * fmax(0.5, 0.8 * pow(en, -third));   /* fmax: also when en is NaN */
+        h = jg__stepctl_rejected(&ctl_ode23s, en, hh, failed);
         failed = 1;
         continue;
     reject_half:   /* f rejected a stage (r > 0) or W was singular: halve */
@@ -255,5 +232,6 @@ static jg_status_t interp(const jg_solver_t *s, double tq, double *xq)
 }
 
 const jg__solver_ops_t jg__ode23s_ops = {
+    .name = "ode23s", .ctl = &ctl_ode23s,
     .create = create, .free = destroy, .init = restart, .step = step, .interpolate = interp, .reset = restart,
 };

@@ -1,9 +1,9 @@
-/* The simulation loop (seed 003): at each major time step the outputs in
- * sorted order (discrete blocks at their sample hits), logging, the blocks'
- * updates (discrete states, modes, state resets), then a solver step that
- * ends at the next sample hit at the latest; zero crossings are located on the
- * step's dense output and the step is cut there, so that the next major step
- * sits just past the event. */
+/* The simulation loop (Simulink, "How Simulink Works"): at each major time step
+ * the outputs in sorted order (discrete blocks at their sample hits), logging,
+ * the blocks' updates (discrete states, modes, state resets), then a solver
+ * step that ends at the next sample hit at the latest; zero crossings are
+ * located on the step's dense output and the step is cut there, so that the
+ * next major step sits just past the event. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -43,12 +43,14 @@ struct jg_sim {
     double *xdsave;            /* discrete states before the major step's update */
     double zr_t;               /* the time zr holds the signals of (NAN: none) */
     jg_sim_stats_t st;
-    jg__proj_t *proj;          /* invariant projection (seed 002), NULL: no invariants */
+    jg__proj_t *proj;          /* invariant projection (mdlProjection), NULL: none */
     int projected;             /* the last step's state was projected: restart the solver */
     int proj_internal;         /* the solver projects inside its steps (ode15s) */
     double proj_rtol, proj_atol;
     jg_sjac_t *jac;            /* solver Jacobian of an implicit solver, else NULL */
     int32_t *stop_blk, nstop;  /* Stop blocks (lib/blocks/stop.c) */
+    long small_steps;          /* solver steps in a row below 1e-6 of the span */
+    int collapse_told;         /* o.warn has been called about them */
 };
 
 /* x' = f(t, x): the model's derivatives with its outputs evaluated first. */
@@ -140,8 +142,8 @@ static int project_in_solver(double t, double *x, void *user)
     return after.rejected > before.rejected ? 1 : 0;
 }
 
-/* Seed 004's sparsing for the linearly implicit Euler method: J at the
- * initial point, entries chosen by their eigenvalue-change estimates
+/* Sparsing ("Sparsing of Jacobians") for the linearly implicit Euler method: J
+ * at the initial point, entries chosen by their eigenvalue-change estimates
  * (sparsing.c), the mask handed to the solver in the pattern it was given. */
 static jg_status_t choose_sparsing(jg_sim_t *s, const char *name, double h, jg_error_t *err)
 {
@@ -197,6 +199,7 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
     if (!(o->tstop >= o->t0))
         return jg_error_set(err, JG_ARG, "stop time %g before start time %g", o->tstop, o->t0);
     if (o->out_step < 0) return jg_error_set(err, JG_ARG, "non-positive output step %g", o->out_step);
+    if (o->refine < 0) return jg_error_set(err, JG_ARG, "negative refine factor %d", o->refine);
     if (o->jacobian && jg_sjac_method_parse(o->jacobian) < 0)
         return jg_error_set(err, JG_ARG, "unknown solver Jacobian method '%s' (valid: %s)",
                             o->jacobian, jg_sjac_method_names());
@@ -421,7 +424,7 @@ static double next_hit(const jg_sim_t *s)
 }
 
 /* The adaptive algorithm's threshold band (--zc-tol; 0 otherwise): once the
- * crossing signals are inside it, location stops (seed 003).  There is no
+ * crossing signals are inside it, location stops (as in Simulink).  There is no
  * wider automatic band: stopping early means stopping past the crossing by
  * up to band / |slope|, and a reset there puts energy into the model (a
  * bouncing ball's floor clamp lifts it by up to the band at every impact, so
@@ -432,8 +435,8 @@ static double band(const jg_sim_t *s, int64_t i)
     return s->o.zc == JG_ZC_ADAPTIVE ? s->o.zc_tol : 0;
 }
 
-/* Did signal i cross zero from a to b in direction dir (seed 003: rising =
- * to or through zero from below, or leaving zero upwards)?  A value at zero
+/* Did signal i cross zero from a to b in direction dir (Simulink's rule: rising
+ * = to or through zero from below, or leaving zero upwards)?  A value at zero
  * just after an event of the signal counts as on the side it went to, so the
  * event does not fire again as "leaving zero". */
 static int crossed_i(const jg_sim_t *s, int64_t i, double a, double b, int dir)
@@ -644,6 +647,27 @@ static jg_status_t find_event(jg_sim_t *s, double t0, double t1, double *te, int
     return JG_OK;
 }
 
+/* A variable-step solver whose own steps (not those a sample hit or the end
+ * cut short) stay below 1e-6 of the span for 1000 steps in a row is grinding
+ * through the interval, typically a stiff model under an explicit solver: the
+ * caller hears it once, while the run goes on. */
+static void watch_step(jg_sim_t *s, double tprev, double t1, double lim)
+{
+    if (!s->o.warn || s->collapse_told || jg_solver_is_fixed(s->solver) || !(t1 < lim)) return;
+    double h = t1 - tprev;
+    if (!(h < 1e-6 * (s->o.tstop - s->o.t0))) {
+        s->small_steps = 0;
+        return;
+    }
+    if (++s->small_steps < 1000) return;
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "%s: 1000 steps in a row below 1e-6 of the time span (h = %.3g at t = %.9g)",
+             s->o.solver, h, t1);
+    s->collapse_told = 1;
+    s->o.warn(s->o.warn_ctx, msg);
+}
+
 jg_status_t jg_sim_run(jg_sim_t *s, double t_until, jg_sim_log_fn log, void *user, jg_error_t *err)
 {
     jg_status_t st;
@@ -676,6 +700,7 @@ jg_status_t jg_sim_run(jg_sim_t *s, double t_until, jg_sim_log_fn log, void *use
                 continue;
             }
         }
+        watch_step(s, tprev, t1, lim);
         double te = t1;
         int any = 0;
         if (p->nzc && (st = find_event(s, tprev, t1, &te, &any, err))) return st;
@@ -683,6 +708,14 @@ jg_status_t jg_sim_run(jg_sim_t *s, double t_until, jg_sim_log_fn log, void *use
             if (s->loc_off[i] && !s->fired[i]) s->loc_off[i]--;
         s->t = te;
         int log_now = h <= 0;
+        for (int k = 1; h <= 0 && k < s->o.refine && s->t > tprev && !stop; k++) {
+            /* refine: evenly inside (tprev, t) from the dense output */
+            double tq = tprev + (s->t - tprev) * k / s->o.refine;
+            if ((st = jg_solver_interpolate(s->solver, tq, s->xq)))
+                return jg_error_set(err, st, "dense output failed at t = %g", tq);
+            if ((st = minor_outputs(s, tq, s->xq, err))) return st;
+            log_point(s, tq, s->xq, log, user, &stop);
+        }
         if (h > 0) {
             /* output points inside (tprev, t) from the dense output; one at t
              * itself is logged by the major step, after its outputs */

@@ -1,4 +1,5 @@
-/* Solver registry and life cycle, plus the Runge-Kutta stage loop and dense output every method shares. */
+/* The solver registry (every method is an ops table, solver_impl.h) and the life cycle common to all:
+ * create, options, init, reset, step, dense output at the step's ends, the fixed-step grid. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -6,27 +7,17 @@
 #include <string.h>
 #include "solver_impl.h"
 
-/* ode3/ode23 and ode5/ode45 share a tableau: the fixed-step ones ignore its estimate. */
-/* The implicit methods borrow a tableau only for the common allocation (their
- * stage vectors serve as scratch) and bring their own ops. */
-static const struct {
-    const char *name;
-    const jg_rk_tableau_t *tab;
-    int fixed;
-    const jg__solver_ops_t *ops;
-} methods[] = {
-    {"ode1", &jg__rk_euler, 1, NULL},  {"ode2", &jg__rk_heun, 1, NULL},
-    {"ode3", &jg__rk_bs23, 1, NULL},   {"ode4", &jg__rk_rk4, 1, NULL},
-    {"ode5", &jg__rk_dp54, 1, NULL},   {"ode23", &jg__rk_bs23, 0, NULL},
-    {"ode45", &jg__rk_dp54, 0, NULL},  {"discrete", &jg__rk_discrete, 1, NULL},
-    {"ode23s", &jg__rk_dp54, 0, &jg__ode23s_ops}, {"lie", &jg__rk_dp54, 1, &jg__lie_ops},
-    {"ode15s", &jg__rk_dp54, 0, &jg__ode15s_ops},
-};
-#define NMETHODS ((int)(sizeof methods / sizeof methods[0]))
+#define JG__SOLVER_ENTRY(id) &jg__##id##_ops,
+static const jg__solver_ops_t *const registry[] = {JG__SOLVER_LIST(JG__SOLVER_ENTRY)};
+#undef JG__SOLVER_ENTRY
+#define NMETHODS ((int)(sizeof registry / sizeof registry[0]))
 
 const char *jg_solver_names(void)
 {
-    return "ode1 ode2 ode3 ode4 ode5 ode23 ode45 discrete ode23s lie ode15s";
+#define JG__SOLVER_NAME(id) " " #id
+    static const char names[] = JG__SOLVER_LIST(JG__SOLVER_NAME);
+#undef JG__SOLVER_NAME
+    return names + 1;   /* past the leading space */
 }
 
 const char *jg_solver_name(const jg_solver_t *s) { return s ? s->name : NULL; }
@@ -41,7 +32,7 @@ void jg_solver_get_stats(const jg_solver_t *s, jg_solver_stats_t *st)
 void jg_solver_free(jg_solver_t *s)
 {
     if (!s) return;
-    if (s->ops && s->ops->free) s->ops->free(s);
+    if (s->ops->free) s->ops->free(s);
     cs_dl_spfree(s->jpat);
     free(s->jkeep);
     free(s->mem);
@@ -57,25 +48,26 @@ jg_status_t jg_solver_create(const char *name, int64_t n, jg_rhs_fn f, void *use
     if (!out) return jg_error_set(err, JG_ARG, "solver: no output pointer");
     *out = NULL;
     int m = 0;
-    while (m < NMETHODS && !(name && !strcmp(name, methods[m].name))) m++;
+    while (m < NMETHODS && !(name && !strcmp(name, registry[m]->name))) m++;
     if (m == NMETHODS)
         return jg_error_set(err, JG_ARG, "unknown solver '%s' (valid: %s)", name ? name : "(null)",
                             jg_solver_names());
-    const char *nm = methods[m].name;
-    const jg_rk_tableau_t *tb = methods[m].tab;
+    const jg__solver_ops_t *ops = registry[m];
+    const char *nm = ops->name;
+    const int nstages = ops->tab ? ops->tab->stages : 0;
     if (n < 0) return jg_error_set(err, JG_ARG, "solver '%s': negative state count %lld", nm, (long long)n);
-    if (tb->stages > 0 && !f) return jg_error_set(err, JG_ARG, "solver '%s': no right-hand side", nm);
-    if (tb->stages == 0 && n > 0)
+    if (!ops->time_only && !f) return jg_error_set(err, JG_ARG, "solver '%s': no right-hand side", nm);
+    if (ops->time_only && n > 0)
         return jg_error_set(err, JG_ARG,
                             "solver '%s' cannot integrate %lld continuous states; choose another solver",
                             nm, (long long)n);
     if (!o) o = &defaults;
     if (bad_opt(o->rtol) || bad_opt(o->atol) || bad_opt(o->max_step) || bad_opt(o->initial_step))
         return jg_error_set(err, JG_ARG, "solver '%s': rtol, atol, max step and initial step must be finite and >= 0", nm);
-    if (methods[m].fixed && !(o->fixed_step > 0 && isfinite(o->fixed_step)))
+    if (ops->fixed && !(o->fixed_step > 0 && isfinite(o->fixed_step)))
         return jg_error_set(err, JG_ARG, "non-positive step %g for fixed-step solver '%s'", o->fixed_step, nm);
 
-    size_t nv = (size_t)(4 + tb->stages);
+    size_t nv = (size_t)(4 + nstages);
     if ((uint64_t)n > SIZE_MAX / sizeof(double) / nv) return jg_error_set(err, JG_NOMEM, "solver '%s': %lld states", nm, (long long)n);
     size_t len = (size_t)n ? (size_t)n : 1;   /* never a NULL vector, even for n = 0 */
     jg_solver_t *s = calloc(1, sizeof *s);
@@ -86,8 +78,9 @@ jg_status_t jg_solver_create(const char *name, int64_t n, jg_rhs_fn f, void *use
         return jg_error_set(err, JG_NOMEM, "solver '%s': out of memory for %lld states", nm, (long long)n);
     }
     s->name = nm;
-    s->tab = tb;
-    s->fixed = methods[m].fixed;
+    s->ops = ops;
+    s->tab = ops->tab;
+    s->fixed = ops->fixed;
     s->n = n;
     s->f = f;
     s->user = user;
@@ -99,11 +92,10 @@ jg_status_t jg_solver_create(const char *name, int64_t n, jg_rhs_fn f, void *use
     s->xprev = mem + len;
     s->xnew = mem + 2 * len;
     s->xs = mem + 3 * len;
-    for (int i = 0; i < tb->stages; i++) s->k[i] = mem + (size_t)(4 + i) * len;
+    for (int i = 0; i < nstages; i++) s->k[i] = mem + (size_t)(4 + i) * len;
     memset(mem, 0, nv * len * sizeof(double));
     s->hlast = 0;
-    s->ops = methods[m].ops;
-    if (s->ops && s->ops->create) {
+    if (ops->create) {
         jg_status_t st = s->ops->create(s, err);
         if (st) {
             jg_solver_free(s);
@@ -142,7 +134,7 @@ jg_status_t jg_solver_set_jacobian(jg_solver_t *s, jg_jac_fn jac, const cs_dl *p
 jg_status_t jg_solver_set_projection(jg_solver_t *s, jg_proj_fn fn, void *user, jg_error_t *err)
 {
     if (!s) return jg_error_set(err, JG_ARG, "solver: NULL solver");
-    if (!s->ops || !s->ops->set_projection)
+    if (!s->ops->set_projection)
         return jg_error_set(err, JG_ARG, "solver '%s' does not project inside its steps", s->name);
     s->proj = fn;
     s->proj_user = user;
@@ -165,6 +157,35 @@ jg_status_t jg_solver_set_sparsing(jg_solver_t *s, const unsigned char *keep, jg
 double jg__rk_grid_tol(const jg_solver_t *s, double t)
 {
     return fmax(1e-9 * s->opts.fixed_step, 4 * DBL_EPSILON * fabs(t));
+}
+
+double jg__solver_grid_next(const jg_solver_t *s, double lim, long long *grid)
+{
+    /* Times come from t0 + k h rather than a running sum, so the grid does not drift. */
+    const double hf = s->opts.fixed_step;
+    long long g = s->grid;
+    double tg = s->t0 + (double)(g + 1) * hf, tol = jg__rk_grid_tol(s, tg), tnew;
+    if (tg >= lim - tol) {   /* the limit comes first, or the grid point is the limit */
+        tnew = lim;
+        if (tg <= lim + tol) g++;
+    } else {
+        tnew = tg;
+        g++;
+    }
+    *grid = g;
+    return tnew;
+}
+
+void jg__solver_accept(jg_solver_t *s, double tnew, double h)
+{
+    double *old = s->xprev;
+    s->xprev = s->x;
+    s->x = s->xnew;
+    s->xnew = old;
+    s->tprev = s->t;
+    s->t = tnew;
+    s->hlast = h;
+    s->stats.steps++;
 }
 
 static jg_status_t check_state(const jg_solver_t *s, const double *x, jg_error_t *err)
@@ -209,7 +230,7 @@ jg_status_t jg_solver_init(jg_solver_t *s, double t0, const double *x0, double t
     if (!(s->hmax > 0)) s->hmax = INFINITY;   /* tstop == t0: no step will be taken */
     memset(&s->stats, 0, sizeof s->stats);
     restart(s, t0, x0);
-    return s->ops && s->ops->init ? s->ops->init(s, err) : JG_OK;
+    return s->ops->init ? s->ops->init(s, err) : JG_OK;
 }
 
 jg_status_t jg_solver_reset(jg_solver_t *s, double t, const double *x, jg_error_t *err)
@@ -221,7 +242,7 @@ jg_status_t jg_solver_reset(jg_solver_t *s, double t, const double *x, jg_error_
     jg_status_t st = check_state(s, x, err);
     if (st) return st;
     restart(s, t, x);
-    return s->ops && s->ops->reset ? s->ops->reset(s, err) : JG_OK;
+    return s->ops->reset ? s->ops->reset(s, err) : JG_OK;
 }
 
 jg_status_t jg_solver_step(jg_solver_t *s, double t_limit, double *t, double *x, jg_error_t *err)
@@ -232,9 +253,7 @@ jg_status_t jg_solver_step(jg_solver_t *s, double t_limit, double *t, double *x,
     if (!(lim > s->t))
         return jg_error_set(err, JG_ARG, "solver '%s': t = %.17g is already at the step limit %.17g", s->name,
                             s->t, lim);
-    jg_status_t st = s->ops      ? s->ops->step(s, lim, err)
-                     : s->fixed ? jg__rk_step_fixed(s, lim, err)
-                                : jg__rk_step_adaptive(s, lim, err);
+    jg_status_t st = s->ops->step(s, lim, err);
     if (st) return st;
     jg_error_clear(err);   /* drop notes of recoverable failures */
     if (t) *t = s->t;
@@ -247,82 +266,6 @@ jg_status_t jg__rk_rhs_error(const jg_solver_t *s, double t, int code, jg_error_
     if (err && err->status != JG_OK) return err->status;   /* f explained itself */
     return jg_error_set(err, JG_NUMERIC, "solver '%s': right-hand side failed at t = %.17g (returned %d)", s->name,
                         t, code);
-}
-
-jg_status_t jg__rk_first_stage(jg_solver_t *s, jg_error_t *err)
-{
-    const int ns = s->tab->stages;
-    s->tprev = s->t;   /* the stages of the last step are about to be overwritten */
-    s->hlast = 0;
-    if (ns == 0 || s->have_k0) return JG_OK;
-    if (s->fsal_pending) {
-        double *k0 = s->k[0];
-        s->k[0] = s->k[ns - 1];
-        s->k[ns - 1] = k0;
-        s->fsal_pending = 0;
-    } else {
-        int r = jg__rk_call(s, s->t, s->x, s->k[0]);
-        if (r < 0) return jg__rk_rhs_error(s, s->t, r, err);
-        if (r > 0)
-            return jg_error_set(err, JG_NUMERIC,
-                                "solver '%s': right-hand side rejected the current state at t = %.17g "
-                                "(returned %d), no smaller step can help", s->name, s->t, r);
-    }
-    s->have_k0 = 1;
-    return JG_OK;
-}
-
-int jg__rk_attempt(jg_solver_t *s, double h, double tnew, double *tfail)
-{
-    const jg_rk_tableau_t *tb = s->tab;
-    const int ns = tb->stages, last = tb->fsal ? ns - 1 : ns;
-    const int64_t n = s->n;
-    double *xs = s->xs, *xnew = s->xnew;
-    const double *x = s->x;
-    for (int i = 1; i < last; i++) {
-        memcpy(xs, x, (size_t)n * sizeof(double));
-        for (int l = 0; l < i; l++) {
-            double ha = h * tb->a[i * ns + l];
-            if (ha == 0) continue;
-            const double *kl = s->k[l];
-            for (int64_t j = 0; j < n; j++) xs[j] += ha * kl[j];
-        }
-        double ti = tb->c[i] == 1 ? tnew : s->t + tb->c[i] * h;
-        int r = jg__rk_call(s, ti, xs, s->k[i]);
-        if (r) {
-            *tfail = ti;
-            return r;
-        }
-    }
-    memcpy(xnew, x, (size_t)n * sizeof(double));
-    for (int l = 0; l < last; l++) {
-        double hb = h * tb->b[l];
-        if (hb == 0) continue;
-        const double *kl = s->k[l];
-        for (int64_t j = 0; j < n; j++) xnew[j] += hb * kl[j];
-    }
-    if (tb->fsal) {
-        int r = jg__rk_call(s, tnew, xnew, s->k[ns - 1]);
-        if (r) {
-            *tfail = tnew;
-            return r;
-        }
-    }
-    return 0;
-}
-
-void jg__rk_accept(jg_solver_t *s, double tnew, double h)
-{
-    double *old = s->xprev;
-    s->xprev = s->x;
-    s->x = s->xnew;
-    s->xnew = old;
-    s->tprev = s->t;
-    s->t = tnew;
-    s->hlast = h;
-    s->have_k0 = 0;
-    s->fsal_pending = s->tab->fsal;
-    s->stats.steps++;
 }
 
 jg_status_t jg_solver_interpolate(const jg_solver_t *s, double tq, double *xq)
@@ -338,22 +281,5 @@ jg_status_t jg_solver_interpolate(const jg_solver_t *s, double tq, double *xq)
         if (bytes) memcpy(xq, s->xprev, bytes);
         return JG_OK;
     }
-    if (s->ops) return s->ops->interpolate(s, tq, xq);
-    const jg_rk_tableau_t *tb = s->tab;
-    const int ns = tb->stages, nd = tb->ndense;
-    const double theta = (tq - s->tprev) / s->hlast;
-    double hb[JG__RK_MAX_STAGES];
-    for (int i = 0; i < ns; i++) {
-        const double *d = tb->d + i * nd;
-        double v = 0;
-        for (int p = nd - 1; p >= 0; p--) v = (v + d[p]) * theta;   /* Horner, lowest power theta */
-        hb[i] = s->hlast * v;
-    }
-    if (bytes) memcpy(xq, s->xprev, bytes);
-    for (int i = 0; i < ns; i++) {
-        if (hb[i] == 0) continue;
-        const double *ki = s->k[i];
-        for (int64_t j = 0; j < s->n; j++) xq[j] += hb[i] * ki[j];
-    }
-    return JG_OK;
+    return s->ops->interpolate(s, tq, xq);
 }

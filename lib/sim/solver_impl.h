@@ -1,4 +1,5 @@
-/* Private structures of jg_solver (lib/sim): Butcher tableaus and the solver object. */
+/* Private structures of jg_solver (lib/sim): the registry's ops tables, Butcher tableaus, the
+ * step-size controller and the solver object. */
 #ifndef JG_SOLVER_IMPL_H
 #define JG_SOLVER_IMPL_H
 #include "jacgraph/solver.h"
@@ -26,28 +27,73 @@ typedef struct jg_rk_tableau {
 extern const jg_rk_tableau_t jg__rk_discrete, jg__rk_euler, jg__rk_heun, jg__rk_rk4;  /* rk_fixed.c */
 extern const jg_rk_tableau_t jg__rk_bs23, jg__rk_dp54;                            /* rk_adaptive.c */
 
-/* An implicit method (issue 5): its own step and dense output over the
- * common object.  step() advances s->t and s->x to no more than lim and sets
- * s->tprev / s->xprev / s->hlast for interpolate(); the counters are
- * s->stats.  init() runs at jg_solver_init and reset() at jg_solver_reset,
- * after the common restart (s->t, s->x set). */
+/* The rules of a step-size controller (stepctl.c applies them; see there and
+ * jacgraph/solver.h).  One accepted or rejected step of size hh with error
+ * norm en (the RMS of jg__stepctl_norm, accepted when <= 1) gives the next
+ * step to try as hh times a factor safety en^(-1/k) -- with pi set
+ * safety en^(-alpha) en_prev^beta once a previous norm is known, beta = 0.2/k,
+ * alpha = 1/k - 0.75 beta -- bounded by fac_min, fac_max after an accepted
+ * step and below by rej_min after a rejected one. */
+typedef struct jg__stepctl {
+    int k;               /* order of the error estimate + 1 */
+    int pi;              /* PI controller with the last accepted norm, else elementary */
+    double safety;       /* the error norm aimed at, as safety^k */
+    double fac_min, fac_max;   /* bounds of the factor after an accepted step */
+    double rej_min;      /* the smallest factor after a failed error test */
+    int halve_again;     /* a second failed test in one step halves h (MATLAB's ode23s) */
+    int hold_after_fail; /* accepted after a rejection: propose the same step, else
+                            at most the same (the factor capped at 1) */
+} jg__stepctl_t;
+
+/* One method: an entry of the registry (JG__SOLVER_LIST, solver.c).  Every
+ * solver is one of these, explicit or implicit.  step() advances s->t and
+ * s->x to no more than lim > s->t and sets s->tprev / s->xprev / s->hlast for
+ * interpolate(), which is called only for tprev < tq < t (the ends are
+ * copies); the counters are s->stats.  The common object is set up before
+ * create() (s->x, s->xprev, s->xnew, s->xs and, for a tableau, its stage
+ * vectors s->k) and init() / reset() run after the common restart (s->t, s->x
+ * set).  REQUIRED: name, step, interpolate; the rest is OPTIONAL (NULL: nothing
+ * to do). */
 typedef struct jg__solver_ops {
+    const char *name;
+    int fixed;                   /* steps on the grid t0 + k fixed_step (jg__solver_grid_next) */
+    int time_only;               /* no continuous states and no f: time advances only */
+    const jg_rk_tableau_t *tab;  /* an explicit Runge-Kutta method's tableau (s->k, s->tab) */
+    /* the step-size controller, for a method that proposes its next step in
+     * s->h by it (the projection's retry follows it too); NULL otherwise */
+    const jg__stepctl_t *ctl;
+    jg_status_t (*step)(jg_solver_t *s, double lim, jg_error_t *err);
+    jg_status_t (*interpolate)(const jg_solver_t *s, double tq, double *xq);
     jg_status_t (*create)(jg_solver_t *s, jg_error_t *err);   /* s->impl */
     void (*free)(jg_solver_t *s);
     jg_status_t (*init)(jg_solver_t *s, jg_error_t *err);
-    jg_status_t (*step)(jg_solver_t *s, double lim, jg_error_t *err);
-    jg_status_t (*interpolate)(const jg_solver_t *s, double tq, double *xq);
     jg_status_t (*reset)(jg_solver_t *s, jg_error_t *err);
-    /* optional: take s->proj / s->proj_user (jg_solver_set_projection) */
+    /* take s->proj / s->proj_user (jg_solver_set_projection) */
     jg_status_t (*set_projection)(jg_solver_t *s, jg_error_t *err);
 } jg__solver_ops_t;
 
-extern const jg__solver_ops_t jg__ode23s_ops, jg__lie_ops, jg__ode15s_ops;
+/* The registry, in the order of jg_solver_names(): adding a solver is one
+ * file defining jg__NAME_ops, one line here and one in lib/meson.build. */
+#define JG__SOLVER_LIST(X)                                                                             \
+    X(ode1)     /* rk_fixed.c */                                                                       \
+    X(ode2)                                                                                            \
+    X(ode3)                                                                                            \
+    X(ode4)                                                                                            \
+    X(ode5)                                                                                            \
+    X(ode23)    /* rk_adaptive.c */                                                                    \
+    X(ode45)                                                                                           \
+    X(discrete) /* rk_fixed.c */                                                                       \
+    X(ode23s)   /* rosenbrock.c */                                                                     \
+    X(lie)      /* linimplicit.c */                                                                    \
+    X(ode15s)   /* cvode.c */
+#define JG__SOLVER_DECLARE(id) extern const jg__solver_ops_t jg__##id##_ops;
+JG__SOLVER_LIST(JG__SOLVER_DECLARE)
+#undef JG__SOLVER_DECLARE
 
 struct jg_solver {
     const char *name;
-    const jg__solver_ops_t *ops;   /* implicit methods; NULL: Runge-Kutta (tab) */
-    void *impl;                    /* the implicit method's private state */
+    const jg__solver_ops_t *ops;
+    void *impl;                    /* the method's private state (ops->create) */
     /* solver Jacobian (jg_solver_set_jacobian): callback, its pattern (owned
      * copy; NULL = dense), the sparsing mask (owned, per pattern entry) */
     jg_jac_fn jac;
@@ -56,8 +102,8 @@ struct jg_solver {
     void *proj_user;
     cs_dl *jpat;
     unsigned char *jkeep;
-    const jg_rk_tableau_t *tab;
-    int fixed;
+    const jg_rk_tableau_t *tab;    /* ops->tab */
+    int fixed;                     /* ops->fixed */
     int64_t n;
     jg_rhs_fn f;
     void *user;
@@ -82,7 +128,20 @@ static inline int jg__rk_call(jg_solver_t *s, double t, const double *x, double 
     return s->f(t, x, dx, s->user);
 }
 
-/* solver.c */
+/* solver.c: what every method shares */
+/* f returned code < 0 at time t: f's own error when it set one, else JG_NUMERIC. */
+jg_status_t jg__rk_rhs_error(const jg_solver_t *s, double t, int code, jg_error_t *err);
+/* Make s->xnew at tnew the current point after a step of h (s->xprev, s->x
+ * and s->xnew rotate) and count it. */
+void jg__solver_accept(jg_solver_t *s, double tnew, double h);
+/* Fixed step: the end of the next step from s->t towards lim > s->t, the next
+ * grid point t0 + k fixed_step or lim when that comes first; *grid is the
+ * index of the grid point reached (s->grid, or one more), to store on success. */
+double jg__solver_grid_next(const jg_solver_t *s, double lim, long long *grid);
+/* Snap tolerance of the fixed-step grid. */
+double jg__rk_grid_tol(const jg_solver_t *s, double t);
+
+/* rk_stages.c: the Runge-Kutta stage loop and dense output */
 /* Make k[0] = f(t, x) (FSAL swap or one evaluation); drops the last step's dense output. */
 jg_status_t jg__rk_first_stage(jg_solver_t *s, jg_error_t *err);
 /* Stages 2..s and xnew for a step of h ending at tnew; k[0] must hold f(t, x).
@@ -90,13 +149,28 @@ jg_status_t jg__rk_first_stage(jg_solver_t *s, jg_error_t *err);
 int jg__rk_attempt(jg_solver_t *s, double h, double tnew, double *tfail);
 /* Make xnew at tnew the current point. */
 void jg__rk_accept(jg_solver_t *s, double tnew, double h);
-/* f returned code < 0 at time t: f's own error when it set one, else JG_NUMERIC. */
-jg_status_t jg__rk_rhs_error(const jg_solver_t *s, double t, int code, jg_error_t *err);
+/* The tableau's continuous extension (ops->interpolate of every tableau). */
+jg_status_t jg__rk_interpolate(const jg_solver_t *s, double tq, double *xq);
 
-/* rk_fixed.c, rk_adaptive.c: one major step ending at no more than lim > t. */
+/* rk_fixed.c, rk_adaptive.c: one major step ending at no more than lim > t (ops->step). */
 jg_status_t jg__rk_step_fixed(jg_solver_t *s, double lim, jg_error_t *err);
 jg_status_t jg__rk_step_adaptive(jg_solver_t *s, double lim, jg_error_t *err);
-/* Snap tolerance of the fixed-step grid. */
-double jg__rk_grid_tol(const jg_solver_t *s, double t);
+
+/* stepctl.c: the error norm and step-size control of the variable-step methods */
+/* The RMS over i of v_i / (atol + rtol max(|x_i|, |y_i|)) (y may be x); 0 for n = 0.  Cost: O(n). */
+double jg__stepctl_norm(const jg_solver_t *s, const double *v, const double *x, const double *y);
+/* The attempt of a step h from s->t towards lim: *hh and its end *tnew, h
+ * stretched by up to 10% or shortened to end at lim (*clipped: shortened).
+ * Errors: JG_NUMERIC "step size too small" when h is below 16 eps |t|. */
+jg_status_t jg__stepctl_attempt(const jg_solver_t *s, double h, double lim, double *hh, double *tnew,
+                                int *clipped, jg_error_t *err);
+/* A step of hh, attempted as the proposal h, passed its error test with norm
+ * en: set s->h, the next proposal (at most hmax), and the PI memory
+ * s->errold.  failed: a rejection came before it in this step. */
+void jg__stepctl_accepted(const jg__stepctl_t *c, jg_solver_t *s, double en, double h, double hh, int clipped,
+                          int failed);
+/* A step of hh failed its error test with norm en (> 1, or NaN): the step to
+ * retry with.  failed: not the first rejection in this step. */
+double jg__stepctl_rejected(const jg__stepctl_t *c, double en, double hh, int failed);
 
 #endif

@@ -1,13 +1,13 @@
-/* Sparsing for the linearly implicit Euler method (seed 004): choose
- * off-diagonal entries of the solver Jacobian J that may be replaced by zero
- * in I - h J without changing the dynamics much.
+/* Sparsing for the linearly implicit Euler method ("Sparsing of
+ * Jacobians"): choose off-diagonal entries of the solver Jacobian J that may
+ * be replaced by zero in I - h J without changing the dynamics much.
  *
  * The criterion is the first-order change of J's eigenvalues: for a simple
  * eigenvalue lambda_k with right eigenvector x_k and left eigenvector u_k
  * (u_k^H J = lambda_k u_k^H), zeroing J_ij changes it by about
  *     d lambda_k = -J_ij conj(u_k,i) x_k,j / (u_k^H x_k),
- * a scalar product per entry and eigenvalue (seed 004: "the sparsing criterion
- * for each element ... obtained essentially by the computation of a scalar
+ * a scalar product per entry and eigenvalue ("Sparsing of Jacobians": "the
+ * sparsing criterion for each element ... obtained essentially by the computation of a scalar
  * product").  Scaled by the step, h |d lambda_k| is the change of the step's
  * eigenvalue h lambda_k.  Entries are taken in increasing order of their
  * largest estimate while, for every k, the sum of the estimates of the

@@ -1,5 +1,5 @@
 /* Sparsing of the solver Jacobian for the linearly implicit Euler method
- * (seed 004; lib/sim/sparsing.c). */
+ * ("Sparsing of Jacobians"; lib/sim/sparsing.c). */
 #ifndef JG_SIM_SPARSING_H
 #define JG_SIM_SPARSING_H
 #include <cs.h>

@@ -38,6 +38,13 @@ jg_status_t jg_model_from_json(struct json_t *root, const char *source, jg_model
 size_t jg_model_nskipped(const jg_model_t *m);
 const char *jg_model_skipped(const jg_model_t *m, size_t k);
 
+/* The plugins the model needs (its "plugins" field, docs/model-format.md):
+ * their number, 0 without the field, -1 when it is not an array of non-empty
+ * strings (the reader leaves that to the loader, jg_plugin_load_model); name
+ * k, valid while m lives, NULL past the end.  Cost: O(count), O(1). */
+ptrdiff_t jg_model_nplugins(const jg_model_t *m);
+const char *jg_model_plugin(const jg_model_t *m, size_t k);
+
 const char *jg_model_name(const jg_model_t *m);     /* "name" field, or the file stem */
 const char *jg_model_source(const jg_model_t *m);   /* file name given to read/parse */
 void jg_model_free(jg_model_t *m);                  /* NULL is fine */

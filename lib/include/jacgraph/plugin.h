@@ -1,6 +1,6 @@
 /* jacgraph/plugin.h -- user-defined block types from shared libraries: the
- * S-function analogue (issue 5, section 4; docs/plugins.md walks through a
- * complete plugin, examples/plugins/predprey.c).
+ * S-function analogue (docs/plugins.md walks through a complete plugin,
+ * examples/plugins/predprey.c).
  *
  * A plugin is a shared library that exports two symbols:
  *
@@ -124,9 +124,9 @@ typedef struct jg_plugin_type {
     int (*jacobian)(const jg_plugin_ctx_t *c, double *const *jac);
     /* required when it declares zero crossings: write c->zc */
     int (*zero_crossings)(const jg_plugin_ctx_t *c);
-    /* optional: invariants of the continuous states (seed 002, projection):
-     * g[0..m-1] = g(x, t), zero on the exact solution.  Required when the
-     * block declares invariants. */
+    /* optional: invariants of the continuous states (projection, as Simulink's
+     * mdlProjection): g[0..m-1] = g(x, t), zero on the exact solution.
+     * Required when the block declares invariants. */
     int (*invariants)(const jg_plugin_ctx_t *c, double *g);
     /* optional: dg/dx (m x nx) in the invariant pattern's order (dense:
      * column-major).  Without it the host uses central differences. */
@@ -176,7 +176,7 @@ struct jg_plugin_api {
      * makes p direct feedthrough for algebraic-loop detection. */
     int (*jacobian_part)(jg_plugin_setup_t *s, int kind, int row_port, int col_port,
                          int64_t nnz, const int64_t *ri, const int64_t *ci);
-    /* m invariants of the continuous states (projection, seed 002) and the
+    /* m invariants of the continuous states (projection, mdlProjection) and the
      * pattern of dg/dx (m x nx) as in jacobian_part.  Call after states.  The
      * host adds the parameter "Projection": "on" (default) | "off" to every
      * block of a type with invariants; "off" drops them for that instance. */

@@ -1,4 +1,4 @@
-/* jacgraph/simulate.h -- simulating a compiled program (seed 003, the
+/* jacgraph/simulate.h -- simulating a compiled program (Simulink's
  * simulation loop).  Each major time step computes the outputs in sorted order
  * (a block with a discrete sample time only at its sample hits; its outputs
  * hold in between), logs, runs the blocks' updates (discrete states at their
@@ -22,7 +22,7 @@ extern "C" {
 
 typedef struct jg_sim jg_sim_t;
 
-/* Zero-crossing location (seed 003).  Non-adaptive: bisect on the dense
+/* Zero-crossing location (as in Simulink).  Non-adaptive: bisect on the dense
  * output down to the time resolution, and stop with an error naming the block
  * after max_zc consecutive crossings (chattering, Zeno).  Adaptive: stop
  * bisecting once the signal is inside the threshold band, and switch location
@@ -45,7 +45,16 @@ typedef struct jg_sim_opts {
                                  (jacgraph/solverjac.h); NULL: "auto" */
     double sparsing;          /* solver "lie": drop Jacobian entries whose summed
                                  first-order eigenvalue changes h |d lambda| stay
-                                 <= this (seed 004), chosen at t0; 0: none */
+                                 <= this ("Sparsing of Jacobians"), chosen at
+                                 t0; 0: none */
+    int refine;               /* with out_step 0: this many output points per major
+                                 step, the extra ones evenly inside the step from
+                                 the dense output (Simulink's Refine); 0 or 1: one */
+    void (*warn)(void *ctx, const char *msg);   /* notices during a run, each once:
+                                 a variable-step solver's step below 1e-6 of
+                                 tstop - t0 for 1000 steps in a row (a stiff
+                                 model under an explicit solver); NULL: none */
+    void *warn_ctx;
 } jg_sim_opts_t;
 
 /* Statistics of a run: the solver's, plus zero-crossing events located and
@@ -67,8 +76,8 @@ typedef int (*jg_sim_log_fn)(double t, const double *x, const double *sig, void 
 
 /* Create a simulation of p from its initial states (p must outlive it).
  * Errors: JG_ARG (unknown solver with the list of valid names, unknown
- * solver Jacobian method (any solver), non-positive step, stop before start),
- * JG_NOMEM. */
+ * solver Jacobian method (any solver), non-positive step, stop before start,
+ * negative refine), JG_NOMEM. */
 jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_t **out,
                           jg_error_t *err);
 void jg_sim_free(jg_sim_t *s);

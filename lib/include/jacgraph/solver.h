@@ -1,12 +1,13 @@
 /* jacgraph/solver.h -- solvers for x' = f(t, x) behind one interface,
- * selected by name (issue 4, section 3; issue 5 for the implicit ones).
+ * selected by name, explicit and implicit (stiff).
  *
  * Implicit (stiff), with the solver Jacobian of jg_solver_set_jacobian or
  * their own dense perturbation:
  *   ode23s  modified Rosenbrock 2(3) of Shampine & Reichelt (MATLAB's ode23s),
  *           a new Jacobian every step, 2nd-order continuous extension
  *   lie     linearly implicit Euler with a fixed step (one Newton step of
- *           implicit Euler; seed 004), optional sparsing mask, linear output
+ *           implicit Euler; "Sparsing of Jacobians"), optional sparsing
+ *           mask, linear output
  *   ode15s  variable-order BDF through SUNDIALS CVODE (KLU sparse or dense LU),
  *           dense output from CVODE's history
  *
@@ -78,7 +79,7 @@ typedef struct jg_solver_stats {
     long fevals_jac;  /* evaluations of f spent on Jacobians (perturbation) */
 } jg_solver_stats_t;
 
-/* ---- implicit (stiff) solvers, issue 5 ----
+/* ---- implicit (stiff) solvers ----
  *
  * The solver Jacobian J = df/dx at (t, x), n x n in compressed-column form
  * (CSparse cs_dl).  The pattern (p, i) is fixed when the callback is
@@ -93,18 +94,18 @@ typedef int (*jg_jac_fn)(double t, const double *x, const double *fx, cs_dl *J, 
 jg_status_t jg_solver_set_jacobian(jg_solver_t *s, jg_jac_fn jac, const cs_dl *pattern,
                                    void *user, jg_error_t *err);
 
-/* Projection inside the solver (issue 5, seed 002): a method that can project
- * within its own step (ode15s, through CVODE's CVodeSetProjFn, which keeps its
- * BDF history) calls fn(t, x, user) after each step to move x onto the
- * invariants in place (return 0; < 0 fails the step).  Returns JG_OK when the
- * method takes it, JG_ARG when it cannot (the caller then projects after
+/* Projection inside the solver (as Simulink's mdlProjection): a method that can
+ * project within its own step (ode15s, through CVODE's CVodeSetProjFn, which
+ * keeps its BDF history) calls fn(t, x, user) after each step to move x onto
+ * the invariants in place (return 0; < 0 fails the step).  Returns JG_OK when
+ * the method takes it, JG_ARG when it cannot (the caller then projects after
  * each step itself and restarts the solver).  fn NULL removes it. */
 typedef int (*jg_proj_fn)(double t, double *x, void *user);
 jg_status_t jg_solver_set_projection(jg_solver_t *s, jg_proj_fn fn, void *user, jg_error_t *err);
 
-/* Sparsing (linearly implicit Euler, seed 004): a mask of the Jacobian
- * pattern (1 keep, 0 drop), one entry per stored entry of the pattern given to
- * jg_solver_set_jacobian; NULL clears it.  Other solvers ignore it. */
+/* Sparsing (linearly implicit Euler, "Sparsing of Jacobians"): a mask of the
+ * Jacobian pattern (1 keep, 0 drop), one entry per stored entry of the pattern
+ * given to jg_solver_set_jacobian; NULL clears it.  Other solvers ignore it. */
 jg_status_t jg_solver_set_sparsing(jg_solver_t *s, const unsigned char *keep, jg_error_t *err);
 
 /* The number of Jacobian pattern entries the sparsing mask drops (left out

@@ -1,48 +1,16 @@
-/* User-defined block types from shared libraries (jacgraph/plugin.h, the
- * S-function analogue): the loader (dlopen, ABI check, registration) and the
- * bridge from the plugin ABI to the internal block vtable (block_impl.h).
+/* The bridge from the plugin ABI (jacgraph/plugin.h) to the block vtable (block_impl.h): the host
+ * functions a plugin calls at setup and run time, and the trampolines of a plugin type's jg_block_type_t.
  *
- * Every registered type becomes a heap-allocated jg_block_type_t whose
- * functions are the trampolines below; a block instance's b->data is a
- * pl_inst_t holding what the plugin declared at setup.  The bridge is thin on
- * purpose: contexts are copied field by field from jg_eval_t, Jacobian values
- * are written by the plugin straight into the parts' value arrays (the ABI's
- * column-major / sorted-pattern order is the compressed-column order), and
- * the only real work here is the central-difference fallback for plugins
- * without a Jacobian or an invariant Jacobian.
- *
- * Global state (the loaded files and types) is not thread-safe: plugins are
- * loaded before models are compiled, and never unloaded. */
-#include <dlfcn.h>
-#include <float.h>
-#include <math.h>
+ * A block instance's b->data is a pl_inst_t holding what the plugin declared
+ * at setup.  The bridge is thin on purpose: contexts are copied field by field
+ * from jg_eval_t, and Jacobian values are written by the plugin straight into
+ * the parts' value arrays (the ABI's column-major / sorted-pattern order is
+ * the compressed-column order); plugins without a Jacobian get plugin_fd.c's. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include "block_impl.h"
-#include "jacgraph/plugin.h"
-#include "../model/model_impl.h"
-
-/* ------------------------------------------------------------ registry */
-
-typedef struct pl_type {
-    jg_block_type_t bt;        /* first: a block's b->type points here */
-    jg_plugin_type_t pt;       /* the plugin's, copied */
-    char *name;                /* owned copy (bt.name, pt.name) */
-    int file;                  /* index in files[] */
-} pl_type_t;
-
-typedef struct {
-    char *file;                /* as given to jg_plugin_load */
-    void *handle;
-} pl_file_t;
-
-static pl_file_t *files;
-static int nfiles, capfiles;
-static pl_type_t **types;
-static size_t ntypes, captypes;
+#include "plugin_impl.h"
 
 /* One Jacobian part or the invariant pattern as the plugin declared it. */
 typedef struct {
@@ -53,7 +21,7 @@ typedef struct {
 
 /* A block instance: what setup declared. */
 typedef struct {
-    const pl_type_t *T;
+    const jg__pltype_t *T;
     void *data;                /* the plugin's (set_data) */
     int nin, nout, ports_set;
     int64_t *in_w, *out_w;     /* declared widths, 0 until declared */
@@ -72,15 +40,6 @@ struct jg_plugin_setup {
     jg_setup_t *s;
     pl_inst_t *in;
 };
-
-/* The host side of a run-time context. */
-typedef struct {
-    const jg_block_t *b;
-    jg_eval_t *e;
-    int reported;              /* api->error was called */
-} pl_host_t;
-
-static const pl_type_t *type_of(const jg_block_t *b) { return (const pl_type_t *)b->type; }
 
 /* ------------------------------------------------------ API: setup side */
 
@@ -324,7 +283,7 @@ static void api_set_data(jg_plugin_setup_t *s, void *data) { s->in->data = data;
 
 static int api_error(const jg_plugin_ctx_t *c, const char *fmt, ...)
 {
-    pl_host_t *h = c->host;
+    jg__plhost_t *h = c->host;
     char msg[768];
     va_list ap;
     va_start(ap, fmt);
@@ -334,7 +293,7 @@ static int api_error(const jg_plugin_ctx_t *c, const char *fmt, ...)
     return jg_eval_error(h->b, h->e, "%s", msg);
 }
 
-static const jg_plugin_api_t api = {
+const jg_plugin_api_t jg__plugin_api = {
     .abi_version = JG_PLUGIN_ABI_VERSION,
     .param = api_param,
     .param_scalar = api_param_scalar,
@@ -357,13 +316,13 @@ static const jg_plugin_api_t api = {
 
 static int pl_setup(jg_block_t *b, jg_setup_t *s)
 {
-    const pl_type_t *T = type_of(b);
+    const jg__pltype_t *T = jg__pltype_of(b);
     pl_inst_t *in = jg_setup_alloc(s, sizeof *in);
     if (!in) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
     in->T = T;
     b->data = in;
     jg_plugin_setup_t ps = {b, s, in};
-    int r = T->pt.setup(&ps, &api);
+    int r = T->pt.setup(&ps, &jg__plugin_api);
     if (s->err && s->err->status != JG_OK) return JG_BLOCK_FAIL;
     if (r) return plugin_error(&ps, "setup failed (returned %d) without a message", r);
     for (int p = 0; p < in->nin; p++)
@@ -464,7 +423,7 @@ static int pl_pattern(jg_block_t *b, jg_setup_t *s)
 
 /* ------------------------------------------------------ vtable: run time */
 
-static void ctx_from(jg_plugin_ctx_t *c, pl_host_t *h, const jg_block_t *b, jg_eval_t *e)
+void jg__plugin_ctx(jg_plugin_ctx_t *c, jg__plhost_t *h, const jg_block_t *b, jg_eval_t *e)
 {
     const pl_inst_t *in = b->data;
     h->b = b;
@@ -473,13 +432,13 @@ static void ctx_from(jg_plugin_ctx_t *c, pl_host_t *h, const jg_block_t *b, jg_e
     *c = (jg_plugin_ctx_t){
         .t = e->t, .x = e->x, .u = e->u, .y = e->y, .dx = e->dx, .xd = e->xd, .xdw = e->xdw,
         .xw = e->xw, .zc = e->zcv, .zc_fired = e->zc_fired, .data = in->data, .path = b->path,
-        .major = e->major, .first = e->first, .init = e->init, .sim = e->sim, .api = &api,
+        .major = e->major, .first = e->first, .init = e->init, .sim = e->sim, .api = &jg__plugin_api,
         .host = h,
     };
 }
 
 /* A nonzero return: the plugin's message, or one saying which function failed. */
-static int failed(const pl_host_t *h, const char *fn, int r)
+int jg__plugin_failed(const jg__plhost_t *h, const char *fn, int r)
 {
     if (!h->reported) jg_eval_error(h->b, h->e, "%s() failed (returned %d)", fn, r);
     return -1;
@@ -501,267 +460,84 @@ static int pl_init_discrete(const jg_block_t *b, double *xd0)
 
 static int pl_outputs(const jg_block_t *b, jg_eval_t *e)
 {
-    const pl_type_t *T = type_of(b);
+    const jg__pltype_t *T = jg__pltype_of(b);
     if (!T->pt.outputs) return 0;
     jg_plugin_ctx_t c;
-    pl_host_t h;
-    ctx_from(&c, &h, b, e);
+    jg__plhost_t h;
+    jg__plugin_ctx(&c, &h, b, e);
     int r = T->pt.outputs(&c);
-    return r ? failed(&h, "outputs", r) : 0;
+    return r ? jg__plugin_failed(&h, "outputs", r) : 0;
 }
 
 static int pl_derivatives(const jg_block_t *b, jg_eval_t *e)
 {
     jg_plugin_ctx_t c;
-    pl_host_t h;
-    ctx_from(&c, &h, b, e);
-    int r = type_of(b)->pt.derivatives(&c);
-    return r ? failed(&h, "derivatives", r) : 0;
+    jg__plhost_t h;
+    jg__plugin_ctx(&c, &h, b, e);
+    int r = jg__pltype_of(b)->pt.derivatives(&c);
+    return r ? jg__plugin_failed(&h, "derivatives", r) : 0;
 }
 
 static int pl_update(const jg_block_t *b, jg_eval_t *e)
 {
     jg_plugin_ctx_t c;
-    pl_host_t h;
-    ctx_from(&c, &h, b, e);
-    int r = type_of(b)->pt.update(&c);
-    return r ? failed(&h, "update", r) : 0;
+    jg__plhost_t h;
+    jg__plugin_ctx(&c, &h, b, e);
+    int r = jg__pltype_of(b)->pt.update(&c);
+    return r ? jg__plugin_failed(&h, "update", r) : 0;
 }
 
 static int pl_zc(const jg_block_t *b, jg_eval_t *e)
 {
     jg_plugin_ctx_t c;
-    pl_host_t h;
-    ctx_from(&c, &h, b, e);
-    int r = type_of(b)->pt.zero_crossings(&c);
-    return r ? failed(&h, "zero_crossings", r) : 0;
-}
-
-/* Central-difference step for a variable of value v: eps^(1/3) balances the
- * truncation error O(h^2) against cancellation O(eps / h), relative to
- * max(|v|, 1). */
-static double fd_step(double v)
-{
-    double h = cbrt(DBL_EPSILON) * fmax(fabs(v), 1.0);
-    volatile double vp = v + h;   /* make h exactly representable as a difference */
-    return vp - v;
-}
-
-/* The Jacobian parts by central differences of the block's own outputs() and
- * derivatives(), column by column (a state, or an element of an input port),
- * perturbing only the columns some declared part has.  Scratch is allocated
- * per call: the program's blocks are shared between works and threads. */
-static int fd_jacobian(const jg_block_t *b, jg_eval_t *e)
-{
-    const pl_type_t *T = type_of(b);
-    int64_t nu = 0, ny = 0, nx = b->nx;
-    for (int p = 0; p < b->nin; p++) nu += b->in_w[p];
-    for (int q = 0; q < b->nout; q++) ny += b->out_w[q];
-    /* x | u (all ports) | y+ | y- | f+ | f- | pointer arrays */
-    size_t nd = (size_t)(nx + nu + 2 * ny + 2 * nx) + 1;
-    double *mem = malloc(sizeof(double) * nd);
-    double **up = malloc(sizeof(double *) * (size_t)(b->nin + 2 * b->nout + 1));
-    if (!mem || !up) {
-        free(mem);
-        free(up);
-        return jg_eval_error(b, e, "out of memory for the perturbation Jacobian");
-    }
-    double *xs = mem, *us = xs + nx, *yp = us + nu, *ym = yp + ny, *fp = ym + ny, *fm = fp + nx;
-    double **uptr = up, **ypp = up + b->nin, **ymp = ypp + b->nout;
-    memcpy(xs, e->x, sizeof(double) * (size_t)nx);
-    for (int p = 0, o = 0; p < b->nin; o += (int)b->in_w[p], p++) {
-        uptr[p] = us + o;
-        memcpy(uptr[p], e->u[p], sizeof(double) * (size_t)b->in_w[p]);
-    }
-    for (int q = 0, o = 0; q < b->nout; o += (int)b->out_w[q], q++) {
-        ypp[q] = yp + o;
-        ymp[q] = ym + o;
-    }
-    int ret = 0;
-    /* column sources: 0..nx-1 states, then the input elements port by port */
-    int64_t ncol = nx + nu;
-    for (int64_t col = 0; col < ncol && !ret; col++) {
-        int port = -1;
-        int64_t elem = col;
-        if (col >= nx) {
-            elem = col - nx;
-            for (port = 0; elem >= b->in_w[port]; port++) elem -= b->in_w[port];
-        }
-        int need_y = 0, need_f = 0;
-        for (int k = 0; k < b->npart; k++) {
-            const jg_jac_part_t *P = &b->part[k];
-            int is_x = P->kind == JG_JAC_A || P->kind == JG_JAC_C;
-            if (port < 0 ? !is_x : (is_x || P->col_port != port)) continue;
-            if (P->m->p[elem + 1] == P->m->p[elem]) continue;
-            if (P->kind == JG_JAC_A || P->kind == JG_JAC_B) need_f = 1;
-            else need_y = 1;
-        }
-        if (!need_y && !need_f) continue;
-        double *v = port < 0 ? &xs[elem] : &uptr[port][elem];
-        double v0 = *v, h = fd_step(v0);
-        for (int side = 0; side < 2 && !ret; side++) {
-            *v = side ? v0 - h : v0 + h;
-            jg_eval_t pe = *e;
-            pe.x = xs;
-            pe.u = (const double *const *)uptr;
-            pe.y = side ? ymp : ypp;
-            pe.dx = side ? fm : fp;
-            jg_plugin_ctx_t c;
-            pl_host_t hh;
-            ctx_from(&c, &hh, b, &pe);
-            int r = 0;
-            if (need_y && T->pt.outputs && (r = T->pt.outputs(&c))) ret = failed(&hh, "outputs", r);
-            if (!ret && need_f && (r = T->pt.derivatives(&c))) ret = failed(&hh, "derivatives", r);
-        }
-        *v = v0;
-        if (ret) break;
-        double inv2h = 1.0 / (2 * h);
-        for (int k = 0; k < b->npart; k++) {
-            const jg_jac_part_t *P = &b->part[k];
-            int is_x = P->kind == JG_JAC_A || P->kind == JG_JAC_C;
-            if (port < 0 ? !is_x : (is_x || P->col_port != port)) continue;
-            cs_dl *V = e->jac[k];
-            const double *hi, *lo;
-            if (P->kind == JG_JAC_A || P->kind == JG_JAC_B) hi = fp, lo = fm;
-            else hi = ypp[P->row_port], lo = ymp[P->row_port];
-            for (int64_t t = V->p[elem]; t < V->p[elem + 1]; t++)
-                V->x[t] = (hi[V->i[t]] - lo[V->i[t]]) * inv2h;
-        }
-    }
-    free(mem);
-    free(up);
-    return ret;
+    jg__plhost_t h;
+    jg__plugin_ctx(&c, &h, b, e);
+    int r = jg__pltype_of(b)->pt.zero_crossings(&c);
+    return r ? jg__plugin_failed(&h, "zero_crossings", r) : 0;
 }
 
 static int pl_jacobian(const jg_block_t *b, jg_eval_t *e)
 {
-    const pl_type_t *T = type_of(b);
-    if (!T->pt.jacobian) return fd_jacobian(b, e);
+    const jg__pltype_t *T = jg__pltype_of(b);
+    if (!T->pt.jacobian) return jg__plugin_fd_jacobian(b, e);
     double *stackv[16] = {0};
     int heap = b->npart > 16;
     double **v = heap ? malloc(sizeof(double *) * (size_t)b->npart) : stackv;
     if (!v) return jg_eval_error(b, e, "out of memory");
     for (int k = 0; k < b->npart; k++) v[k] = e->jac[k]->x;
     jg_plugin_ctx_t c;
-    pl_host_t h;
-    ctx_from(&c, &h, b, e);
+    jg__plhost_t h;
+    jg__plugin_ctx(&c, &h, b, e);
     int r = T->pt.jacobian(&c, v);
     if (heap) free(v);
-    return r ? failed(&h, "jacobian", r) : 0;
+    return r ? jg__plugin_failed(&h, "jacobian", r) : 0;
 }
 
 /* g(x, t) and, when dg != NULL, dg/dx in b->inv_pat's order: the plugin's
  * invariant_jacobian or central differences of its invariants. */
 static int pl_invariants(const jg_block_t *b, jg_eval_t *e, double *g, cs_dl *dg)
 {
-    const pl_type_t *T = type_of(b);
+    const jg__pltype_t *T = jg__pltype_of(b);
     jg_plugin_ctx_t c;
-    pl_host_t h;
-    ctx_from(&c, &h, b, e);
+    jg__plhost_t h;
+    jg__plugin_ctx(&c, &h, b, e);
     int r = T->pt.invariants(&c, g);
-    if (r) return failed(&h, "invariants", r);
+    if (r) return jg__plugin_failed(&h, "invariants", r);
     if (!dg) return 0;
     if (T->pt.invariant_jacobian) {
         r = T->pt.invariant_jacobian(&c, dg->x);
-        return r ? failed(&h, "invariant_jacobian", r) : 0;
+        return r ? jg__plugin_failed(&h, "invariant_jacobian", r) : 0;
     }
-    int64_t m = b->ninv, n = b->nx;
-    double *mem = malloc(sizeof(double) * (size_t)(n + 2 * m + 1));
-    if (!mem) return jg_eval_error(b, e, "out of memory for the invariant Jacobian");
-    double *xs = mem, *gp = xs + n, *gm = gp + m;
-    memcpy(xs, e->x, sizeof(double) * (size_t)n);
-    jg_eval_t pe = *e;
-    pe.x = xs;
-    ctx_from(&c, &h, b, &pe);
-    for (int64_t j = 0; j < n && !r; j++) {
-        if (dg->p[j + 1] == dg->p[j]) continue;
-        double v0 = xs[j], hj = fd_step(v0);
-        xs[j] = v0 + hj;
-        r = T->pt.invariants(&c, gp);
-        xs[j] = v0 - hj;
-        if (!r) r = T->pt.invariants(&c, gm);
-        xs[j] = v0;
-        if (r) break;
-        for (int64_t t = dg->p[j]; t < dg->p[j + 1]; t++)
-            dg->x[t] = (gp[dg->i[t]] - gm[dg->i[t]]) / (2 * hj);
-    }
-    free(mem);
-    return r ? failed(&h, "invariants", r) : 0;
+    return jg__plugin_fd_invariants(b, e, dg);
 }
 
-/* ---------------------------------------------------------------- loading */
+/* ------------------------------------------------------------ the vtable */
 
-typedef struct {
-    const char *file;
-    int fileidx;
-    jg_error_t *err;
-    int failed;
-    pl_type_t *added[256];
-    int nadded;
-} pl_load_t;
-
-static int valid_name(const char *s)
+void jg__plugin_bridge(jg__pltype_t *T)
 {
-    if (!s || !*s || strlen(s) > 128) return 0;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
-            return 0;
-    return 1;
-}
-
-static const char *owner_of(const char *name)
-{
-    for (size_t i = 0; i < ntypes; i++)
-        if (!strcmp(types[i]->name, name)) return files[types[i]->file].file;
-    return NULL;
-}
-
-static int reg_fail(pl_load_t *L, jg_status_t st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int reg_fail(pl_load_t *L, jg_status_t st, const char *fmt, ...)
-{
-    char msg[768];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (!L->failed) jg_error_set(L->err, st, "plugin '%s': %s", L->file, msg);
-    L->failed = 1;
-    return -1;
-}
-
-static int register_type(jg_plugin_registry_t *r, const jg_plugin_type_t *t)
-{
-    pl_load_t *L = r->host;
-    if (L->failed) return -1;
-    if (!t) return reg_fail(L, JG_MODEL, "register_type with a NULL type");
-    if (!valid_name(t->name))
-        return reg_fail(L, JG_MODEL, "block type name '%s' is not letters, digits and '_'",
-                        t->name ? t->name : "(null)");
-    if (jg__block_type_builtin(t->name))
-        return reg_fail(L, JG_MODEL, "block type '%s' is already registered (built in)", t->name);
-    const char *owner = owner_of(t->name);
-    if (!owner)
-        for (int k = 0; k < L->nadded && !owner; k++)
-            if (!strcmp(L->added[k]->name, t->name)) owner = L->file;
-    if (owner)
-        return reg_fail(L, JG_MODEL, "block type '%s' is already registered (by plugin '%s')", t->name,
-                        owner);
-    if (!t->setup) return reg_fail(L, JG_MODEL, "block type '%s' has no setup function", t->name);
-    if (L->nadded == (int)(sizeof L->added / sizeof *L->added))
-        return reg_fail(L, JG_MODEL, "more than %d block types", L->nadded);
-    pl_type_t *T = calloc(1, sizeof *T);
-    char *name = T ? malloc(strlen(t->name) + 1) : NULL;
-    if (!T || !name) {
-        free(T);
-        return reg_fail(L, JG_NOMEM, "out of memory");
-    }
-    strcpy(name, t->name);
-    T->pt = *t;
-    T->pt.name = name;
-    T->name = name;
-    T->file = L->fileidx;
+    const jg_plugin_type_t *t = &T->pt;
     T->bt = (jg_block_type_t){
-        .name = name,
+        .name = T->name,
         .flags = t->jacobian ? 0u : (unsigned)JG_BT_JAC_PERTURB,
         .setup = pl_setup,
         .widths = pl_widths,
@@ -775,176 +551,4 @@ static int register_type(jg_plugin_registry_t *r, const jg_plugin_type_t *t)
         .zc = t->zero_crossings ? pl_zc : NULL,
         .invariants = t->invariants ? pl_invariants : NULL,
     };
-    L->added[L->nadded++] = T;
-    return 0;
-}
-
-/* Remember the file in files[] (its index is what types refer to). */
-static int add_file(const char *file, void *handle)
-{
-    if (nfiles == capfiles) {
-        int cap = capfiles ? 2 * capfiles : 8;
-        pl_file_t *d = realloc(files, sizeof *d * (size_t)cap);
-        if (!d) return -1;
-        files = d;
-        capfiles = cap;
-    }
-    char *f = malloc(strlen(file) + 1);
-    if (!f) return -1;
-    strcpy(f, file);
-    files[nfiles++] = (pl_file_t){f, handle};
-    return 0;
-}
-
-static int add_types(pl_type_t *const *t, int n)
-{
-    if (ntypes + (size_t)n > captypes) {
-        size_t cap = captypes ? 2 * captypes : 16;
-        while (cap < ntypes + (size_t)n) cap *= 2;
-        pl_type_t **d = realloc(types, sizeof *d * cap);
-        if (!d) return -1;
-        types = d;
-        captypes = cap;
-    }
-    for (int k = 0; k < n; k++) {
-        if (jg__block_type_register(&t[k]->bt)) {
-            while (k--) jg__block_type_unregister(&t[k]->bt);
-            return -1;
-        }
-    }
-    for (int k = 0; k < n; k++) types[ntypes++] = t[k];
-    return 0;
-}
-
-jg_status_t jg_plugin_load(const char *file, jg_error_t *err)
-{
-    if (!file || !*file) return jg_error_set(err, JG_ARG, "plugin: empty file name");
-    dlerror();
-    void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        const char *why = dlerror();
-        return jg_error_set(err, JG_IO, "plugin '%s': cannot load: %s", file, why ? why : "unknown error");
-    }
-    for (int k = 0; k < nfiles; k++)
-        if (files[k].handle == h) {   /* the same library again: nothing to do */
-            dlclose(h);
-            return JG_OK;
-        }
-    const unsigned *ver = dlsym(h, "jacgraph_plugin_abi_version");
-    if (!ver) {
-        dlclose(h);
-        return jg_error_set(err, JG_MODEL,
-                            "plugin '%s': missing symbol 'jacgraph_plugin_abi_version' (define it with "
-                            "JG_PLUGIN_ABI from jacgraph/plugin.h)",
-                            file);
-    }
-    if (*ver != JG_PLUGIN_ABI_VERSION) {
-        unsigned v = *ver;
-        dlclose(h);
-        return jg_error_set(err, JG_MODEL,
-                            "plugin '%s': ABI version %u, this jacgraph supports version %u (rebuild "
-                            "the plugin against this jacgraph/plugin.h)",
-                            file, v, JG_PLUGIN_ABI_VERSION);
-    }
-    jg_plugin_init_fn init;
-    *(void **)&init = dlsym(h, "jacgraph_plugin_init");   /* POSIX: object to function pointer */
-    if (!init) {
-        dlclose(h);
-        return jg_error_set(err, JG_MODEL,
-                            "plugin '%s': missing symbol 'jacgraph_plugin_init' (export int "
-                            "jacgraph_plugin_init(jg_plugin_registry_t *) with JG_PLUGIN_EXPORT)",
-                            file);
-    }
-    pl_load_t *L = calloc(1, sizeof *L);
-    if (!L) {
-        dlclose(h);
-        return jg_error_set(err, JG_NOMEM, "out of memory");
-    }
-    L->file = file;
-    L->fileidx = nfiles;
-    L->err = err;
-    jg_plugin_registry_t r = {.abi_version = JG_PLUGIN_ABI_VERSION, .api = &api,
-                              .register_type = register_type, .host = L};
-    int rc = init(&r);
-    jg_status_t st = JG_OK;
-    if (L->failed) st = err ? err->status : JG_MODEL;
-    else if (rc) st = jg_error_set(err, JG_MODEL, "plugin '%s': jacgraph_plugin_init failed (returned %d)", file, rc);
-    else if (add_file(file, h) || add_types(L->added, L->nadded)) {
-        if (nfiles > L->fileidx) free(files[--nfiles].file);
-        st = jg_error_set(err, JG_NOMEM, "out of memory");
-    }
-    if (st) {
-        for (int k = 0; k < L->nadded; k++) {
-            free(L->added[k]->name);
-            free(L->added[k]);
-        }
-        dlclose(h);
-    }
-    free(L);
-    return st;
-}
-
-int jg_plugin_count(void) { return nfiles; }
-const char *jg_plugin_file(int k) { return k >= 0 && k < nfiles ? files[k].file : NULL; }
-
-/* A plugin file named like `name` (NAME or NAME.so) is already loaded. */
-static int loaded_by_name(const char *name)
-{
-    size_t n = strlen(name);
-    int has_so = n > 3 && !strcmp(name + n - 3, ".so");
-    for (int k = 0; k < nfiles; k++) {
-        const char *base = strrchr(files[k].file, '/');
-        base = base ? base + 1 : files[k].file;
-        if (!strcmp(base, name)) return 1;
-        if (!has_so && !strncmp(base, name, n) && !strcmp(base + n, ".so")) return 1;
-    }
-    return 0;
-}
-
-jg_status_t jg_plugin_load_model(const jg_model_t *m, jg_error_t *err)
-{
-    const json_t *list = json_object_get(m->root, "plugins");
-    if (!list) return JG_OK;
-    const char *mname = jg_model_name(m);
-    if (!json_is_array(list))
-        return jg_error_set(err, JG_MODEL, "model '%s': \"plugins\" must be an array of strings", mname);
-    size_t i;
-    const json_t *v;
-    json_array_foreach(list, i, v) {
-        if (!json_is_string(v) || !*json_string_value(v))
-            return jg_error_set(err, JG_MODEL, "model '%s': \"plugins\" must be an array of strings", mname);
-    }
-    json_array_foreach(list, i, v) {
-        const char *name = json_string_value(v);
-        char path[4096];
-        jg_status_t st;
-        if (strchr(name, '/')) {   /* a path: relative to the model file */
-            const char *src = jg_model_source(m), *slash = src ? strrchr(src, '/') : NULL;
-            if (name[0] == '/' || !slash) snprintf(path, sizeof path, "%s", name);
-            else snprintf(path, sizeof path, "%.*s/%s", (int)(slash - src), src, name);
-            if ((st = jg_plugin_load(path, err))) return st;
-            continue;
-        }
-        if (loaded_by_name(name)) continue;
-        size_t n = strlen(name);
-        const char *suffix = n > 3 && !strcmp(name + n - 3, ".so") ? "" : ".so";
-        const char *env = getenv("JACGRAPH_PLUGIN_PATH");
-        int found = 0;
-        for (const char *d = env; d && *d && !found;) {
-            const char *e = strchr(d, ':');
-            size_t len = e ? (size_t)(e - d) : strlen(d);
-            if (len) {
-                snprintf(path, sizeof path, "%.*s/%s%s", (int)len, d, name, suffix);
-                found = access(path, F_OK) == 0;
-            }
-            d = e ? e + 1 : d + len;
-        }
-        if (!found)
-            return jg_error_set(err, JG_MODEL,
-                                "model '%s' needs plugin '%s': no %s%s in JACGRAPH_PLUGIN_PATH (%s); "
-                                "load it with --plugin FILE.so",
-                                mname, name, name, suffix, env && *env ? env : "not set");
-        if ((st = jg_plugin_load(path, err))) return st;
-    }
-    return JG_OK;
 }
