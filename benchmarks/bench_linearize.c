@@ -1,5 +1,6 @@
 /* bench_linearize: the graph algorithm against the matrix-based block-by-block
- * algorithm on the same models, in the same run (seed 001, Section 5).
+ * algorithm on the same models, in the same run (Han, Mosterman & Zhang,
+ * Section 5).
  *
  *   bench_linearize [options] MODEL.json... gen:SEED:NBLOCKS...
  *
@@ -19,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jacgraph/jacgraph.h"
-#include "gen.h"
 #include "measure.h"
 
 void openblas_set_num_threads(int num_threads);
@@ -48,7 +48,7 @@ static const char usage[] =
     "  --seed S                 trajectory random seed (default 1)\n"
     "  --traj-csv FILE          the trajectory numbers as CSV (seconds)\n"
     "\n"
-    "Generated models (gen:SEED:N) come from tests/gen.c with depth 2; benchmarks/run.sh\n"
+    "Generated models (gen:SEED:N) come from jg_gen_random (lib/gen) with depth 2; benchmarks/run.sh\n"
     "writes the corpus with `jacgraph generate` and passes the files.\n"
     "Exit status: 0, 1 when a model fails or the algorithms disagree, 2 usage.\n";
 
@@ -62,11 +62,12 @@ typedef struct {
 static char *gen_load(const void *ctx, char *err, size_t errlen)
 {
     const gen_ctx_t *g = ctx;
-    gen_opts_t o;
-    gen_opts_default(&o, g->seed, g->n);
+    jg_gen_random_opts_t o;
+    jg_gen_random_defaults(&o, g->seed, g->n);
     o.max_depth = 2;
-    char *s = gen_model(&o, NULL);
-    if (!s) snprintf(err, errlen, "generator failed");
+    char *s = NULL;
+    jg_error_t e;
+    if (jg_gen_random(&o, &s, NULL, &e)) snprintf(err, errlen, "%s", e.msg);
     return s;
 }
 

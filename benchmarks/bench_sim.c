@@ -1,4 +1,4 @@
-/* bench_sim: the simulation kernel's block-diagram overhead (issue 4, section 10).
+/* bench_sim: the simulation kernel's block-diagram overhead.
  *
  *   bench_sim [options]
  *

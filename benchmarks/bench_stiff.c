@@ -1,5 +1,5 @@
 /* bench_stiff: solver Jacobian methods and the stiff solver ode15s on a stiff
- * sparse model family of growing size (issue 5, section 6).
+ * sparse model family of growing size.
  *
  *   bench_stiff [options]
  *
@@ -11,7 +11,7 @@
  *   1. generates the model with the jacgraph CLI (--jacgraph, default the one
  *      next to this build: ../tools/jacgraph), loads and compiles it, and
  *      checks that the diagram's f at x0 is the hand-written one
- *      (benchmarks/stiff_hand.c, included here) to the last bit;
+ *      (benchmarks/bruss_hand.c) to the last bit;
  *   2. per solver Jacobian method (jacgraph/solverjac.h: full-perturbation,
  *      sparse-perturbation, full-analytical, sparse-analytical; the full ones
  *      up to --full-max states) creates the jg_sjac_t (graph build,
@@ -29,7 +29,7 @@
  *      entries in a row of the structural pattern (a lower bound on colors);
  *   4. up to --run-max states, integrates the ODE over [0, --tstop] with
  *      ode15s (CVODE BDF + KLU) three ways, alternated, at least --run-repeat
- *      times each: "hand" (stiff_hand.c's sh_solve: CVODE called directly
+ *      times each: "hand" (bruss_hand.c's sh_solve: CVODE called directly
  *      with the analytic Jacobian, the program's own x0), and the block
  *      diagram through jg_sim_create + jg_sim_run + jg_sim_free with the
  *      sparse-analytical and the sparse-perturbation solver Jacobian (the same
@@ -37,7 +37,7 @@
  *      wall times, the solver statistics, the ratio to hand (the overhead,
  *      target <= 1.5) and the largest difference of x(tstop) from hand's.
  *
- * Targets (issue 5): sparse-analytical >= 10x faster per Jacobian than
+ * Targets: sparse-analytical >= 10x faster per Jacobian than
  * full-perturbation at 1,000 states (the size nearest 1,000 that was measured
  * with both), and the whole-run overhead of the diagram with the
  * sparse-analytical Jacobian <= 1.5x; the summary says met or not met.
@@ -47,15 +47,19 @@
  * the hand-written ones beyond --tol, a whole run disagrees with hand beyond
  * --run-tol, or a library call failed); 2 usage.  The targets do not affect
  * the exit status (benchmarks measure; see benchmarks/README.md). */
-#define STIFF_HAND_NO_MAIN
-#include "stiff_hand.c"
-
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
 #include "jacgraph/jacgraph.h"
+#include "bruss_hand.h"
 
 static const char usage[] =
     "usage: bench_stiff [options]\n"
@@ -104,19 +108,6 @@ static double median(double *v, int n)
             v[j - 1] = t;
         }
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* the generator's grid rule (tools/cmd_generate.c, bruss_grid) */
-static int grid_of(int64_t n, int64_t *nx, int64_t *ny)
-{
-    if (n < 18 || n % 2) return -1;
-    int64_t m = n / 2, best = 0;
-    for (int64_t d = 1; d * d <= m; d++)
-        if (m % d == 0) best = d;
-    if (best < 3) return -1;
-    *nx = best;
-    *ny = m / best;
-    return 0;
 }
 
 /* ------------------------------------------------------------ results */
@@ -478,7 +469,7 @@ static int measure_size(const opts_t *o, const char *dir, row_t *row)
     int bad = 0;
     const int64_t n = row->n;
     row->ncolors = -1;
-    if (grid_of(n, &row->nx, &row->ny)) {
+    if (jg_gen_brusselator_grid(n, &row->nx, &row->ny)) {
         snprintf(row->err, sizeof row->err, "%" PRId64 " states is not 2 nx ny with 3 <= nx <= ny", n);
         return 1;
     }
@@ -693,7 +684,7 @@ static void write_md(FILE *f, const opts_t *o, const row_t *rows, int nrows)
                     q->diff);
         }
     }
-    fprintf(f, "\nTargets (issue 5, section 6):\n\n");
+    fprintf(f, "\nTargets:\n\n");
     int k = nearest_with(rows, nrows, 1000, M_FP, M_SA);
     if (k < 0) fprintf(f, "- sparse-analytical vs full-perturbation: not measured\n");
     else {
@@ -849,7 +840,7 @@ int main(int argc, char **argv)
     }
     for (int k = 0; k < nsizes; k++) {
         int64_t nx, ny;
-        if (grid_of(sizes[k], &nx, &ny)) {
+        if (jg_gen_brusselator_grid(sizes[k], &nx, &ny)) {
             fprintf(stderr, "bench_stiff: --states: %" PRId64 " is not 2 nx ny with 3 <= nx <= ny\n", sizes[k]);
             free(sizes);
             return 2;

@@ -80,6 +80,7 @@ enum { TASK_BASE, TASK_GRAPH, TASK_MATRIX };
 typedef struct part {
     int status;                 /* 0 ok */
     char err[1024];
+    jg_status_t lib;            /* the failing library call's status (0: not one) */
     int32_t nblocks, nreal;
     int64_t nx, nu, ny;
     int nloops;
@@ -335,6 +336,7 @@ static void run_task(const jgb_source_t *src, const jgb_opts_t *o, int task, FIL
     goto done;
 fail:
     r.status = 1;
+    r.lib = err.status;
     snprintf(r.err, sizeof r.err, "%s", err.msg[0] ? err.msg : jg_strerror(err.status));
 done:
     if (fwrite(&r, sizeof r, 1, out) != 1 || (keep && write_sys(out, keep))) r.status = 1;
@@ -419,6 +421,7 @@ int jgb_measure(const jgb_source_t *src, const jgb_opts_t *o, jgb_row_t *row)
     int ntc = 0;
     if (spawn(src, o, TASK_BASE, &base, &sb, &row->rss_base_kib)) {
         snprintf(row->err, sizeof row->err, "%s", base.err);
+        row->status = base.lib;
         return 1;
     }
     row->nblocks = base.nblocks;
@@ -428,6 +431,7 @@ int jgb_measure(const jgb_source_t *src, const jgb_opts_t *o, jgb_row_t *row)
     tc[ntc++] = base.t_compile;
     if (spawn(src, o, TASK_GRAPH, &g, &sg, &row->rss_graph_kib)) {
         snprintf(row->err, sizeof row->err, "graph algorithm: %.900s", g.err);
+        row->status = g.lib;
         return 1;
     }
     tc[ntc++] = g.t_compile;
@@ -451,6 +455,7 @@ int jgb_measure(const jgb_source_t *src, const jgb_opts_t *o, jgb_row_t *row)
     if (!row->matrix_skipped) {
         if (spawn(src, o, TASK_MATRIX, &mx, &sm, &row->rss_matrix_kib)) {
             snprintf(row->err, sizeof row->err, "matrix algorithm: %.900s", mx.err);
+            row->status = mx.lib;
             jg_linsys_free(sg);
             return 1;
         }

@@ -71,6 +71,8 @@ typedef struct jgb_row {
     int ok;                   /* 1: measured and agreed */
     int mismatch;             /* 1: the algorithms disagree beyond tol */
     char err[1024];           /* why not ok */
+    jg_status_t status;       /* the failing library call's status (JG_OK: none, or a
+                                 failure outside the library: fork, temporary file) */
     /* model */
     int32_t nblocks, nreal;
     int64_t nx, nu, ny;

@@ -1,7 +1,7 @@
-/* gen_model -- print a random linear block diagram (tests/gen.h) as JSON.
+/* gen_model -- print a random linear block diagram (jg_gen_random, lib/gen) as JSON.
  *
  * usage: gen_model SEED NBLOCKS [DEPTH] [--no-vectors] [--no-loops] [--infer-widths] [-q]
- *   e.g. gen_model 1 10000 2 > /tmp/m10k.json
+ *   e.g. gen_model 1 10000 2 > m10k.json
  * DEPTH is the maximum SubSystem nesting (default 2).  The model's
  * "description" names the options; a summary of what was generated goes to
  * stderr (-q: none).  The same arguments give the same bytes on any machine. */
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gen.h"
+#include "jacgraph/gen.h"
 
 static int usage(void)
 {
@@ -20,7 +20,7 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-    gen_opts_t o;
+    jg_gen_random_opts_t o;
     int npos = 0;
     uint64_t seed = 0;
     long nb = 0, depth = 2;
@@ -47,13 +47,18 @@ int main(int argc, char **argv)
         }
     }
     if (npos < 2 || nb < 1) return usage();
-    gen_opts_default(&o, seed, (int)nb);
+    jg_gen_random_defaults(&o, seed, (int)nb);
     o.max_depth = (int)depth;
     o.vectors = vectors;
     o.loops = loops;
     o.infer_widths = infer;
-    gen_info_t info;
-    char *text = gen_model(&o, &info);
+    jg_gen_random_info_t info;
+    char *text = NULL;
+    jg_error_t err;
+    if (jg_gen_random(&o, &text, &info, &err)) {
+        fprintf(stderr, "gen_model: %s\n", err.msg);
+        return jg_status_exit(err.status);
+    }
     fputs(text, stdout);
     free(text);
     if (!quiet)

@@ -1,12 +1,13 @@
-/* Solver Jacobian methods (seed 000, jacgraph/solverjac.h): the four methods
- * agree with each other and with the matrix linearization's A (Fig. 1 of
- * seed 001, an independent path) on the shipped models with states and on
- * random diagrams of tests/gen.c; the structural pattern holds every nonzero
- * of the full perturbation; the coloring is valid and no smaller than the
- * largest row; evaluations of f per Jacobian are n and the number of colors;
- * auto follows seed 000's rules; discrete blocks hold in a simulation; the
- * simulator installs the Jacobian for the implicit solvers; bad names fail
- * with the documented message.
+/* Solver Jacobian methods (Simulink, "Choose a Jacobian Method";
+ * jacgraph/solverjac.h): the four methods agree with each other and with the
+ * matrix linearization's A (Fig. 1 of Han, Mosterman & Zhang, an independent
+ * path) on the shipped models with states and on random diagrams of
+ * jg_gen_random; the structural pattern holds every nonzero of the full
+ * perturbation; the coloring is valid and no smaller than the largest row;
+ * evaluations of f per Jacobian are n and the number of colors; auto follows
+ * Simulink's rules; discrete blocks hold in a simulation; the simulator
+ * installs the Jacobian for the implicit solvers; bad names fail with the
+ * documented message.
  *
  * usage: test_solverjac [NSEEDS]   (default 60 random diagrams)
  */
@@ -20,11 +21,22 @@
 #include "jacgraph/jacgraph.h"
 #include "jacgraph/solverjac.h"
 #include "compile/program_impl.h"   /* the fallback test swaps a block's type */
-#include "gen.h"
 #include "tap.h"
 
 #define TOL_EXACT 1e-10     /* graph replay vs matrix LFT: round-off only */
 #define TOL_PERTURB 1e-6    /* forward differences, sqrt(eps) steps */
+
+/* The random diagram of o (lib/gen); a generator failure ends the test. */
+static char *gen_text(const jg_gen_random_opts_t *o, jg_gen_random_info_t *info)
+{
+    char *text = NULL;
+    jg_error_t err;
+    if (jg_gen_random(o, &text, info, &err)) {
+        printf("Bail out! generator: %s\n", err.msg);
+        exit(1);
+    }
+    return text;
+}
 
 static const jg_sjac_method_t METHODS[4] = {JG_SJAC_FULL_PERTURBATION, JG_SJAC_SPARSE_PERTURBATION,
                                             JG_SJAC_FULL_ANALYTICAL, JG_SJAC_SPARSE_ANALYTICAL};
@@ -346,13 +358,13 @@ static void test_random(int nseeds)
     int good = 0, with_loops = 0;
     int64_t max_states = 0;
     for (uint64_t seed = 1; seed <= (uint64_t)nseeds; seed++) {
-        gen_opts_t o;
-        gen_opts_default(&o, seed * 7919, 10 + (int)((seed * 37) % 70));
+        jg_gen_random_opts_t o;
+        jg_gen_random_defaults(&o, seed * 7919, 10 + (int)((seed * 37) % 70));
         o.vectors = seed % 2;
         o.loops = seed % 3 != 0;
         o.max_depth = (int)(seed % 3);
-        gen_info_t info;
-        char *text = gen_model(&o, &info);
+        jg_gen_random_info_t info;
+        char *text = gen_text(&o, &info);
         jg_model_t *m = NULL;
         jg_error_t err;
         jg_error_clear(&err);
@@ -401,14 +413,15 @@ static void test_coloring(void)
 {
     jg_error_t err;
     int64_t nc;
-    /* seed 000's example: x1' = f1(x1, x3), x2' = f2(x2), x3' = f3(x2):
-     * x1 and x2 are perturbed together */
+    /* Simulink's example ("Choose a Jacobian Method"):
+     * x1' = f1(x1, x3), x2' = f2(x2), x3' = f3(x2): x1 and x2 are perturbed
+     * together */
     static const int64_t seed[] = {0, 0, 0, 2, 1, 1, 2, 1};
     cs_dl *A = pattern_from(3, 3, seed, 4);
     int64_t color[400];
     jg_color_columns(A, color, &nc, &err);
     tap_ok(nc == 2 && color[0] != color[2] && jg_coloring_valid(A, color),
-           "seed 000 example: 2 colors, x1 and x3 apart, x2 with one of them (colors %lld %lld %lld)",
+           "Simulink's example: 2 colors, x1 and x3 apart, x2 with one of them (colors %lld %lld %lld)",
            (long long)color[0], (long long)color[1], (long long)color[2]);
     /* the check itself must catch a bad grouping */
     int64_t bad[3] = {0, 0, 0};
@@ -537,7 +550,7 @@ static void test_auto(void)
     sj = NULL;
     jg_sjac_create(p, "sparse-analytical", NULL, &sj, &err);
     tap_ok(sj && jg_sjac_method(sj) == JG_SJAC_SPARSE_PERTURBATION,
-           "sparse-analytical asked, a block without: sparse-perturbation (seed 000)");
+           "sparse-analytical asked, a block without: sparse-perturbation (as in Simulink)");
     tap_streq(sj ? jg_sjac_reason(sj) : "",
               "sparse-analytical requested, but block 'Mu' (Gain) has no analytic Jacobian: "
               "sparse-perturbation instead",

@@ -1,6 +1,6 @@
 /* jacgraph.h -- umbrella header of libjacgraph.
  *
- * Pipeline (DESIGN.md): jg_model_read -> jg_program_compile -> jg_lin_create
+ * Pipeline (docs/architecture.md): jg_model_read -> jg_program_compile -> jg_lin_create
  * -> jg_lin_run (graph | matrix | perturb) -> jg_write_linsys_*.
  */
 #ifndef JACGRAPH_H
@@ -19,4 +19,5 @@
 #include "jacgraph/simulate.h"
 #include "jacgraph/solverjac.h"
 #include "jacgraph/plot.h"
+#include "jacgraph/gen.h"
 #endif
