@@ -173,7 +173,8 @@ expect_err "stop before start" 2 \
     "jacgraph: error: stop time 1 before start time 2" \
     "$J" simulate graphs/vdp.json --start 2 --stop 1
 expect_err "fixed step required" 2 \
-    "jacgraph: error: non-positive step 0 for fixed-step solver 'ode4'" \
+    "jacgraph simulate: the fixed-step solver 'ode4' needs --step T (the step size)
+see 'jacgraph simulate --help'" \
     "$J" simulate graphs/vdp.json --solver ode4
 expect_err "unknown zero-crossing algorithm" 2 \
     "jacgraph simulate: --zc expects nonadaptive, adaptive or off, got 'fast'

@@ -25,9 +25,11 @@ static const char help[] =
     "  --no-matrix     graph algorithm only\n"
     "  --no-fork       measure in this process (no peak RSS)\n"
     "  --csv           print the CSV header and row instead of the tables\n"
-    "  --input/--output/--open BLOCK:N, --no-default-io, --op FILE as for linearize\n"
+    "  --input/--output/--open BLOCK:N|SIGNAL, --no-default-io, --op FILE as for linearize\n"
     "\n"
-    "Exit status 0; 1 when the two algorithms' A, B, C, D differ by more than 1e-10.\n";
+    "Exit status 0; 1 when the two algorithms' A, B, C, D differ by more than 1e-10;\n"
+    "otherwise that of the failure, as for linearize (5: singular algebraic loop...);\n"
+    "70 when a measuring process fails on its own (fork, temporary file, killed).\n";
 
 int cmd_bench(int argc, char **argv)
 {
@@ -105,8 +107,11 @@ int cmd_bench(int argc, char **argv)
     jgb_row_t row;
     int bad = jgb_measure(&src, &o, &row);
     if (!row.ok && !row.mismatch) {
-        fprintf(stderr, "jacgraph: error: %s\n", row.err);
-        return 70;   /* internal: the model loaded above */
+        /* the library's status (a singular loop: 5, as every command); 70
+         * only for what failed outside it (fork, temporary file) */
+        jg_error_t e = {.status = row.status ? row.status : JG_INTERNAL};
+        snprintf(e.msg, sizeof e.msg, "%s", row.err);
+        return cli_fail(&e);
     }
     if (csv) {
         jgb_csv_header(stdout);

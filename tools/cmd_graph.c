@@ -1,28 +1,55 @@
 /* jacgraph graph: the Jacobian graph as Graphviz dot and SVG. */
+#include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cli.h"
 
+/* Graphviz's dot layout is superlinear: a few thousand vertices take minutes.
+ * Above this many vertices --svg needs --force. */
+#define SVG_MAX_VERTICES 2000
+
 static const char help[] =
-    "usage: jacgraph graph MODEL [--dot FILE] [--svg FILE] [--reduced | --reduce S] [io options]\n"
+    "usage: jacgraph graph MODEL [--dot FILE] [--svg FILE [--force]] [--reduced | --reduce S]\n"
+    "                            [io options]\n"
     "\n"
-    "Write the Jacobian graph of MODEL (seed 001, Def. 1): states as circles,\n"
+    "Write the Jacobian graph of MODEL (Han, Mosterman & Zhang, \"A Graph\n"
+    "Algorithm for Linearizing Simulink Models\", Def. 1): states as circles,\n"
     "algebraic variables (block inputs and outputs) as boxes, linearization I/O\n"
     "points dashed; edges labelled with their value (1x1) or their size.\n"
     "\n"
     "  --dot FILE        Graphviz dot (through cgraph)\n"
-    "  --svg FILE        SVG rendered with Graphviz dot layout (gvc)\n"
+    "  --svg FILE        SVG rendered with Graphviz dot layout (gvc); refused for a\n"
+    "                    graph of more than 2000 vertices (the layout takes minutes):\n"
+    "                    try --reduced, or --dot and another layout engine\n"
+    "  --force           --svg whatever the size\n"
     "  --reduced         after the paper's Markowitz elimination\n"
     "  --reduce S        after elimination S: none, markowitz, full\n"
-    "  --input/--output/--open BLOCK:N, --no-default-io, --op FILE as for linearize\n"
+    "  --input/--output/--open BLOCK:N|SIGNAL, --no-default-io, --op FILE as for linearize\n"
     "\n"
     "Prints the graph size, e.g. \"V:21 E:26\".\n";
+
+/* --svg FILE while Graphviz lays out: an interrupted run leaves no empty or
+ * partial file (the library creates it before the layout). */
+static const char *volatile svg_pending;
+static volatile int svg_existed;   /* keep a file of the user's that is not yet truncated */
+
+static void drop_svg(int sig)
+{
+    struct stat sb;
+    const char *path = svg_pending;
+    if (path && lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (!svg_existed || sb.st_size == 0))
+        unlink(path);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
 
 int cmd_graph(int argc, char **argv)
 {
     cli_args_t a = {argc, 1, argv, "graph"};
     cli_io_t io = {0};
     const char *model = NULL, *dot = NULL, *svg = NULL, *reduce = NULL;
-    int reduced = 0, r;
+    int reduced = 0, force = 0, r;
     while (a.i < argc) {
         if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
             fputs(help, stdout);
@@ -35,6 +62,10 @@ int cmd_graph(int argc, char **argv)
         }
         if (cli_flag(&a, "--reduced")) {
             reduced = 1;
+            continue;
+        }
+        if (cli_flag(&a, "--force")) {
+            force = 1;
             continue;
         }
         if (argv[a.i][0] == '-' && argv[a.i][1]) return cli_usage(a.cmd, "unknown option '%s'", argv[a.i]);
@@ -63,7 +94,37 @@ int cmd_graph(int argc, char **argv)
     snprintf(title, sizeof title, "%s: Jacobian graph%s%s (V:%lld E:%lld)", jg_program_name(p),
              red ? ", reduced by " : "", red ? jg_reduce_name((jg_reduce_t)red) : "",
              (long long)st.v_after, (long long)st.e_after);
-    if ((dot || svg) && jg_write_graph(g, title, dot, svg, &err)) {
+    long long nv = red ? st.v_after : st.v_before;   /* the graph drawn */
+    if (svg && !force && nv > SVG_MAX_VERTICES) {   /* refused before any file is written */
+        jg_error_set(&err, JG_ARG,
+                     "%s: the graph has %lld vertices: Graphviz would take minutes to lay out more "
+                     "than %d; try --reduced (the graph after elimination), --dot FILE, or --force",
+                     svg, nv, SVG_MAX_VERTICES);
+        rc = cli_fail(&err);
+        goto done;
+    }
+    struct sigaction sa = {.sa_handler = drop_svg}, old_int, old_term, old_hup;
+    sigemptyset(&sa.sa_mask);
+    if (svg) {
+        struct stat sb;
+        svg_existed = lstat(svg, &sb) == 0;
+        svg_pending = svg;
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
+        sigaction(SIGHUP, &sa, &old_hup);
+        /* a signal ignored at startup (nohup, a background job) stays ignored */
+        if (old_int.sa_handler == SIG_IGN) sigaction(SIGINT, &old_int, NULL);
+        if (old_term.sa_handler == SIG_IGN) sigaction(SIGTERM, &old_term, NULL);
+        if (old_hup.sa_handler == SIG_IGN) sigaction(SIGHUP, &old_hup, NULL);
+    }
+    jg_status_t wst = (dot || svg) ? jg_write_graph(g, title, dot, svg, &err) : JG_OK;
+    if (svg) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        sigaction(SIGHUP, &old_hup, NULL);
+        svg_pending = NULL;
+    }
+    if (wst) {
         rc = cli_fail(&err);
         goto done;
     }

@@ -1,6 +1,7 @@
-/* jacgraph jacobian: the solver Jacobian J_x = df/dx of a model (seed 000) by
- * one of the five methods, its pattern, its column coloring and the cost of
- * one Jacobian in evaluations of f; optionally a spy plot of the pattern. */
+/* jacgraph jacobian: the solver Jacobian J_x = df/dx of a model (Simulink,
+ * "Choose a Jacobian Method") by one of the five methods, its pattern, its
+ * column coloring and the cost of one Jacobian in evaluations of f; optionally
+ * a spy plot of the pattern. */
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>

@@ -31,9 +31,10 @@ static const char help[] =
     "                                  (default markowitz, the paper's heuristic)\n"
     "  --op FILE           operating point: {\"t\": T, \"states\": {...}, \"inputs\": {...}}\n"
     "                      (default: t = 0, initial states, zero inputs)\n"
-    "  --input BLOCK:N     linearization input on output port N of BLOCK (repeatable)\n"
-    "  --output BLOCK:N    linearization output on output port N of BLOCK (repeatable)\n"
-    "  --open BLOCK:N      open the loop at that signal (repeatable)\n"
+    "  --input BLOCK:N     linearization input on output port N of BLOCK (repeatable);\n"
+    "                      a signal name (a named line, unique in the model) works too\n"
+    "  --output BLOCK:N    linearization output on output port N of BLOCK, or a signal name\n"
+    "  --open BLOCK:N      open the loop at that signal (repeatable), or a signal name\n"
     "  --no-default-io     do not use the root Inports/Outports as inputs/outputs\n"
     "  --format text|json|mm   output format (default text)\n"
     "  --out PATH          write to PATH instead of stdout (mm: file prefix, required)\n"
@@ -42,7 +43,8 @@ static const char help[] =
     "                      linearize there with the numeric replay; one system\n"
     "                      per snapshot (json: an array; mm: PREFIX_tK_*)\n"
     "  --stats             graph sizes before/after elimination, memory and time of\n"
-    "                      the graph and the matrix algorithms\n";
+    "                      the graph and the matrix algorithms (runs both); after the\n"
+    "                      matrices in the text format, on stderr with json and mm\n";
 
 static void print_stats(FILE *f, jg_reduce_t r, const jg_lin_stats_t *g, const jg_lin_stats_t *m)
 {
@@ -167,6 +169,9 @@ int cmd_linearize(int argc, char **argv)
             }
             jg_linsys_free(sg);
         }
+        /* json and mm files hold only the system: the statistics the
+         * comparison runs were for go to stderr, never nowhere */
+        if (first && stats && strcmp(format, "text")) print_stats(stderr, (jg_reduce_t)red, &st, &stm);
         if (!strcmp(format, "mm")) {
             char prefix[4096];
             if (nat) snprintf(prefix, sizeof prefix, "%s_t%d", out, k + 1);

@@ -26,16 +26,24 @@ static const char help[] =
     "  --rtol R --atol A   variable-step tolerances (default 1e-3, 1e-6)\n"
     "  --max-step H        variable-step maximum step (default (TF-T0)/50)\n"
     "  --initial-step H    variable-step first step (default: estimated)\n"
-    "  --step H            fixed-step solvers: the step (required for ode1..ode5)\n"
+    "  --step H            fixed-step solvers: the step (required for ode1..ode5, lie)\n"
     "  --out-step DT       log at T0 + k*DT from the solver's dense output\n"
     "                      (default: every major step)\n"
+    "  --refine N          without --out-step: N points per major step, the N-1\n"
+    "                      extra ones evenly inside it from the dense output\n"
+    "                      (Simulink's Refine; default 1)\n"
     "  --decimation N      log every N-th point\n"
+    "                      (these seven take positive values only: leave one out\n"
+    "                      for its default)\n"
+    "  --max-rows N        stop the run with an error (exit 3) rather than write more\n"
+    "                      than N CSV rows (default 1000000; 0: no limit)\n"
     "  --out FILE          CSV file (default: stdout)\n"
     "  --plot FILE.svg     also draw the logged signals against time (the states\n"
     "                      when the model logs none; the first 12 curves)\n"
     "  --save-op T FILE    write the operating point at time T (for linearize --op)\n"
     "  --sparsing TOL      solver lie: drop Jacobian entries whose summed first-order\n"
-    "                      eigenvalue changes h|dlambda| stay <= TOL (seed 004)\n"
+    "                      eigenvalue changes h|dlambda| stay <= TOL (\"Sparsing of\n"
+    "                      Jacobians\", see docs/references.md)\n"
     "  --zc ALG            zero-crossing location: nonadaptive (default), adaptive,\n"
     "                      off (crossings act at step ends, not located)\n"
     "  --zc-tol TOL        adaptive: stop locating once the crossing signals are\n"
@@ -48,13 +56,17 @@ static const char help[] =
     "                      zero-crossing events, sample hits (stderr)\n"
     "  --no-progress       no progress bar (otherwise shown on stderr when it is a\n"
     "                      terminal, for runs longer than a second; never with\n"
-    "                      CI set, TERM=dumb, or the CSV on the same terminal)\n";
+    "                      CI set, TERM=dumb, or the CSV on the same terminal)\n"
+    "\n"
+    "A variable-step solver whose steps stay below 1e-6 of TF-T0 for 1000 steps in\n"
+    "a row gets one warning on stderr (with ode45/ode23: the model looks stiff, try\n"
+    "ode15s or ode23s); the run goes on.\n";
 
 static int parse_num(const char *cmd, const char *opt, const char *s, double *v)
 {
     char *end;
     double x = strtod(s, &end);
-    if (!*s || *end || !isfinite(x)) return cli_usage(cmd, "%s expects a number, got '%s'", opt, s);
+    if (!*s || *end || !isfinite(x)) return cli_usage(cmd, "%s expects a finite number, got '%s'", opt, s);
     *v = x;
     return 0;
 }
@@ -161,11 +173,20 @@ typedef struct {
     jg_status_t plot_st;    /* the recorder failed (out of memory): run stopped */
     jg_error_t plot_err;
     progress_t pr;
+    long long rows, max_rows;   /* CSV rows written; the limit (0: none) */
+    int over;                   /* a row beyond max_rows was due: run stopped */
+    double t_over;              /* its time */
 } logger_t;
 
 static int log_row(double t, const double *x, const double *sig, void *user)
 {
     logger_t *c = user;
+    if (c->max_rows && c->rows >= c->max_rows) {   /* --max-rows: stop, the caller fails */
+        c->over = 1;
+        c->t_over = t;
+        return 1;
+    }
+    c->rows++;
     fprintf(c->f, "%.12g", t);
     for (int64_t k = 0; k < c->nx; k++) fprintf(c->f, ",%.12g", x[k]);
     for (int64_t k = 0; k < c->nlog; k++) fprintf(c->f, ",%.12g", sig[k]);
@@ -176,6 +197,37 @@ static int log_row(double t, const double *x, const double *sig, void *user)
     return 0;
 }
 
+/* A name as a JSON string (quotes, backslashes and control characters
+ * escaped: Simulink names hold newlines). */
+static void put_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+        else if (ch == '\n') fputs("\\n", f);
+        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+        else fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+/* A CSV field (RFC 4180): quoted, with doubled quotes, when it holds a comma,
+ * a quote or a line break. */
+static void put_csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 /* The operating point {"t": T, "states": {...}} by state name.  Errors: JG_IO. */
 static jg_status_t save_op(const char *path, const jg_program_t *p, const jg_sim_t *s,
                            jg_error_t *err)
@@ -184,11 +236,57 @@ static jg_status_t save_op(const char *path, const jg_program_t *p, const jg_sim
     if (!f) return jg_error_set(err, JG_IO, "%s: cannot write", path);
     fprintf(f, "{\"t\": %.17g, \"states\": {", jg_sim_time(s));
     const double *x = jg_sim_states(s);
-    for (int64_t k = 0; k < jg_program_nstates(p); k++)
-        fprintf(f, "%s\n  \"%s\": %.17g", k ? "," : "", jg_program_state_name(p, k), x[k]);
+    for (int64_t k = 0; k < jg_program_nstates(p); k++) {
+        fprintf(f, "%s\n  ", k ? "," : "");
+        put_json_string(f, jg_program_state_name(p, k));
+        fprintf(f, ": %.17g", x[k]);
+    }
     fprintf(f, "\n}}\n");
     if (fclose(f)) return jg_error_set(err, JG_IO, "%s: write failed", path);
     return JG_OK;
+}
+
+static int no_rhs(double t, const double *x, double *dx, void *user)
+{
+    (void)t, (void)x, (void)dx, (void)user;
+    return 0;
+}
+
+/* Whether solver `name` steps with a fixed step (ode1..ode5, lie): asked of
+ * the solver library, so that a new solver is known here too. */
+static int fixed_step_solver(const char *name)
+{
+    jg_solver_opts_t so = {.fixed_step = 1};
+    jg_solver_t *sv = NULL;
+    int fixed = jg_solver_create(name, 0, no_rhs, NULL, &so, &sv, NULL) == JG_OK &&
+                jg_solver_is_fixed(sv);
+    jg_solver_free(sv);
+    return fixed;
+}
+
+/* The simulation's notices (the step size collapsed), on their own line
+ * below a progress bar. */
+typedef struct {
+    logger_t *c;
+    const char *model;
+    int explicit_solver;
+} notice_t;
+
+static void notice(void *ctx, const char *msg)
+{
+    notice_t *n = ctx;
+    if (n->c->pr.on && n->c->pr.shown) fputc('\n', stderr);
+    fprintf(stderr, "jacgraph: warning: %s: %s%s\n", n->model, msg,
+            n->explicit_solver ? "; the model looks stiff: try --solver ode15s or ode23s" : "");
+}
+
+/* The error of a run --max-rows stopped. */
+static jg_status_t over_error(const logger_t *c, jg_error_t *err)
+{
+    return jg_error_set(err, JG_IO,
+                        "more than %lld output rows (--max-rows): the run stopped at t = %.9g; log "
+                        "fewer points (--out-step, --decimation) or raise --max-rows (0: no limit)",
+                        c->max_rows, c->t_over);
 }
 
 /* Remove a partly written output, but only a regular file (not /dev/null). */
@@ -203,7 +301,7 @@ int cmd_simulate(int argc, char **argv)
     cli_args_t a = {argc, 1, argv, "simulate"};
     const char *model = NULL, *v, *out = NULL, *op_path = NULL, *plot_path = NULL;
     jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 10};
-    double op_t = NAN, dec = 0, maxzc = -1;
+    double op_t = NAN, dec = 1, maxzc = -1, refine = 1, max_rows = 1e6;
     const char *zc = NULL;
     int stats = 0, no_progress = 0, r;
     while (a.i < argc) {
@@ -219,19 +317,25 @@ int cmd_simulate(int argc, char **argv)
             no_progress = 1;
             continue;
         }
+        /* pos: the library reads 0 as "the default", so a 0 given here
+         * would be silently ignored: only positive values */
         struct {
             const char *name;
             double *dst;
-        } nums[] = {{"--start", &o.t0},          {"--stop", &o.tstop},
-                    {"--rtol", &o.so.rtol},      {"--atol", &o.so.atol},
-                    {"--max-step", &o.so.max_step}, {"--initial-step", &o.so.initial_step},
-                    {"--step", &o.so.fixed_step}, {"--out-step", &o.out_step},
-                    {"--decimation", &dec}, {"--zc-tol", &o.zc_tol}, {"--max-zc", &maxzc},
-                    {"--sparsing", &o.sparsing}};
+            int pos;
+        } nums[] = {{"--start", &o.t0, 0},          {"--stop", &o.tstop, 0},
+                    {"--rtol", &o.so.rtol, 1},      {"--atol", &o.so.atol, 1},
+                    {"--max-step", &o.so.max_step, 1}, {"--initial-step", &o.so.initial_step, 1},
+                    {"--step", &o.so.fixed_step, 1}, {"--out-step", &o.out_step, 1},
+                    {"--decimation", &dec, 1}, {"--refine", &refine, 1},
+                    {"--max-rows", &max_rows, 0}, {"--zc-tol", &o.zc_tol, 0},
+                    {"--max-zc", &maxzc, 0}, {"--sparsing", &o.sparsing, 0}};
         int matched = 0;
         for (size_t k = 0; k < sizeof nums / sizeof *nums && !matched; k++) {
             if ((r = cli_opt(&a, nums[k].name, &v))) {
                 if (r < 0 || parse_num(a.cmd, nums[k].name, v, nums[k].dst)) return EXIT_USAGE;
+                if (nums[k].pos && !(*nums[k].dst > 0))
+                    return cli_usage(a.cmd, "%s expects a positive number, got '%s'", nums[k].name, v);
                 matched = 1;
             }
         }
@@ -254,9 +358,15 @@ int cmd_simulate(int argc, char **argv)
         model = argv[a.i++];
     }
     if (!model) return cli_usage(a.cmd, "missing MODEL");
-    if (dec < 0 || dec != floor(dec)) return cli_usage(a.cmd, "--decimation expects a positive integer");
+    if (dec != floor(dec) || dec > 1e9) return cli_usage(a.cmd, "--decimation expects a positive integer");
+    if (refine != floor(refine) || refine > 1e6) return cli_usage(a.cmd, "--refine expects a positive integer");
+    if (refine > 1 && o.out_step > 0)
+        return cli_usage(a.cmd, "--refine adds points between major steps; with --out-step there are none to refine");
+    if (max_rows < 0 || max_rows != floor(max_rows) || max_rows > 1e15)
+        return cli_usage(a.cmd, "--max-rows expects a non-negative integer (0: no limit)");
     if (plot_path && !*plot_path) return cli_usage(a.cmd, "--plot expects a file name");
     o.decimation = (int)dec;
+    o.refine = (int)refine;
     if (maxzc != -1 && (maxzc < 1 || maxzc != floor(maxzc) || maxzc > 1e9))
         return cli_usage(a.cmd, "--max-zc expects a positive integer");
     o.max_zc = maxzc == -1 ? 0 : (int)maxzc;
@@ -277,7 +387,16 @@ int cmd_simulate(int argc, char **argv)
     int rc = cli_load(model, &m, &p);
     if (rc) return rc;
     FILE *f = NULL, *pf = NULL;
-    logger_t c = {0};
+    logger_t c = {.max_rows = (long long)max_rows};
+    /* before the solver's own "non-positive step 0" (a model without
+     * continuous states runs without --step: from sample hit to sample hit) */
+    if (jg_program_nstates(p) && !(o.so.fixed_step > 0) && fixed_step_solver(o.solver)) {
+        rc = cli_usage(a.cmd, "the fixed-step solver '%s' needs --step T (the step size)", o.solver);
+        goto done;
+    }
+    notice_t nt = {.c = &c, .model = jg_program_name(p)};
+    o.warn = notice;
+    o.warn_ctx = &nt;
     if (jg_sim_create(p, &o, &s, &err)) {
         rc = cli_fail(&err);
         goto done;
@@ -288,6 +407,7 @@ int cmd_simulate(int argc, char **argv)
         rc = cli_fail(&err);
         goto done;
     }
+    nt.explicit_solver = jg_program_nstates(p) && !jg_sim_jacobian(s, NULL);
     c.f = f;
     c.nx = jg_program_nstates(p);
     c.nlog = jg_sim_nlogged(s);
@@ -327,12 +447,19 @@ int cmd_simulate(int argc, char **argv)
     c.pr = (progress_t){.on = !no_progress && progress_wanted(f),
                         .name = jg_program_name(p), .t0 = o.t0, .tstop = o.tstop, .start = wall()};
     fprintf(f, "time");
-    for (int64_t k = 0; k < c.nx; k++) fprintf(f, ",%s", jg_program_state_name(p, k));
-    for (int64_t k = 0; k < c.nlog; k++) fprintf(f, ",%s", jg_sim_logged_name(s, k));
+    for (int64_t k = 0; k < c.nx; k++) {
+        fputc(',', f);
+        put_csv_field(f, jg_program_state_name(p, k));
+    }
+    for (int64_t k = 0; k < c.nlog; k++) {
+        fputc(',', f);
+        put_csv_field(f, jg_sim_logged_name(s, k));
+    }
     fputc('\n', f);
     jg_status_t run_st = JG_OK;
     if (op_path) {
         run_st = jg_sim_run(s, op_t, log_row, &c, &err);
+        if (!run_st && c.over) run_st = over_error(&c, &err);
         if (!run_st && !c.plot_st && save_op(op_path, p, s, &err)) {
             progress_end(&c.pr, jg_sim_time(s));
             rc = cli_fail(&err);
@@ -340,6 +467,7 @@ int cmd_simulate(int argc, char **argv)
         }
     }
     if (!run_st && !c.plot_st) run_st = jg_sim_run(s, o.tstop, log_row, &c, &err);
+    if (!run_st && c.over) run_st = over_error(&c, &err);
     progress_end(&c.pr, jg_sim_time(s));
     if (c.plot_st) {
         rc = cli_fail(&c.plot_err);
@@ -366,9 +494,12 @@ int cmd_simulate(int argc, char **argv)
         rc = cli_fail(&err);
         goto done;
     }
+    jg_sim_stats_t ss;
+    jg_sim_stats2(s, &ss);
+    if (ss.stop_block)   /* a Stop block ended the run: say so, whatever --stats says */
+        fprintf(stderr, "%s: stopped by block '%s' at t = %.17g\n", jg_program_name(p),
+                ss.stop_block, ss.stop_time);
     if (stats) {
-        jg_sim_stats_t ss;
-        jg_sim_stats2(s, &ss);
         fprintf(stderr, "%s: %s from %g to %g: %ld steps, %ld rejected, %ld rhs evaluations",
                 jg_program_name(p), jg_program_nstates(p) ? o.solver : "discrete", o.t0,
                 jg_sim_time(s), ss.solver.steps,
