@@ -55,6 +55,13 @@ static jg_status_t fail(conv_t *c, jg_status_t st, const char *fmt, ...)
     return c->st;
 }
 
+/* A block path on one line for a message: Simulink names hold line breaks. */
+static void one_line(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20) *s = ' ';
+}
+
 static void problem(conv_t *c, const blk_t *b, const char *reason)
 {
     char *s = NULL;
@@ -62,6 +69,7 @@ static void problem(conv_t *c, const blk_t *b, const char *reason)
         fail(c, JG_NOMEM, "out of memory");
         return;
     }
+    one_line(s);
     json_array_append_new(c->problems, json_string(s));
     free(s);
 }
@@ -74,6 +82,7 @@ static void skip(conv_t *c, blk_t *b, const char *reason)
         fail(c, JG_NOMEM, "out of memory");
         return;
     }
+    one_line(s);
     json_array_append_new(c->skipped, json_string(s));
     free(s);
 }
@@ -1332,9 +1341,15 @@ jg_status_t jg__sl_convert(jg__import_ctx_t *ic, const jg__sl_tree_t *t, const c
                                json_array_size(c.problems) == 1 ? "" : "s");
         json_array_foreach(c.problems, k, p)
             len += (size_t)snprintf(msg + len, cap - len, "\n  %s", json_string_value(p));
-        /* the error buffer holds the start; the full list goes to the warning hook */
-        if (strlen(msg) >= JG_ERROR_MSG_MAX && ic->o && ic->o->warn) ic->o->warn(ic->o->warn_ctx, msg);
-        fail(&c, JG_MODEL, "%s", msg);
+        /* a list longer than the error message goes whole to the warning hook,
+         * and the error says where it is */
+        if (strlen(msg) >= JG_ERROR_MSG_MAX && ic->o && ic->o->warn) {
+            ic->o->warn(ic->o->warn_ctx, msg);
+            fail(&c, JG_MODEL, "%s: %zu blocks cannot be imported (listed above)", path,
+                 json_array_size(c.problems));
+        } else {
+            fail(&c, JG_MODEL, "%s", msg);
+        }
         free(msg);
         goto done;
     }
