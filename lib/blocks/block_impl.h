@@ -129,8 +129,10 @@ enum {
     JG_BT_TAG_WRITE = 1 << 12, /* Goto: publishes its input under a tag; b->data is a
                                   jg_gototag_t (goto.h) with tag and visibility */
     JG_BT_TAG_READ = 1 << 13,  /* From: its output is the TAG_WRITE's input (jg_gototag_t) */
-    JG_BT_TAG_SCOPE = 1 << 14  /* GotoTagVisibility: where a scoped tag is visible
+    JG_BT_TAG_SCOPE = 1 << 14, /* GotoTagVisibility: where a scoped tag is visible
                                   (jg_gototag_t: tag) */
+    JG_BT_LOG = 1 << 15,       /* Scope, ToWorkspace: the simulator logs its inputs */
+    JG_BT_STOP = 1 << 16       /* Stop: its one discrete state set ends the simulation */
 };
 
 /* Sample time [period, offset]: period -1 inherited, 0 continuous, > 0

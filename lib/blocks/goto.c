@@ -64,7 +64,7 @@ static int goto_widths(jg_block_t *b, jg_setup_t *s)
 }
 
 const jg_block_type_t jg_block_goto = {
-    .name = "Goto", .flags = JG_BT_VIRTUAL | JG_BT_LINEAR,
+    .name = "Goto", .flags = JG_BT_VIRTUAL | JG_BT_LINEAR | JG_BT_TAG_WRITE,
     .setup = goto_setup, .widths = goto_widths,
 };
 
@@ -91,8 +91,8 @@ static int from_widths(jg_block_t *b, jg_setup_t *s)
 }
 
 const jg_block_type_t jg_block_from = {
-    .name = "From", .flags = JG_BT_VIRTUAL | JG_BT_LINEAR,
-    .setup = from_setup, .widths = from_widths,   /* no route(): jg__trace knows From */
+    .name = "From", .flags = JG_BT_VIRTUAL | JG_BT_LINEAR | JG_BT_TAG_READ,
+    .setup = from_setup, .widths = from_widths,   /* no route(): jg__trace follows TAG_READ */
 };
 
 /* ----------------------------------------------------- GotoTagVisibility */
@@ -112,6 +112,6 @@ static int vis_widths(jg_block_t *b, jg_setup_t *s)
 }
 
 const jg_block_type_t jg_block_gototagvisibility = {
-    .name = "GotoTagVisibility", .flags = JG_BT_VIRTUAL | JG_BT_LINEAR,
+    .name = "GotoTagVisibility", .flags = JG_BT_VIRTUAL | JG_BT_LINEAR | JG_BT_TAG_SCOPE,
     .setup = vis_setup, .widths = vis_widths,
 };

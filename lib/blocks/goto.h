@@ -1,9 +1,11 @@
 /* goto.h -- Goto / From / GotoTagVisibility: the data the block types
  * (lib/blocks/goto.c) share with the compiler's tag resolution
- * (lib/compile/goto.c), which links every From to its Goto right after the
- * lines are connected.  jg__trace then jumps from a From's output to the
- * signal that drives the Goto's input, so Goto/From routing is as free as a
- * line: it makes no vertex, no edge and no run-time work. */
+ * (lib/compile/goto.c).  Every block of a JG_BT_TAG_WRITE / TAG_READ /
+ * TAG_SCOPE type keeps a jg_gototag_t in b->data; the compiler finds them by
+ * those flags and links every From to its Goto right after the lines are
+ * connected.  jg__trace then jumps from a From's output to the signal that
+ * drives the Goto's input, so Goto/From routing is as free as a line: it
+ * makes no vertex, no edge and no run-time work. */
 #ifndef JG_BLOCKS_GOTO_H
 #define JG_BLOCKS_GOTO_H
 #include "block_impl.h"
@@ -25,8 +27,6 @@ typedef struct jg_gototag {
     int32_t next;           /* From: the next From of the same Goto, -1 */
     const jg_block_t *gotob;/* From: its Goto (widths read its input width) */
 } jg_gototag_t;
-
-extern const jg_block_type_t jg_block_goto, jg_block_from, jg_block_gototagvisibility;
 
 /* The Goto block a (resolved) From reads, and the Froms of a Goto. */
 static inline int32_t jg__from_goto(const jg_block_t *from)

@@ -14,7 +14,6 @@
 /* --------------------------------------------------------------- Inport */
 
 typedef struct {
-    int port;          /* 1-based port number */
     int64_t width;     /* PortDimensions, -1 inherited */
 } port_t;
 
@@ -30,7 +29,7 @@ static int port_parse(jg_block_t *b, jg_setup_t *s, port_t **out)
         return jg_setup_error(b, s, JG_PARAM, "Port", "missing: expected a port number >= 1");
     if (jg_value_numel(&v) != 1 || v.x[0] < 1 || v.x[0] > 1e6 || v.x[0] != (double)(int)v.x[0])
         return jg_setup_error(b, s, JG_PARAM, "Port", "expected a positive integer");
-    d->port = (int)v.x[0];
+    b->port = (int)v.x[0];   /* the compiler's (JG_BT_PORT_IN / OUT) */
     d->width = -1;
     r = jg_setup_num(b, s, "PortDimensions", &v);
     if (r < 0) return JG_BLOCK_FAIL;
@@ -76,7 +75,7 @@ static int inport_outputs(const jg_block_t *b, jg_eval_t *e)
 }
 
 const jg_block_type_t jg_block_inport = {
-    .name = "Inport", .flags = JG_BT_SOURCE | JG_BT_LINEAR,
+    .name = "Inport", .flags = JG_BT_SOURCE | JG_BT_LINEAR | JG_BT_PORT_IN,
     .setup = inport_setup, .widths = inport_widths, .outputs = inport_outputs,
 };
 
@@ -115,15 +114,9 @@ static int sink_outputs(const jg_block_t *b, jg_eval_t *e)
 }
 
 const jg_block_type_t jg_block_outport = {
-    .name = "Outport", .flags = JG_BT_SINK | JG_BT_LINEAR,
+    .name = "Outport", .flags = JG_BT_SINK | JG_BT_LINEAR | JG_BT_PORT_OUT,
     .setup = outport_setup, .widths = outport_widths, .outputs = sink_outputs,
 };
-
-/* Port number of an Inport/Outport block (compiler use). */
-int jg_block_port_number(const jg_block_t *b)
-{
-    return ((const port_t *)b->data)->port;
-}
 
 /* ------------------------------------------------------------ SubSystem */
 /* The compiler creates the ports of a SubSystem from its inner Inport and
@@ -137,7 +130,7 @@ static int subsystem_setup(jg_block_t *b, jg_setup_t *s)
 }
 
 const jg_block_type_t jg_block_subsystem = {
-    .name = "SubSystem", .flags = JG_BT_VIRTUAL, .setup = subsystem_setup,
+    .name = "SubSystem", .flags = JG_BT_VIRTUAL | JG_BT_SUBSYSTEM, .setup = subsystem_setup,
 };
 
 /* ------------------------------------------------------- Mux and Demux */

@@ -66,13 +66,13 @@ static int scope_setup(jg_block_t *b, jg_setup_t *s)
 }
 
 const jg_block_type_t jg_block_scope = {
-    .name = "Scope", .flags = JG_BT_SINK | JG_BT_LINEAR,
+    .name = "Scope", .flags = JG_BT_SINK | JG_BT_LINEAR | JG_BT_LOG,
     .setup = scope_setup, .widths = sink_widths, .outputs = sink_outputs,
 };
 
 /* ----------------------------------------------------------- ToWorkspace */
 
 const jg_block_type_t jg_block_toworkspace = {
-    .name = "ToWorkspace", .flags = JG_BT_SINK | JG_BT_LINEAR,
+    .name = "ToWorkspace", .flags = JG_BT_SINK | JG_BT_LINEAR | JG_BT_LOG,
     .setup = one_input_setup, .widths = sink_widths, .outputs = sink_outputs,
 };

@@ -33,6 +33,6 @@ static int stop_update(const jg_block_t *b, jg_eval_t *e)
 }
 
 const jg_block_type_t jg_block_stop = {
-    .name = "Stop", .flags = JG_BT_SINK | JG_BT_LINEAR,
+    .name = "Stop", .flags = JG_BT_SINK | JG_BT_LINEAR | JG_BT_STOP,
     .setup = stop_setup, .widths = stop_widths, .update = stop_update,
 };

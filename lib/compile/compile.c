@@ -1,6 +1,6 @@
 /* Compile a model: flatten, set up blocks, connect lines, propagate widths,
  * trace signal elements through virtual routing, declare Jacobian patterns,
- * sort (seed 003: "compilation" and "link"). */
+ * sort (Simulink, "How Simulink Works": "compilation" and "link"). */
 #define _GNU_SOURCE   /* qsort_r */
 #include <math.h>
 #include <stdarg.h>
@@ -70,6 +70,10 @@ static int hash_insert(jg_program_t *p, int32_t b)
 
 /* ------------------------------------------------------------- flatten */
 
+/* Upper bounds of the blocks and systems flatten() makes, to size its arrays:
+ * it descends into the blocks of JG_BT_SUBSYSTEM types, whose "blocks" array
+ * the model's reader has checked; counting every "blocks" array found here
+ * spares a type lookup per block and only over-counts odd models. */
 static void count_blocks(const json_t *sys, int32_t *nb, int32_t *ns)
 {
     size_t i;
@@ -77,8 +81,7 @@ static void count_blocks(const json_t *sys, int32_t *nb, int32_t *ns)
     (*ns)++;
     json_array_foreach(json_object_get(sys, "blocks"), i, b) {
         (*nb)++;
-        if (!strcmp(json_string_value(json_object_get(b, "type")), "SubSystem"))
-            count_blocks(b, nb, ns);
+        if (json_is_array(json_object_get(b, "blocks"))) count_blocks(b, nb, ns);
     }
 }
 
@@ -166,10 +169,12 @@ static jg_status_t flatten(jg__cctx_t *c, const json_t *sysj, int32_t parent_sys
                                 p->blocks[o].name, *os ? os : "<root>", name,
                                 *sy->path ? sy->path : "<root>", b->path);
         }
-        int port_blk = b->type == &jg_block_inport || b->type == &jg_block_outport;
+        /* a port block is the model's input or output at the root, and its
+         * SubSystem's port inside one: virtual there, like the SubSystem */
+        int port_blk = (b->type->flags & (JG_BT_PORT_IN | JG_BT_PORT_OUT)) != 0;
         b->is_root_port = port_blk && sys_block < 0;
         b->virt = (b->type->flags & JG_BT_VIRTUAL) || (port_blk && sys_block >= 0);
-        if (b->type == &jg_block_subsystem) {
+        if (b->type->flags & JG_BT_SUBSYSTEM) {
             jg_status_t st = flatten(c, bj, si, id, err);
             if (st) return st;
         }
@@ -204,24 +209,24 @@ static jg_status_t setup_blocks(jg__cctx_t *c, jg_setup_t *s)
     jg_program_t *p = c->p;
     for (int32_t id = 0; id < p->nblocks; id++) {
         jg_block_t *b = &p->blocks[id];
-        if (b->type == &jg_block_subsystem) continue;
+        if (b->type->flags & JG_BT_SUBSYSTEM) continue;   /* ports from its inner blocks, below */
         c->nseen = 0;
         b->ts = (jg_ts_t){NAN, 0};   /* setup may set a type default */
         if (b->type->setup(b, s) != JG_BLOCK_DONE) return c->err ? c->err->status : JG_PARAM;
         if (!b->virt && jg__setup_sample_time(b, s) != JG_BLOCK_DONE)
             return c->err ? c->err->status : JG_PARAM;
         warn_unknown_params(c, b);
-        if (b->virt && (b->type == &jg_block_inport || b->type == &jg_block_outport)) {
+        if (b->virt && (b->type->flags & (JG_BT_PORT_IN | JG_BT_PORT_OUT))) {
             /* inner port blocks: Inport has one output, Outport one input */
-            int r = b->type == &jg_block_inport ? jg_setup_ports(b, s, 0, 1)
-                                                  : jg_setup_ports(b, s, 1, 0);
-            if (r != JG_BLOCK_DONE) return c->err ? c->err->status : JG_NOMEM;
+            int in = (b->type->flags & JG_BT_PORT_IN) != 0;
+            if (jg_setup_ports(b, s, !in, in) != JG_BLOCK_DONE)
+                return c->err ? c->err->status : JG_NOMEM;
         }
     }
     /* SubSystem ports come from the Inport/Outport blocks inside */
     for (int32_t id = 0; id < p->nblocks; id++) {
         jg_block_t *b = &p->blocks[id];
-        if (b->type != &jg_block_subsystem) continue;
+        if (!(b->type->flags & JG_BT_SUBSYSTEM)) continue;
         int nin = 0, nout = 0;
         /* depth-first ids: the SubSystem's descendants are id+1 .. end-1 */
         int32_t end = id + 1;
@@ -231,11 +236,9 @@ static jg_status_t setup_blocks(jg__cctx_t *c, jg_setup_t *s)
         }
         for (int32_t k = id + 1; k < end; k++) {
             const jg_block_t *in = &p->blocks[k];
-            if (in->parent != id || (in->type != &jg_block_inport && in->type != &jg_block_outport))
-                continue;
-            int n = jg_block_port_number(in);
-            if (in->type == &jg_block_inport && n > nin) nin = n;
-            if (in->type == &jg_block_outport && n > nout) nout = n;
+            if (in->parent != id) continue;
+            if ((in->type->flags & JG_BT_PORT_IN) && in->port > nin) nin = in->port;
+            if ((in->type->flags & JG_BT_PORT_OUT) && in->port > nout) nout = in->port;
         }
         if (jg_setup_ports(b, s, nin, nout) != JG_BLOCK_DONE) return JG_NOMEM;
         subsys_t *d = jg_arena_alloc(&p->arena, sizeof *d);
@@ -247,19 +250,14 @@ static jg_status_t setup_blocks(jg__cctx_t *c, jg_setup_t *s)
         for (int i = 0; i < nout; i++) d->out_blk[i] = -1;
         for (int32_t k = id + 1; k < end; k++) {
             const jg_block_t *in = &p->blocks[k];
-            if (in->parent != id || (in->type != &jg_block_inport && in->type != &jg_block_outport))
-                continue;
-            int n = jg_block_port_number(in) - 1;
-            int32_t *slot = in->type == &jg_block_inport    ? &d->in_blk[n]
-                            : in->type == &jg_block_outport ? &d->out_blk[n]
-                                                            : NULL;
-            if (!slot) continue;
+            if (in->parent != id || !(in->type->flags & (JG_BT_PORT_IN | JG_BT_PORT_OUT))) continue;
+            int n = in->port - 1, is_in = (in->type->flags & JG_BT_PORT_IN) != 0;
+            int32_t *slot = is_in ? &d->in_blk[n] : &d->out_blk[n];
             if (*slot >= 0)
                 return jg_error_set(c->err, JG_MODEL,
                                     "blocks '%s' and '%s' both claim %s %d of SubSystem '%s'",
-                                    p->blocks[*slot].path, in->path,
-                                    in->type == &jg_block_inport ? "input" : "output", n + 1,
-                                    b->path);
+                                    p->blocks[*slot].path, in->path, is_in ? "input" : "output",
+                                    n + 1, b->path);
             *slot = k;
         }
         for (int i = 0; i < nin; i++)
@@ -280,9 +278,8 @@ static jg_status_t setup_blocks(jg__cctx_t *c, jg_setup_t *s)
     for (int32_t id = 0; id < p->nblocks; id++) {
         const jg_block_t *b = &p->blocks[id];
         if (!b->is_root_port) continue;
-        int n = jg_block_port_number(b);
-        if (b->type == &jg_block_inport && n > p->nin_root) p->nin_root = n;
-        if (b->type == &jg_block_outport && n > p->nout_root) p->nout_root = n;
+        if ((b->type->flags & JG_BT_PORT_IN) && b->port > p->nin_root) p->nin_root = b->port;
+        if ((b->type->flags & JG_BT_PORT_OUT) && b->port > p->nout_root) p->nout_root = b->port;
     }
     p->in_root = jg_arena_alloc(&p->arena, sizeof(int32_t) * (size_t)(p->nin_root + 1));
     p->out_root = jg_arena_alloc(&p->arena, sizeof(int32_t) * (size_t)(p->nout_root + 1));
@@ -292,12 +289,12 @@ static jg_status_t setup_blocks(jg__cctx_t *c, jg_setup_t *s)
     for (int32_t id = 0; id < p->nblocks; id++) {
         const jg_block_t *b = &p->blocks[id];
         if (!b->is_root_port) continue;
-        int n = jg_block_port_number(b) - 1;
-        int32_t *slot = b->type == &jg_block_inport ? &p->in_root[n] : &p->out_root[n];
+        int n = b->port - 1, is_in = (b->type->flags & JG_BT_PORT_IN) != 0;
+        int32_t *slot = is_in ? &p->in_root[n] : &p->out_root[n];
         if (*slot >= 0)
             return jg_error_set(c->err, JG_MODEL, "root blocks '%s' and '%s' both claim %s %d",
-                                p->blocks[*slot].path, b->path,
-                                b->type == &jg_block_inport ? "Inport" : "Outport", n + 1);
+                                p->blocks[*slot].path, b->path, is_in ? "Inport" : "Outport",
+                                n + 1);
         *slot = id;
     }
     for (int i = 0; i < p->nin_root; i++)
@@ -495,7 +492,7 @@ static int try_widths(jg__cctx_t *c, jg_setup_t *s, const consumers_t *cs, int32
                 b->out_w[q] = p->blocks[p->in_blk[gi]].in_w[p->in_port_of[gi]];
             }
         }
-    if (b->type == &jg_block_subsystem) {
+    if (b->type->flags & JG_BT_SUBSYSTEM) {
         const subsys_t *d = b->data;
         int done = 1;
         for (int k = 0; k < b->nin; k++)
@@ -511,15 +508,15 @@ static int try_widths(jg__cctx_t *c, jg_setup_t *s, const consumers_t *cs, int32
         }
         return done ? JG_BLOCK_DONE : JG_BLOCK_AGAIN;
     }
-    if (b->virt && b->type == &jg_block_inport) {
+    if (b->virt && (b->type->flags & JG_BT_PORT_IN)) {   /* its SubSystem's input n */
         const jg_block_t *S = &p->blocks[b->parent];
-        int n = jg_block_port_number(b) - 1;
+        int n = b->port - 1;
         int64_t gin = jg__inport(p, b->parent, n);
         if (b->out_w[0] < 0) b->out_w[0] = S->in_w[n] >= 0 ? S->in_w[n] : driver_width(p, gin);
         if (b->out_w[0] < 0 && s->force && p->in_drv[gin] < 0) b->out_w[0] = 1;   /* unconnected */
         return b->out_w[0] >= 0 ? b->type->widths(b, s) : JG_BLOCK_AGAIN;
     }
-    if (b->virt && b->type == &jg_block_outport) {
+    if (b->virt && (b->type->flags & JG_BT_PORT_OUT)) {
         if (b->in_w[0] < 0 && s->force && p->in_drv[p->in_base[id]] < 0) b->in_w[0] = 1;
         if (b->in_w[0] < 0) return JG_BLOCK_AGAIN;
         return b->type->widths(b, s);
@@ -609,7 +606,7 @@ static jg_status_t propagate_widths(jg__cctx_t *c, jg_setup_t *s, const consumer
             for (int64_t k = cs->ptr[g]; k < cs->ptr[g + 1]; k++) {
                 int32_t t = p->in_blk[cs->idx[k]];
                 WAKE(t);
-                if (p->blocks[t].type == &jg_block_subsystem)   /* the Inport inside */
+                if (p->blocks[t].type->flags & JG_BT_SUBSYSTEM)   /* the Inport inside */
                     WAKE(((const subsys_t *)p->blocks[t].data)->in_blk[p->in_port_of[cs->idx[k]]]);
             }
         }
@@ -617,12 +614,12 @@ static jg_status_t propagate_widths(jg__cctx_t *c, jg_setup_t *s, const consumer
             int64_t d = p->in_drv[jg__inport(p, b, k)];
             if (d >= 0) WAKE(p->out_blk[d]);
         }
-        if (B->type == &jg_block_goto)   /* its Froms take its input width */
+        if (B->type->flags & JG_BT_TAG_WRITE)   /* its Froms take its input width */
             for (int32_t f = jg__goto_first_from(B); f >= 0; f = jg__from_next(&p->blocks[f])) WAKE(f);
 #undef WAKE
         int32_t wake[2] = {-1, -1};
-        if (B->virt && B->type == &jg_block_outport) wake[0] = B->parent;
-        if (B->type == &jg_block_subsystem) {   /* its inner Inports */
+        if (B->virt && (B->type->flags & JG_BT_PORT_OUT)) wake[0] = B->parent;
+        if (B->type->flags & JG_BT_SUBSYSTEM) {   /* its inner Inports */
             const subsys_t *d = B->data;
             for (int k = 0; k < B->nin; k++)
                 if (state[d->in_blk[k]] == 0) {
@@ -671,11 +668,11 @@ int64_t jg__trace(const jg_program_t *p, int64_t gp, int64_t e,
         const jg_block_t *B = &p->blocks[b];
         int64_t gin;
         if (!B->virt) return p->y_off[gp] + e;
-        if (B->type == &jg_block_subsystem) {
+        if (B->type->flags & JG_BT_SUBSYSTEM) {   /* to its inner Outport's input */
             gin = jg__inport(p, ((const subsys_t *)B->data)->out_blk[q], 0);
-        } else if (B->type == &jg_block_inport) {
-            gin = jg__inport(p, B->parent, jg_block_port_number(B) - 1);
-        } else if (B->type == &jg_block_from) {   /* to its Goto's input (goto.c) */
+        } else if (B->type->flags & JG_BT_PORT_IN) {   /* inner Inport: to its SubSystem's input */
+            gin = jg__inport(p, B->parent, B->port - 1);
+        } else if (B->type->flags & JG_BT_TAG_READ) {   /* to its Goto's input (goto.c) */
             gin = jg__inport(p, jg__from_goto(B), 0);
         } else {
             int ip;
@@ -886,7 +883,7 @@ static jg_status_t sort_blocks(jg__cctx_t *c)
         free(fill);
     }
     for (int32_t q = 0; q < nc; q++) first[q] = cblk[cptr[q]];
-    /* block priorities (seed 003: lower runs first, honoured where the data
+    /* block priorities (as in Simulink: lower runs first, honoured where the data
      * dependencies allow): among the components ready to run, the heap takes
      * the one of least priority, then the one first in the file */
     int have_prio = 0;

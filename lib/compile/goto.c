@@ -1,5 +1,6 @@
 /* Goto/From tag resolution (compile phase, right after the lines): link every
- * From to the Goto it reads.
+ * From to the Goto it reads.  Goto, From and GotoTagVisibility are the blocks
+ * of the JG_BT_TAG_WRITE, TAG_READ and TAG_SCOPE types (data: goto.h).
  *
  * Visibility (Simulink's TagVisibility): a "local" Goto is seen by the Froms
  * of its own system; a "scoped" Goto by the Froms of the system holding the
@@ -94,8 +95,8 @@ jg_status_t jg__resolve_gotos(jg_program_t *p, jg_error_t *err)
 {
     size_t ng = 0, nv = 0;
     for (int32_t b = 0; b < p->nblocks; b++) {
-        ng += p->blocks[b].type == &jg_block_goto;
-        nv += p->blocks[b].type == &jg_block_gototagvisibility;
+        ng += !!(p->blocks[b].type->flags & JG_BT_TAG_WRITE);
+        nv += !!(p->blocks[b].type->flags & JG_BT_TAG_SCOPE);
     }
     gkey_t *g = malloc(sizeof *g * (ng + 1)), *v = malloc(sizeof *v * (nv + 1));
     jg_status_t st = JG_OK;
@@ -106,14 +107,14 @@ jg_status_t jg__resolve_gotos(jg_program_t *p, jg_error_t *err)
     ng = nv = 0;
     for (int32_t b = 0; b < p->nblocks; b++) {
         const jg_block_t *B = &p->blocks[b];
-        if (B->type == &jg_block_gototagvisibility)
+        if (B->type->flags & JG_BT_TAG_SCOPE)
             v[nv++] = (gkey_t){tagdata(p, b)->tag, 0, B->sys, b};
     }
     qsort(v, nv, sizeof *v, gkey_cmp);
     /* each Goto's scope */
     for (int32_t b = 0; b < p->nblocks; b++) {
         const jg_block_t *B = &p->blocks[b];
-        if (B->type != &jg_block_goto) continue;
+        if (!(B->type->flags & JG_BT_TAG_WRITE)) continue;
         jg_gototag_t *d = tagdata(p, b);
         d->driven = p->in_drv[jg__inport(p, b, 0)] >= 0;
         d->link = -1;
@@ -157,7 +158,7 @@ jg_status_t jg__resolve_gotos(jg_program_t *p, jg_error_t *err)
     /* each From: its own system's local Goto, the nearest scoped one, a global one */
     for (int32_t b = 0; b < p->nblocks; b++) {
         const jg_block_t *F = &p->blocks[b];
-        if (F->type != &jg_block_from) continue;
+        if (!(F->type->flags & JG_BT_TAG_READ)) continue;
         jg_gototag_t *d = tagdata(p, b);
         const gkey_t *hit = find(g, ng, d->tag, JG_TAG_LOCAL, F->sys);
         for (int32_t sy = F->sys; !hit && sy >= 0; sy = p->sys[sy].parent)

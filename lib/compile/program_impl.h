@@ -85,9 +85,6 @@ static inline int64_t jg__inport(const jg_program_t *p, int32_t b, int q)
 int64_t jg__trace(const jg_program_t *p, int64_t gp, int64_t e,
                   int (*visit)(void *ctx, int64_t gport, int64_t elem), void *ctx);
 
-/* Port number of an Inport/Outport block (lib/blocks/routing.c). */
-int jg_block_port_number(const jg_block_t *b);
-extern const jg_block_type_t jg_block_inport, jg_block_outport, jg_block_subsystem;
 
 /* Add a warning (printf-style) to the program. */
 void jg__warn(jg_program_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -65,8 +65,8 @@ static inline void jg__work_make_eval(const jg_work_t *w, int32_t b, jg_eval_t *
     e->dx = NULL;
     e->jac = w->jacp + w->part_base[b];
     e->ext = NULL;
-    if (B->is_root_port && B->type == &jg_block_inport)
-        e->ext = w->ext + w->ext_off[jg_block_port_number(B) - 1];
+    if (B->is_root_port && (B->type->flags & JG_BT_PORT_IN))
+        e->ext = w->ext + w->ext_off[B->port - 1];
     e->err = err;
     e->xd = w->xd + B->d_off;
     e->xdw = NULL;

@@ -103,7 +103,7 @@ static jg_status_t setup_logging(jg_sim_t *s, jg_error_t *err)
         for (int32_t b = 0; b < p->nblocks; b++) {
             const jg_block_t *B = &p->blocks[b];
             if (B->virt || B->is_root_port || !(B->type->flags & JG_BT_SINK)) continue;
-            if (strcmp(B->type->name, "Scope") && strcmp(B->type->name, "ToWorkspace")) continue;
+            if (!(B->type->flags & JG_BT_LOG)) continue;
             for (int q = 0; q < B->nin; q++)
                 for (int64_t e = 0; e < B->in_w[q]; e++, n++) {
                     if (!pass) continue;
@@ -225,7 +225,7 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
         goto fail;
     }
     for (int32_t b = 0; b < p->nblocks; b++)
-        if (!p->blocks[b].virt && !strcmp(p->blocks[b].type->name, "Stop") && p->blocks[b].nd == 1)
+        if (!p->blocks[b].virt && (p->blocks[b].type->flags & JG_BT_STOP) && p->blocks[b].nd == 1)
             s->stop_blk[s->nstop++] = b;
     s->khit = calloc((size_t)p->nrates + 1, sizeof(double));
     s->zl = calloc((size_t)p->nzc + 1, sizeof(double));
