@@ -183,7 +183,7 @@ int main(int argc, char **argv)
 {
     int runs = 5, lin_runs = 3, nspec = 0, failed = 0;
     const char *seed = "1", *dir = NULL, *md = NULL;
-    char jacgraph[4096], tmpl[] = "/tmp/bench_import.XXXXXX";
+    char jacgraph[4096], tmpl[4096];
     const char *specs[64];
     const char *slash = strrchr(argv[0], '/');
     snprintf(jacgraph, sizeof jacgraph, "%.*s%s../tools/jacgraph", slash ? (int)(slash - argv[0] + 1) : 0,
@@ -213,6 +213,9 @@ int main(int argc, char **argv)
     if (!nspec) specs[nspec++] = "aerospace:10000", specs[nspec++] = "aerospace:100000",
                 specs[nspec++] = "power:100000";
     int tmp = !dir;
+    /* a fresh scratch directory under $TMPDIR: two runs never share it */
+    const char *tmpbase = getenv("TMPDIR");
+    snprintf(tmpl, sizeof tmpl, "%s/bench_import.XXXXXX", tmpbase && *tmpbase ? tmpbase : "/tmp");
     if (tmp && !(dir = mkdtemp(tmpl))) {
         fprintf(stderr, "bench_import: cannot create a temporary directory: %s\n", strerror(errno));
         return 1;

@@ -865,7 +865,10 @@ int main(int argc, char **argv)
         free(sizes);
         return 2;
     }
-    char tmpl[] = "/tmp/bench_stiff.XXXXXX";
+    /* a fresh scratch directory under $TMPDIR: two runs never share it */
+    char tmpl[4096];
+    const char *tmpbase = getenv("TMPDIR");
+    snprintf(tmpl, sizeof tmpl, "%s/bench_stiff.XXXXXX", tmpbase && *tmpbase ? tmpbase : "/tmp");
     const char *dir = o.keep;
     if (!dir) {
         dir = mkdtemp(tmpl);

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Run the whole test suite in each given build directory and print the TAP
-# totals as one closing line "N passed, N failed".
+# totals as one closing line "N passed, N failed".  The same tests are
+# registered with `meson test` (tests/meson.build, suites per module);
+# tests/suite_test.sh fails when the two sets differ.
 # usage: tests/run.sh BUILD_DIR [BUILD_DIR...]
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,13 +13,14 @@ passed=0
 failed=0
 for bdir in "$@"; do
     label=$(basename "$bdir")
+    bdir=$(cd "$bdir" && pwd) || { failed=$((failed + 1)); continue; }
     # every test program and script, in a fixed order
     tests=()
     while IFS= read -r t; do tests+=("$t"); done < <(find "$bdir/tests" -maxdepth 1 -type f -name 'test_*' -perm -u+x | sort)
     for sh in "$top"/tests/*_test.sh; do tests+=("$sh"); done
     for t in "${tests[@]}"; do
         name=$(basename "$t")
-        out=$(cd "$top" && JACGRAPH="$bdir/tools/jacgraph" timeout 600 "$t" 2>&1)
+        out=$(cd "$top" && JACGRAPH="$bdir/tools/jacgraph" JG_BUILD="$bdir" timeout 600 "$t" 2>&1)
         rc=$?
         p=$(grep -c '^ok ' <<<"$out")
         f=$(grep -c '^not ok ' <<<"$out")

@@ -8,41 +8,11 @@
 #include <unistd.h>
 #include "jacgraph/jacgraph.h"
 #include "tap.h"
+#include "testlib.h"
 #include "fixture.h"
 
 #define PI 3.14159265358979323846
 #define MAXW 16
-
-/* JSON is written with ' for " (readable in C strings) and converted here. */
-static const char *q(const char *s)
-{
-    static char buf[8192];
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *c = buf; *c; c++)
-        if (*c == '\'') *c = '"';
-    return buf;
-}
-
-/* Root Inports In1..Ink (widths w[k]) drive the inputs of block B (its JSON
- * keys after the name, ' for "); B's output drives the Integrator Y (so the
- * derivatives are B's values) and Out1 (so D is B's Jacobian). */
-static const char *blk_model(const char *blk, int nin, const int *w)
-{
-    static char buf[8192];
-    int n = snprintf(buf, sizeof buf, "{'name':'blk','blocks':[");
-    for (int k = 0; k < nin; k++)
-        n += snprintf(buf + n, sizeof buf - n,
-                      "{'name':'In%d','type':'Inport','Port':%d,'PortDimensions':%d},", k + 1,
-                      k + 1, w[k]);
-    n += snprintf(buf + n, sizeof buf - n,
-                  "{'name':'B',%s},{'name':'Y','type':'Integrator'},"
-                  "{'name':'Out1','type':'Outport','Port':1}],'lines':[",
-                  blk);
-    for (int k = 0; k < nin; k++)
-        n += snprintf(buf + n, sizeof buf - n, "{'src':'In%d:1','dst':'B:%d'},", k + 1, k + 1);
-    snprintf(buf + n, sizeof buf - n, "{'src':'B:1','dst':['Y:1','Out1:1']}]}");
-    return q(buf);
-}
 
 /* B's output at time t and inputs u (all input elements, port after port). */
 static jg_status_t value_at(fx_t *f, double t, const double *u, double *y)
@@ -52,24 +22,6 @@ static jg_status_t value_at(fx_t *f, double t, const double *u, double *y)
     jg_status_t st = jg_work_outputs(f->w, t, &f->err);
     if (!st) st = jg_work_derivatives(f->w, y, &f->err);
     return st;
-}
-
-/* D (ny x nu, row-major, dense) by method m at inputs u. */
-static jg_status_t dmat(fx_t *f, jg_method_t m, const double *u, double *D, int64_t *ny,
-                        int64_t *nu)
-{
-    double *in = jg_lin_inputs(f->l);
-    for (int64_t k = 0; k < jg_work_ninput_elems(f->w); k++) in[k] = u[k];
-    jg_linsys_t *s = NULL;
-    jg_status_t st = jg_lin_run(f->l, m, JG_REDUCE_MARKOWITZ, &s, NULL, &f->err);
-    if (st) return st;
-    *ny = s->ny;
-    *nu = s->nu;
-    memset(D, 0, sizeof(double) * (size_t)(s->ny * s->nu));
-    for (int64_t j = 0; j < s->D->n; j++)
-        for (int64_t k = s->D->p[j]; k < s->D->p[j + 1]; k++) D[s->D->i[k] * s->nu + j] = s->D->x[k];
-    jg_linsys_free(s);
-    return JG_OK;
 }
 
 typedef struct {
@@ -90,7 +42,7 @@ typedef struct {
 static void check_case(const bcase_t *c)
 {
     fx_t f;
-    jg_status_t st = fx_load(&f, blk_model(c->blk, c->nin, c->w), NULL);
+    jg_status_t st = fx_load(&f, fx_blk_model(c->blk, c->nin, c->w), NULL);
     int nu = 0;
     for (int k = 0; k < c->nin; k++) nu += c->w[k];
     double y[MAXW] = {0}, Dg[MAXW * MAXW], Dm[MAXW * MAXW], Dp[MAXW * MAXW], cd[MAXW * MAXW];
@@ -105,9 +57,9 @@ static void check_case(const bcase_t *c)
     if (!st && ev > 1e-14)
         for (int i = 0; i < c->ny; i++) printf("#   y[%d] = %.17g, expected %.17g\n", i, y[i], c->y[i]);
     tap_ok(!st && ev <= 1e-14, "%s: value (error %.1e)", c->what, ev);
-    if (!st) st = dmat(&f, JG_METHOD_GRAPH, c->u, Dg, &ny, &nu2);
-    if (!st) st = dmat(&f, JG_METHOD_MATRIX, c->u, Dm, &ny2, &nu3);
-    if (!st) st = dmat(&f, JG_METHOD_PERTURB, c->u, Dp, &ny2, &nu3);
+    if (!st) st = fx_dmat(&f, JG_METHOD_GRAPH, c->u, Dg, &ny, &nu2);
+    if (!st) st = fx_dmat(&f, JG_METHOD_MATRIX, c->u, Dm, &ny2, &nu3);
+    if (!st) st = fx_dmat(&f, JG_METHOD_PERTURB, c->u, Dp, &ny2, &nu3);
     /* central differences of the value, h relative to |u| */
     for (int k = 0; !st && k < nu; k++) {
         double u[MAXW], yp[MAXW], ym[MAXW], h = 1e-6 * fmax(1, fabs(c->u[k]));
@@ -141,7 +93,7 @@ static void check_case(const bcase_t *c)
 static jg_status_t source_at(const char *blk, double t, double *y, int64_t *n, jg_error_t *err)
 {
     fx_t f;
-    jg_status_t st = fx_load(&f, blk_model(blk, 0, NULL), NULL);
+    jg_status_t st = fx_load(&f, fx_blk_model(blk, 0, NULL), NULL);
     if (!st) {
         *n = jg_program_nstates(f.p);
         st = value_at(&f, t, NULL, y);
@@ -239,16 +191,7 @@ static void test_sources(void)
 
 /* --------------------------------------------------------- FromWorkspace */
 
-static char csv_path[256];
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *fp = fopen(path, "wb");
-    if (fp) {
-        fputs(text, fp);
-        fclose(fp);
-    }
-}
+static char tmpdir[256], csv_path[300];   /* a scratch directory of this run */
 
 static const char *fw_model(const char *path)
 {
@@ -259,9 +202,8 @@ static const char *fw_model(const char *path)
 
 static void test_fromworkspace(void)
 {
-    snprintf(csv_path, sizeof csv_path, "/tmp/jg_test_blocks2_%ld.csv", (long)getpid());
     /* CRLF, blanks around fields, a blank line and no newline at the end */
-    write_file(csv_path, "time, a, b\r\n0, 1, 10\r\n 1 ,3,20\r\n\r\n3,-1,2e1");
+    tl_write_file(csv_path, "time, a, b\r\n0, 1, 10\r\n 1 ,3,20\r\n\r\n3,-1,2e1");
     const struct {
         double t, a, b;
     } pt[] = {{-1, 1, 10}, {0, 1, 10}, {0.5, 2, 15}, {0.25, 1.5, 12.5}, {1, 3, 20},
@@ -299,13 +241,13 @@ static void test_fromworkspace(void)
     static char big[8192];
     int n = snprintf(big, sizeof big, "t,y\n");
     for (int k = 0; k < 200; k++) n += snprintf(big + n, sizeof big - n, "%g,%d\n", k / 10.0, 2 * k);
-    write_file(csv_path, big);
+    tl_write_file(csv_path, big);
     check_source("FromWorkspace with 200 rows, between rows 124 and 125", fw_model(csv_path), 12.35,
                  1, (double[]){247});
     check_source("FromWorkspace with 200 rows, on row 38", fw_model(csv_path), 3.7, 1, (double[]){74});
 
     /* a single row is a constant */
-    write_file(csv_path, "t,y\n2,7\n");
+    tl_write_file(csv_path, "t,y\n2,7\n");
     check_source("FromWorkspace with one row: constant", fw_model(csv_path), 0, 1, (double[]){7});
     check_source("FromWorkspace with one row: constant after it", fw_model(csv_path), 9, 1, (double[]){7});
 }
@@ -530,7 +472,7 @@ static void test_discontinuous(void)
     for (size_t k = 0; k < sizeof ft / sizeof *ft; k++) {
         fx_t f;
         int w[3] = {1, 1, 1};
-        jg_status_t st = fx_load(&f, blk_model(ft[k].blk, ft[k].nin, w), NULL);
+        jg_status_t st = fx_load(&f, fx_blk_model(ft[k].blk, ft[k].nin, w), NULL);
         int32_t B = st ? -1 : jg_program_find_block(f.p, "B");
         tap_ok(!st && jg_program_block_feedthrough(f.p, B, ft[k].port),
                "%s: input %d has direct feedthrough despite slope 0", ft[k].blk, ft[k].port + 1);
@@ -546,7 +488,7 @@ static void expect_err(const char *blk, int nin, const int *w, jg_status_t want,
                        const char *what)
 {
     fx_t f;
-    jg_status_t st = fx_load(&f, blk_model(blk, nin, w), NULL);
+    jg_status_t st = fx_load(&f, fx_blk_model(blk, nin, w), NULL);
     if (st != want) printf("#   status %s: %s\n", jg_status_name(st), st ? f.err.msg : "");
     char name[240];
     snprintf(name, sizeof name, "%s: %.200s", jg_status_name(want), what ? what : msg + strlen("block "));
@@ -681,14 +623,13 @@ static void test_errors(void)
                       "column"},
     };
     for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
-        write_file(csv_path, c[k].text);
+        tl_write_file(csv_path, c[k].text);
         char want[1024], tail[900];
         snprintf(tail, sizeof tail, c[k].msg, csv_path);
         snprintf(want, sizeof want, "block 'B' (FromWorkspace), parameter 'File': %s", tail);
         snprintf(tail, sizeof tail, c[k].msg, "FILE");   /* the test name: no temporary path */
         expect_err(fw_model(csv_path), 0, NULL, JG_PARAM, want, tail);
     }
-    remove(csv_path);
 }
 
 /* --------------------------------------------------------- shipped model */
@@ -717,6 +658,8 @@ static void test_regress_model(void)
 
 int main(void)
 {
+    if (!tl_tmpdir(tmpdir, sizeof tmpdir, "test_blocks2")) return 1;
+    snprintf(csv_path, sizeof csv_path, "%s/ws.csv", tmpdir);
     test_sources();
     test_fromworkspace();
     test_simulation();
@@ -724,5 +667,7 @@ int main(void)
     test_discontinuous();
     test_errors();
     test_regress_model();
+    remove(csv_path);
+    rmdir(tmpdir);
     return tap_done();
 }

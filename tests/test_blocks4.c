@@ -9,41 +9,11 @@
 #include <string.h>
 #include "jacgraph/jacgraph.h"
 #include "tap.h"
+#include "testlib.h"
 #include "fixture.h"
 
 #define PI 3.14159265358979323846
 #define MAXW 16
-
-/* JSON is written with ' for " (readable in C strings) and converted here. */
-static const char *q(const char *s)
-{
-    static char buf[8192];
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *c = buf; *c; c++)
-        if (*c == '\'') *c = '"';
-    return buf;
-}
-
-/* Root Inports In1..Ink (widths w[k]) drive the inputs of block B (its JSON
- * keys after the name, ' for "); B's output drives the Integrator Y (so the
- * derivatives are B's values) and Out1 (so D is B's Jacobian). */
-static const char *blk_model(const char *blk, int nin, const int *w)
-{
-    static char buf[8192];
-    int n = snprintf(buf, sizeof buf, "{'name':'blk','blocks':[");
-    for (int k = 0; k < nin; k++)
-        n += snprintf(buf + n, sizeof buf - n,
-                      "{'name':'In%d','type':'Inport','Port':%d,'PortDimensions':%d},", k + 1,
-                      k + 1, w[k]);
-    n += snprintf(buf + n, sizeof buf - n,
-                  "{'name':'B',%s},{'name':'Y','type':'Integrator'},"
-                  "{'name':'Out1','type':'Outport','Port':1}],'lines':[",
-                  blk);
-    for (int k = 0; k < nin; k++)
-        n += snprintf(buf + n, sizeof buf - n, "{'src':'In%d:1','dst':'B:%d'},", k + 1, k + 1);
-    snprintf(buf + n, sizeof buf - n, "{'src':'B:1','dst':['Y:1','Out1:1']}]}");
-    return q(buf);
-}
 
 /* B's output at inputs u (all input elements, port after port). */
 static jg_status_t value_at(fx_t *f, const double *u, double *y)
@@ -53,24 +23,6 @@ static jg_status_t value_at(fx_t *f, const double *u, double *y)
     jg_status_t st = jg_work_outputs(f->w, 0, &f->err);
     if (!st) st = jg_work_derivatives(f->w, y, &f->err);
     return st;
-}
-
-/* D (ny x nu, row-major, dense) by method m at inputs u. */
-static jg_status_t dmat(fx_t *f, jg_method_t m, const double *u, double *D, int64_t *ny,
-                        int64_t *nu)
-{
-    double *in = jg_lin_inputs(f->l);
-    for (int64_t k = 0; k < jg_work_ninput_elems(f->w); k++) in[k] = u[k];
-    jg_linsys_t *s = NULL;
-    jg_status_t st = jg_lin_run(f->l, m, JG_REDUCE_MARKOWITZ, &s, NULL, &f->err);
-    if (st) return st;
-    *ny = s->ny;
-    *nu = s->nu;
-    memset(D, 0, sizeof(double) * (size_t)(s->ny * s->nu));
-    for (int64_t j = 0; j < s->D->n; j++)
-        for (int64_t k = s->D->p[j]; k < s->D->p[j + 1]; k++) D[s->D->i[k] * s->nu + j] = s->D->x[k];
-    jg_linsys_free(s);
-    return JG_OK;
 }
 
 typedef struct {
@@ -91,7 +43,7 @@ typedef struct {
 static void check_case(const bcase_t *c)
 {
     fx_t f;
-    jg_status_t st = fx_load(&f, blk_model(c->blk, c->nin, c->w), NULL);
+    jg_status_t st = fx_load(&f, fx_blk_model(c->blk, c->nin, c->w), NULL);
     int nu = 0;
     for (int k = 0; k < c->nin; k++) nu += c->w[k];
     double y[MAXW] = {0}, Dg[MAXW * MAXW], Dm[MAXW * MAXW], Dp[MAXW * MAXW], cd[MAXW * MAXW];
@@ -106,9 +58,9 @@ static void check_case(const bcase_t *c)
     if (!st && ev > 1e-14)
         for (int i = 0; i < c->ny; i++) printf("#   y[%d] = %.17g, expected %.17g\n", i, y[i], c->y[i]);
     tap_ok(!st && ev <= 1e-14, "%s: value (error %.1e)", c->what, ev);
-    if (!st) st = dmat(&f, JG_METHOD_GRAPH, c->u, Dg, &ny, &nu2);
-    if (!st) st = dmat(&f, JG_METHOD_MATRIX, c->u, Dm, &ny2, &nu3);
-    if (!st) st = dmat(&f, JG_METHOD_PERTURB, c->u, Dp, &ny2, &nu3);
+    if (!st) st = fx_dmat(&f, JG_METHOD_GRAPH, c->u, Dg, &ny, &nu2);
+    if (!st) st = fx_dmat(&f, JG_METHOD_MATRIX, c->u, Dm, &ny2, &nu3);
+    if (!st) st = fx_dmat(&f, JG_METHOD_PERTURB, c->u, Dp, &ny2, &nu3);
     /* central differences of the value, h relative to |u| */
     for (int k = 0; !st && k < nu; k++) {
         double u[MAXW], yp[MAXW], ym[MAXW], h = 1e-6 * fmax(1, fabs(c->u[k]));
@@ -315,7 +267,7 @@ static void check_real(const char *what, const char *blk, int w, int want)
 {
     fx_t f;
     int win[1] = {w};
-    jg_status_t st = fx_load(&f, blk_model(blk, 1, win), NULL);
+    jg_status_t st = fx_load(&f, fx_blk_model(blk, 1, win), NULL);
     int n = st ? -1 : jg_program_nreal(f.p);
     if (st) printf("#   %s\n", f.err.msg);
     tap_ok(n == want, "%s: %d real blocks (want %d)", what, n, want);
@@ -367,7 +319,7 @@ static void test_virtual(void)
 static void check_quiet(const char *what, const char *blk, int nin, const int *w)
 {
     fx_t f;
-    jg_status_t st = fx_load(&f, blk_model(blk, nin, w), NULL);
+    jg_status_t st = fx_load(&f, fx_blk_model(blk, nin, w), NULL);
     int nw = st ? -1 : jg_program_nwarnings(f.p);
     if (st) printf("#   %s\n", f.err.msg);
     for (int i = 0; i < nw; i++) printf("#   %s\n", jg_program_warning(f.p, i));
@@ -411,7 +363,7 @@ static void test_eval_error(void)
 {
     static const int w[4] = {1, 1, 1, 1};
     fx_t f;
-    jg_status_t st = fx_load(&f, blk_model("'type':'MultiPortSwitch','Inputs':3", 4, w), NULL);
+    jg_status_t st = fx_load(&f, fx_blk_model("'type':'MultiPortSwitch','Inputs':3", 4, w), NULL);
     double y[1], u[4] = {4, 1, 2, 3};
     if (!st) st = value_at(&f, u, y);
     tap_ok(st == JG_NUMERIC &&
@@ -444,7 +396,7 @@ static void test_eval_error(void)
 static void expect_err(const char *blk, int nin, const int *w, jg_status_t want, const char *msg)
 {
     fx_t f;
-    jg_status_t st = fx_load(&f, blk_model(blk, nin, w), NULL);
+    jg_status_t st = fx_load(&f, fx_blk_model(blk, nin, w), NULL);
     if (st != want) printf("#   status %s: %s\n", jg_status_name(st), st ? f.err.msg : "");
     char name[240];
     snprintf(name, sizeof name, "%s: %.200s", jg_status_name(want), msg + strlen("block "));

@@ -9,17 +9,8 @@
 #include <string.h>
 #include "jacgraph/jacgraph.h"
 #include "tap.h"
+#include "testlib.h"
 #include "fixture.h"
-
-/* JSON is written with ' for " (readable in C strings) and converted here. */
-static const char *q(const char *s)
-{
-    static char buf[8192];
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *c = buf; *c; c++)
-        if (*c == '\'') *c = '"';
-    return buf;
-}
 
 /* A source block B (its JSON keys after the name) into an Integrator Y: the
  * derivatives are B's outputs. */

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include "jacgraph/jacgraph.h"
 #include "tap.h"
+#include "testlib.h"
 #include "fixture.h"
 
 #define PI 3.14159265358979323846
@@ -28,16 +29,6 @@ static void note(const char *msg)
         printf("#   %.*s\n", n, p);
         p += n + (nl != NULL);
     }
-}
-
-/* JSON is written with ' for " (readable in C strings) and converted here. */
-static const char *q(const char *s)
-{
-    static char buf[8192];
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *c = buf; *c; c++)
-        if (*c == '\'') *c = '"';
-    return buf;
 }
 
 /* Constants C1 (and C2) into block B (its JSON keys after the type), its
@@ -384,14 +375,6 @@ static int record(double t, const double *x, const double *sig, void *user)
 
 /* ------------------------------------------------- import: unit lookup */
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) return;
-    fputs(text, f);
-    fclose(f);
-}
-
 /* A classic MDL: A (subsystem) -> cvt -> [C (subsystem), out].  A's output
  * port has no Unit: it comes from inner subsystem B, whose Outport says
  * degF.  C's Inport has no Unit either: it feeds inner subsystem D (Inport
@@ -440,7 +423,7 @@ static void test_import_units(void)
     char path[512], text[8192];
     snprintf(path, sizeof path, "%s/units.mdl", tmpdir);
     snprintf(text, sizeof text, nested_mdl, "degC");
-    write_file(path, text);
+    tl_write_file(path, text);
     jg_model_t *m = NULL;
     jg_program_t *p = NULL;
     jg_sim_t *s = NULL;
@@ -466,7 +449,7 @@ static void test_import_units(void)
 
     /* destinations that disagree */
     snprintf(text, sizeof text, nested_mdl, "K");
-    write_file(path, text);
+    tl_write_file(path, text);
     st = jg_import_load(path, &io, &m, &err);
     tap_ok(st == JG_MODEL && strstr(err.msg, "cvt (UnitConversion)") && strstr(err.msg, "different units"),
            "import: destinations with different units are an import problem");
@@ -476,7 +459,7 @@ static void test_import_units(void)
 
     /* no unit anywhere downstream */
     snprintf(path, sizeof path, "%s/nounits.mdl", tmpdir);
-    write_file(path,
+    tl_write_file(path,
                "Model {\n Name \"nounits\"\n System {\n  Name \"nounits\"\n"
                "  Block {\n   BlockType Inport\n   Name \"in\"\n   Unit \"mV\"\n  }\n"
                "  Block {\n   BlockType UnitConversion\n   Name \"cvt\"\n  }\n"
@@ -648,7 +631,7 @@ static void test_corpus(const char *dir)
     /* with plausible tables: bits -> degC, 0.4 degC per count (direct) and
      * a bent interpolation table */
     snprintf(ws, sizeof ws, "%s/tc_tables.json", tmpdir);
-    write_file(ws, "{\"TypeS_tdegc_vs_bits\": \"(0:4095)*0.4\","
+    tl_write_file(ws, "{\"TypeS_tdegc_vs_bits\": \"(0:4095)*0.4\","
                    " \"TypeS_bits_bp\": [0, 100, 400, 4095],"
                    " \"TypeS_tdegc_interp\": [0, 50, 170, 1700]}");
     const char *wsl[1] = {ws};
@@ -699,8 +682,7 @@ done:
 
 int main(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "%s/jg_blocks6_XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(tmpdir)) return 1;
+    if (!tl_tmpdir(tmpdir, sizeof tmpdir, "test_blocks6")) return 1;
     test_direct_values();
     test_direct_errors();
     test_units();

@@ -15,8 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "jacgraph/jacgraph.h"
-#include "random.h"
+#include "random.h"   /* private: the draws are checked against the generator itself (jg__rand_*) */
 #include "tap.h"
+#include "testlib.h"
 
 #define NLOG 4096
 #define MAXSIG 8
@@ -25,7 +26,7 @@ static char tmpdir[256];
 static double max_step;   /* the solvers' largest step, 0: theirs */
 
 /* JSON is written with ' for " (readable in C strings) and converted here. */
-static char *q(const char *s)
+static char *qdup(const char *s)
 {
     char *b = strdup(s);
     for (char *c = b; *c; c++)
@@ -82,7 +83,7 @@ static jg_status_t sim_model(jg_model_t *m, const char *solver, double h, double
 static jg_status_t sim_json(const char *json, const char *solver, double h, double tstop,
                             double out_step, rec_t *r, jg_error_t *err)
 {
-    char *txt = q(json);
+    char *txt = qdup(json);
     jg_model_t *m = NULL;
     jg_status_t st = jg_model_parse(txt, "<test>", &m, err);
     free(txt);
@@ -94,7 +95,7 @@ static jg_status_t sim_json(const char *json, const char *solver, double h, doub
 /* Compile only: the error of a bad setting. */
 static jg_status_t compile_json(const char *json, jg_error_t *err)
 {
-    char *txt = q(json);
+    char *txt = qdup(json);
     jg_model_t *m = NULL;
     jg_program_t *p = NULL;
     memset(err, 0, sizeof *err);
@@ -126,7 +127,7 @@ static double at(const rec_t *r, double t, int k)
  * input u, by one path. */
 static double lin_d(const char *json, double u, jg_method_t meth, jg_error_t *err)
 {
-    char *txt = q(json);
+    char *txt = qdup(json);
     jg_model_t *m = NULL;
     jg_program_t *p = NULL;
     jg_lin_t *l = NULL;
@@ -717,11 +718,6 @@ static void keep_warning(void *ctx, const char *msg)
     }
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void test_corpus(void)
 {
     const char *file = "../shared/simulink/EmbSys-WWU__Simulink2dL__ports_2013a.mdl";
@@ -761,7 +757,7 @@ static void test_corpus(void)
         }
         got[ngot++] = type;
     }
-    qsort(got, (size_t)ngot, sizeof *got, cmp_str);
+    qsort(got, (size_t)ngot, sizeof *got, tl_cmp_str);
     int same = st == JG_MODEL && ngot == (int)(sizeof want / sizeof *want);
     for (int k = 0; same && k < ngot; k++) same = !strcmp(got[k], want[k]);
     tap_ok(same, "ports_2013a.mdl: exactly these %d BlockTypes are refused (got %d)",
@@ -777,8 +773,7 @@ static void test_corpus(void)
 
 int main(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "%s/jgb7XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(tmpdir)) return 1;
+    if (!tl_tmpdir(tmpdir, sizeof tmpdir, "test_blocks7")) return 1;
     test_delay();
     test_backlash();
     test_comblogic();

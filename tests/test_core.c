@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "jacgraph/status.h"
-#include "core/arena.h"
+#include "core/arena.h"   /* private: the arena allocator is a kernel tested directly */
 #include "tap.h"
 
 int main(void)

@@ -10,19 +10,10 @@
 #include <string.h>
 #include "jacgraph/jacgraph.h"
 #include "tap.h"
+#include "testlib.h"
 #include "fixture.h"
 
 #define MAXW 8
-
-/* JSON is written with ' for " (readable in C strings) and converted here. */
-static const char *q(const char *s)
-{
-    static char buf[8192];
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *c = buf; *c; c++)
-        if (*c == '\'') *c = '"';
-    return buf;
-}
 
 /* Root Inport In1 (width w) drives block B (its JSON keys after the name, '
  * for "); B's output drives the Integrator Y (so the derivatives are B's

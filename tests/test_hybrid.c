@@ -7,15 +7,7 @@
 #include <string.h>
 #include "jacgraph/jacgraph.h"
 #include "tap.h"
-
-static const char *q(const char *s)
-{
-    static char buf[8192];
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *c = buf; *c; c++)
-        if (*c == '\'') *c = '"';
-    return buf;
-}
+#include "testlib.h"
 
 static jg_status_t compile(const char *json, jg_model_t **m, jg_program_t **p, jg_error_t *err)
 {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "jacgraph/jacgraph.h"
 #include "tap.h"
+#include "testlib.h"
 
 #define NK 16       /* steps simulated */
 #define MAXIO 4
@@ -506,11 +507,6 @@ static void keep_warning(void *ctx, const char *msg)
     }
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void test_corpus(void)
 {
     const char *file = "../shared/simulink/EmbSys-WWU__Simulink2dL__ports_2013a.mdl";
@@ -565,7 +561,7 @@ static void test_corpus(void)
                     (!e || strstr(why, "not in jacgraph's library table") < e);
         noreason += !strstr(why, "': ") || (e && strstr(why, "': ") > e);
     }
-    qsort(got, (size_t)ngot, sizeof *got, cmp_str);
+    qsort(got, (size_t)ngot, sizeof *got, tl_cmp_str);
     int same = st == JG_MODEL && ngot == (int)(sizeof want / sizeof *want);
     for (int k = 0; same && k < ngot; k++) same = !strcmp(got[k], want[k]);
     tap_ok(same && !untabled && !noreason,
@@ -580,8 +576,7 @@ static void test_corpus(void)
 
 int main(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "%s/jglibXXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(tmpdir)) return 1;
+    if (!tl_tmpdir(tmpdir, sizeof tmpdir, "test_library")) return 1;
     test_detect();
     test_interval();
     test_math();

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "jacgraph/jacgraph.h"
 #include "tap.h"
+#include "testlib.h"
 #include "fixture.h"
 
 /* G(s) = C (sI - A)^-1 B + D for a SISO system, by dense complex elimination. */
@@ -317,21 +318,18 @@ static void test_op_file(void)
 {
     fx_t f;
     tap_ok(!fx_load(&f, vdp, NULL), "vdp for --op");
-    char path[] = "/tmp/jg_op_XXXXXX";
-    int fd = mkstemp(path);
-    FILE *fp = fdopen(fd, "w");
-    fputs("{\"t\": 1.5, \"states\": {\"x1\": 1, \"x2\": [1]}}", fp);
-    fclose(fp);
+    char dir[256], path[300];
+    if (!tl_tmpdir(dir, sizeof dir, "test_linearize")) dir[0] = '\0';
+    snprintf(path, sizeof path, "%s/op.json", dir);
+    tl_write_file(path, "{\"t\": 1.5, \"states\": {\"x1\": 1, \"x2\": [1]}}");
     jg_status_t st = jg_lin_read_op(f.l, path, &f.err);
     jg_linsys_t *s = NULL;
     if (!st) st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &f.err);
     tap_ok(!st && s->t == 1.5 && fabs(fx_entry(s->A, 1, 0) + 3) < 1e-14, "op file sets t and states");
     jg_linsys_free(s);
-    fp = fopen(path, "w");
-    fputs("{\"states\": {\"x3\": 1}}", fp);
-    fclose(fp);
+    tl_write_file(path, "{\"states\": {\"x3\": 1}}");
     st = jg_lin_read_op(f.l, path, &f.err);
-    char want[256];
+    char want[512];
     snprintf(want, sizeof want,
              "%s: unknown state \"x3\" (expected the path of a block with states, or PATH(k) for "
              "element k)",
@@ -339,6 +337,7 @@ static void test_op_file(void)
     tap_ok(st == JG_ARG, "unknown state in op file is an error");
     tap_streq(f.err.msg, want, "unknown state message");
     remove(path);
+    rmdir(dir);
     fx_unload(&f);
 }
 

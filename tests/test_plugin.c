@@ -17,20 +17,11 @@
 #include "jacgraph/jacgraph.h"
 #include "jacgraph/solverjac.h"
 #include "jacgraph/plugin.h"
-#include "block_impl.h"     /* jg_block_type_find, jg_block_type_names */
-#include "sim/project.h"    /* the projector's statistics and paths */
+#include "block_impl.h"     /* private: the registry itself, jg_block_type_find, jg_block_type_names */
+#include "sim/project.h"    /* private: the projector's statistics and paths */
 #include "tap.h"
+#include "testlib.h"
 #include "fixture.h"
-
-/* JSON is written with ' for " (readable in C strings) and converted here. */
-static const char *q(const char *s)
-{
-    static char buf[65536];
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *c = buf; *c; c++)
-        if (*c == '\'') *c = '"';
-    return buf;
-}
 
 static void expect_load_error(const char *what, const char *file, jg_status_t want, const char *msg)
 {

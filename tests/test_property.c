@@ -16,6 +16,7 @@
 #include <time.h>
 #include "jacgraph/jacgraph.h"
 #include "tap.h"
+#include "fixture.h"
 
 #ifndef TOL_GRAPH   /* -D to see the failure report */
 #define TOL_GRAPH 1e-10
@@ -23,18 +24,6 @@
 #ifndef TOL_PERTURB
 #define TOL_PERTURB 1e-6
 #endif
-
-/* The random diagram of o (lib/gen); a generator failure ends the test. */
-static char *gen_text(const jg_gen_random_opts_t *o, jg_gen_random_info_t *info)
-{
-    char *text = NULL;
-    jg_error_t err;
-    if (jg_gen_random(o, &text, info, &err)) {
-        printf("Bail out! generator: %s\n", err.msg);
-        exit(1);
-    }
-    return text;
-}
 
 /* FNV-1a 64 of a string (to compare generator output across machines). */
 static uint64_t text_hash(const char *s)
@@ -118,7 +107,7 @@ static void observe(const jg_program_t *p, seen_t *seen)
 static int check_seed(const jg_gen_random_opts_t *o, seen_t *seen)
 {
     jg_gen_random_info_t info;
-    char *text = gen_text(o, &info);
+    char *text = fx_gen_text(o, &info);
     jg_model_t *m = NULL;
     jg_program_t *p = NULL;
     jg_lin_t *l = NULL;
@@ -240,10 +229,10 @@ static void check_generator(void)
         jg_gen_random_opts_t o;
         seed_opts(seed, &o);
         o.nblocks = 60;
-        char *a = gen_text(&o, NULL), *b = gen_text(&o, NULL);
+        char *a = fx_gen_text(&o, NULL), *b = fx_gen_text(&o, NULL);
         same &= !strcmp(a, b);
         o.seed = seed + 1000;
-        char *c = gen_text(&o, NULL);
+        char *c = fx_gen_text(&o, NULL);
         differ &= strcmp(a, c) != 0;
         free(a);
         free(b);
@@ -256,7 +245,7 @@ static void check_generator(void)
     jg_gen_random_opts_t o;
     jg_gen_random_defaults(&o, 12345, 80);
     o.max_depth = 3;
-    char *t = gen_text(&o, NULL);
+    char *t = fx_gen_text(&o, NULL);
     uint64_t h = text_hash(t);
     if (!tap_ok(h == UINT64_C(0x707ab5d2bcd7b4f7), "generator: seed 12345 (80 blocks, depth 3) has the "
                                      "recorded hash"))
@@ -276,7 +265,7 @@ static void report_infer(int nseeds)
         jg_gen_random_opts_t o;
         seed_opts(seed, &o);
         o.infer_widths = 1;
-        char *text = gen_text(&o, NULL);
+        char *text = fx_gen_text(&o, NULL);
         jg_model_t *m = NULL;
         jg_program_t *p = NULL;
         jg_error_t err;

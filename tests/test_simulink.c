@@ -16,6 +16,8 @@
 #include <zip.h>
 #include "jacgraph/jacgraph.h"
 #include "tap.h"
+#include "testlib.h"
+#include "fixture.h"
 
 static char tmpdir[256];
 
@@ -26,13 +28,6 @@ static char *tmpfile_path(const char *name)
     char *p = buf[k++ % 8];
     snprintf(p, 512, "%s/%s", tmpdir, name);
     return p;
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
 }
 
 /* An SLX package from (part name, text) pairs, NULL-terminated. */
@@ -86,13 +81,6 @@ static lin_t linearize(const char *path, const jg_import_opts_t *o)
     if (!r.st) r.st = jg_lin_run(r.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &r.s, NULL, &r.err);
     if (r.st) printf("# %s: %s\n", path, r.err.msg);
     return r;
-}
-
-static double entry(const cs_dl *A, int64_t i, int64_t j)
-{
-    for (int64_t k = A->p[j]; k < A->p[j + 1]; k++)
-        if (A->i[k] == i) return A->x[k];
-    return 0;
 }
 
 static int64_t index_of(char **names, int64_t n, const char *name)
@@ -161,13 +149,13 @@ static void check_msd(const lin_t *r, const char *what)
     tap_ok(s->nx == 2 && v >= 0 && x >= 0, "%s: states v and x", what);
     if (v < 0 || x < 0) return;
     /* m = 2, k = 8 (through the mask), c = 1.2: v' = (F - c v - k x)/m */
-    tap_near(entry(s->A, x, v), 1, 1e-15, "x' = v");
-    tap_near(entry(s->A, v, x), -4, 1e-15, "v' has -k/m x (mask parameter k = kspring)");
-    tap_near(entry(s->A, v, v), -0.6, 1e-15, "v' has -c/m v (InitFcn values)");
-    tap_near(entry(s->B, v, 0), 0.5, 1e-15, "B = 1/m (a block named '1/m')");
+    tap_near(fx_entry(s->A, x, v), 1, 1e-15, "x' = v");
+    tap_near(fx_entry(s->A, v, x), -4, 1e-15, "v' has -k/m x (mask parameter k = kspring)");
+    tap_near(fx_entry(s->A, v, v), -0.6, 1e-15, "v' has -c/m v (InitFcn values)");
+    tap_near(fx_entry(s->B, v, 0), 0.5, 1e-15, "B = 1/m (a block named '1/m')");
     tap_ok(s->ny == 2 && s->nu == 1, "%s: 1 input, 2 outputs", what);
-    tap_near(entry(s->C, 0, x), 1, 1e-15, "output 1 is x");
-    tap_near(entry(s->C, 1, x), 3, 1e-15, "output 2 is the Fcn 3*u[1]");
+    tap_near(fx_entry(s->C, 0, x), 1, 1e-15, "output 1 is x");
+    tap_near(fx_entry(s->C, 1, x), 3, 1e-15, "output 2 is the Fcn 3*u[1]");
 }
 
 static const char *msd_blockdiagram_inline =
@@ -282,7 +270,7 @@ static void test_msd(void)
                  "__MWOPC_PACKAGE_END__\n",
                  content_types, rels, bd_ref, spring_system) >= 0) {
         char *p3 = tmpfile_path("msd_opc.mdl");
-        write_file(p3, opc);
+        tl_write_file(p3, opc);
         r = linearize(p3, NULL);
         check_msd(&r, "OPC-text MDL");
         lin_free(&r);
@@ -328,8 +316,8 @@ static void test_builtin_defaults(void)
     if (tap_ok(!r.st && r.s->nx == 2 && r.s->nu == 1 && r.s->ny == 2,
                "R2024a file without defaults: built-in defaults complete it")) {
         int64_t tf = index_of(r.s->state_names, 2, "TF"), in = index_of(r.s->state_names, 2, "I");
-        tap_ok(tf >= 0 && in >= 0 && entry(r.s->A, tf, tf) == -3 && entry(r.s->B, tf, 0) == 1 &&
-                   entry(r.s->C, 0, tf) == 1 && entry(r.s->A, in, tf) == 1 && entry(r.s->C, 1, in) == 1,
+        tap_ok(tf >= 0 && in >= 0 && fx_entry(r.s->A, tf, tf) == -3 && fx_entry(r.s->B, tf, 0) == 1 &&
+                   fx_entry(r.s->C, 0, tf) == 1 && fx_entry(r.s->A, in, tf) == 1 && fx_entry(r.s->C, 1, in) == 1,
                "Gain 1, TransferFcn numerator [1], Constant 1, Product with 2 inputs, Integrator IC 0");
     }
     lin_free(&r);
@@ -340,14 +328,14 @@ static void test_builtin_defaults(void)
 static void test_workspaces(void)
 {
     char *ws = tmpfile_path("data.m");
-    write_file(ws, "% plant data\nm = 4; ...\n\nkspring = 16 ... stiffer\n;\nplot(1:3)\n");
+    tl_write_file(ws, "% plant data\nm = 4; ...\n\nkspring = 16 ... stiffer\n;\nplot(1:3)\n");
     const char *wss[] = {ws};
     jg_import_opts_t o = {.workspace = wss, .nworkspace = 1, .warn = warn_sink};
     lin_t r = linearize("graphs/msd.mdl", &o);
     if (tap_ok(!r.st, "--workspace script")) {
         int64_t v = index_of(r.s->state_names, r.s->nx, "v"), x = index_of(r.s->state_names, r.s->nx, "x");
-        tap_near(entry(r.s->A, v, x), -4, 1e-15, "--workspace overrides InitFcn: -16/4");
-        tap_near(entry(r.s->A, v, v), -0.3, 1e-15, "c stays from InitFcn: -1.2/4");
+        tap_near(fx_entry(r.s->A, v, x), -4, 1e-15, "--workspace overrides InitFcn: -16/4");
+        tap_near(fx_entry(r.s->A, v, v), -0.3, 1e-15, "c stays from InitFcn: -1.2/4");
     }
     lin_free(&r);
     const char *sets[] = {"k=2*kspring"};
@@ -355,7 +343,7 @@ static void test_workspaces(void)
     r = linearize("graphs/msd.mdl", &o2);
     if (tap_ok(!r.st, "--set k=2*kspring")) {
         int64_t v = index_of(r.s->state_names, r.s->nx, "v"), x = index_of(r.s->state_names, r.s->nx, "x");
-        tap_near(entry(r.s->A, v, x), -8, 1e-15, "--set overrides the mask parameter k");
+        tap_near(fx_entry(r.s->A, v, x), -8, 1e-15, "--set overrides the mask parameter k");
     }
     lin_free(&r);
     const char *bad[] = {"k=2*("};
@@ -365,7 +353,7 @@ static void test_workspaces(void)
     lin_free(&r);
     /* a model whose variable nobody defines */
     char *mdl = tmpfile_path("undef.mdl");
-    write_file(mdl,
+    tl_write_file(mdl,
                "Model {\n Name \"undef\"\n System {\n  Name \"undef\"\n"
                "  Block {\n   BlockType Constant\n   Name \"C\"\n   Value \"2*Kp\"\n  }\n"
                "  Block {\n   BlockType Outport\n   Name \"Out1\"\n  }\n"
@@ -403,7 +391,7 @@ static const char *unsupported_mdl =
 static void test_unsupported(void)
 {
     char *mdl = tmpfile_path("unsup.mdl");
-    write_file(mdl, unsupported_mdl);
+    tl_write_file(mdl, unsupported_mdl);
     lin_t r = linearize(mdl, NULL);
     tap_ok(r.st == JG_MODEL, "unsupported content: JG_MODEL (exit 4)");
     tap_ok(strstr(r.err.msg, "4 blocks") && strstr(r.err.msg, "Plant (S-Function)") &&
@@ -414,16 +402,16 @@ static void test_unsupported(void)
     /* substitute the S-Function by a gain of 3 and the others by pass-throughs */
     char *g3 = tmpfile_path("gain3.json"), *pass = tmpfile_path("pass.json"),
          *src = tmpfile_path("src.json"), *bad = tmpfile_path("twoout.json");
-    write_file(g3, "{\"blocks\": [{\"name\": \"u\", \"type\": \"Inport\", \"Port\": 1},"
+    tl_write_file(g3, "{\"blocks\": [{\"name\": \"u\", \"type\": \"Inport\", \"Port\": 1},"
                    "{\"name\": \"K\", \"type\": \"Gain\", \"Gain\": 3},"
                    "{\"name\": \"y\", \"type\": \"Outport\", \"Port\": 1}],"
                    "\"lines\": [{\"src\": \"u:1\", \"dst\": \"K:1\"}, {\"src\": \"K:1\", \"dst\": \"y:1\"}]}");
-    write_file(pass, "{\"blocks\": [{\"name\": \"u\", \"type\": \"Inport\", \"Port\": 1},"
+    tl_write_file(pass, "{\"blocks\": [{\"name\": \"u\", \"type\": \"Inport\", \"Port\": 1},"
                      "{\"name\": \"y\", \"type\": \"Outport\", \"Port\": 1}],"
                      "\"lines\": [{\"src\": \"u:1\", \"dst\": \"y:1\"}]}");
-    write_file(src, "{\"blocks\": [{\"name\": \"y\", \"type\": \"Outport\", \"Port\": 1},"
+    tl_write_file(src, "{\"blocks\": [{\"name\": \"y\", \"type\": \"Outport\", \"Port\": 1},"
                     "{\"name\": \"G\", \"type\": \"Ground\"}], \"lines\": [{\"src\": \"G:1\", \"dst\": \"y:1\"}]}");
-    write_file(bad, "{\"blocks\": []}");
+    tl_write_file(bad, "{\"blocks\": []}");
     char s1[600], s2[600], s3[600], s4[600];
     snprintf(s1, sizeof s1, "Plant=%s", g3);
     snprintf(s2, sizeof s2, "Chart=%s", pass);
@@ -433,7 +421,7 @@ static void test_unsupported(void)
     jg_import_opts_t o = {.substitute = subs, .nsubstitute = 4};
     r = linearize(mdl, &o);
     if (tap_ok(!r.st, "--substitute replaces every unsupported block"))
-        tap_near(entry(r.s->D, 0, 0), 3, 1e-15, "D = 3 through the substitute gain");
+        tap_near(fx_entry(r.s->D, 0, 0), 3, 1e-15, "D = 3 through the substitute gain");
     lin_free(&r);
     snprintf(s1, sizeof s1, "Plant=%s", bad);
     jg_import_opts_t o2 = {.substitute = subs, .nsubstitute = 4};
@@ -449,7 +437,7 @@ static void test_modelref(void)
 {
     char *inner = tmpfile_path("inner.mdl"), *outer = tmpfile_path("outer.mdl"),
          *loop = tmpfile_path("loop.mdl");
-    write_file(inner,
+    tl_write_file(inner,
                "Model {\n Name \"inner\"\n InitFcn \"a = 3;\"\n System {\n  Name \"inner\"\n"
                "  Block {\n   BlockType Inport\n   Name \"u\"\n  }\n"
                "  Block {\n   BlockType TransferFcn\n   Name \"G\"\n   Numerator \"[a]\"\n   Denominator \"[1 a]\"\n  }\n"
@@ -457,7 +445,7 @@ static void test_modelref(void)
                "  Line {\n   SrcBlock \"u\"\n   SrcPort 1\n   DstBlock \"G\"\n   DstPort 1\n  }\n"
                "  Line {\n   SrcBlock \"G\"\n   SrcPort 1\n   DstBlock \"y\"\n   DstPort 1\n  }\n"
                " }\n}\n");
-    write_file(outer,
+    tl_write_file(outer,
                "Model {\n Name \"outer\"\n System {\n  Name \"outer\"\n"
                "  Block {\n   BlockType Inport\n   Name \"r\"\n  }\n"
                "  Block {\n   BlockType ModelReference\n   Name \"Plant\"\n   Ports [1, 1]\n   ModelNameDialog \"inner\"\n  }\n"
@@ -465,14 +453,14 @@ static void test_modelref(void)
                "  Line {\n   SrcBlock \"r\"\n   SrcPort 1\n   DstBlock \"Plant\"\n   DstPort 1\n  }\n"
                "  Line {\n   SrcBlock \"Plant\"\n   SrcPort 1\n   DstBlock \"y\"\n   DstPort 1\n  }\n"
                " }\n}\n");
-    write_file(loop,
+    tl_write_file(loop,
                "Model {\n Name \"loop\"\n System {\n  Name \"loop\"\n"
                "  Block {\n   BlockType ModelReference\n   Name \"Me\"\n   ModelNameDialog \"loop\"\n  }\n"
                " }\n}\n");
     lin_t r = linearize(outer, NULL);
     if (tap_ok(!r.st, "a model reference loads from the file's folder"))
-        tap_ok(r.s->nx == 1 && fabs(entry(r.s->A, 0, 0) + 3) < 1e-15 &&
-                   fabs(entry(r.s->C, 0, 0) * entry(r.s->B, 0, 0) - 3) < 1e-15,
+        tap_ok(r.s->nx == 1 && fabs(fx_entry(r.s->A, 0, 0) + 3) < 1e-15 &&
+                   fabs(fx_entry(r.s->C, 0, 0) * fx_entry(r.s->B, 0, 0) - 3) < 1e-15,
                "its workspace value a = 3 gives 3/(s + 3)");
     lin_free(&r);
     r = linearize(loop, NULL);
@@ -491,9 +479,9 @@ static double complex freq_response(const jg_linsys_t *s, double w)
         for (int64_t k = s->A->p[j]; k < s->A->p[j + 1]; k++) m[s->A->i[k] * n + j] = -s->A->x[k];
     for (int64_t i = 0; i < n; i++) m[i * n + i] += I * w;
     for (int64_t k = s->B->p[0]; k < s->B->p[1]; k++) b[s->B->i[k]] = s->B->x[k];
-    double complex g = entry(s->D, 0, 0);
+    double complex g = fx_entry(s->D, 0, 0);
     if (n && !LAPACKE_zgesv(LAPACK_ROW_MAJOR, (int)n, 1, m, (int)n, piv, b, 1))
-        for (int64_t j = 0; j < n; j++) g += entry(s->C, 0, j) * b[j];
+        for (int64_t j = 0; j < n; j++) g += fx_entry(s->C, 0, j) * b[j];
     free(m);
     free(b);
     free(piv);
@@ -656,8 +644,7 @@ static void test_corpus(void)
 
 int main(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "%s/jg_simulink_XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(tmpdir)) return 1;
+    if (!tl_tmpdir(tmpdir, sizeof tmpdir, "test_simulink")) return 1;
     test_msd();
     test_builtin_defaults();
     test_workspaces();

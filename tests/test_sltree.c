@@ -9,8 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <zip.h>
-#include "import/sltree.h"
+#include "import/sltree.h"   /* private: tests the Simulink readers (jg__sl_*) directly */
 #include "tap.h"
+#include "testlib.h"
 
 static char tmpdir[256];
 
@@ -368,19 +369,6 @@ static char *make_zip(const member_t *m, size_t n)
     return path;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    *len = fread(b, 1, (size_t)n, f);
-    fclose(f);
-    return b;
-}
-
 static jg__sl_tree_t *read_zip(const member_t *m, size_t n, jg_error_t *e)
 {
     char *p = make_zip(m, n);
@@ -623,7 +611,7 @@ static void test_slx_errors(void)
     member_t good[] = {{"_rels/.rels", root_rels_a, 0}, {"simulink/blockdiagram_a.xml", bd_a, 0}};
     char *p = make_zip(good, 2);
     size_t len = 0;
-    char *zbuf = slurp(p, &len);
+    char *zbuf = tl_slurp(p, &len);
     unlink(p);
     free(p);
     t = parse_n(zbuf, len / 2, "cut.slx", &e);
@@ -657,7 +645,7 @@ static void test_slx_errors(void)
     jg__sl_tree_free(t);
     /* the same with the declared sizes patched down: the stream itself is cut off */
     p = make_zip(bomb + 1, 1);
-    zbuf = slurp(p, &len);
+    zbuf = tl_slurp(p, &len);
     unlink(p);
     free(p);
     for (size_t i = 0; i + 46 < len; i++) {
@@ -858,9 +846,7 @@ static void test_corpus(void)
 
 int main(void)
 {
-    const char *base = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/jg_sltreeXXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp(tmpdir)) {
+    if (!tl_tmpdir(tmpdir, sizeof tmpdir, "test_sltree")) {
         perror("mkdtemp");
         return 1;
     }

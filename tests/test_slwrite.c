@@ -14,28 +14,9 @@
 #include "jacgraph/import.h"
 #include "jacgraph/io.h"
 #include "tap.h"
+#include "testlib.h"
 
-static char tmpdir[] = "/tmp/test_slwrite.XXXXXX";
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0, k;
-    char *b = malloc(cap);
-    while (b && (k = fread(b + n, 1, cap - n - 1, f)) > 0) {
-        n += k;
-        if (n + 1 == cap) {
-            char *p = realloc(b, cap *= 2);
-            if (!p) free(b);
-            b = p;
-        }
-    }
-    fclose(f);
-    if (b) b[n] = 0;
-    if (len) *len = n;
-    return b;
-}
+static char tmpdir[256];   /* a scratch directory of this run */
 
 /* A part of an SLX package, NUL-terminated (NULL: missing). */
 static char *zip_part(const char *path, const char *name)
@@ -102,11 +83,11 @@ static const char tricky[] =
 
 static void test_mdl_text(void)
 {
-    char path[256];
+    char path[512];
     jg_error_t err;
     snprintf(path, sizeof path, "%s/tricky.mdl", tmpdir);
     tap_ok(write_str(tricky, JG_SL_WRITE_MDL, path, &err) == JG_OK, "tricky model written as MDL");
-    char *t = slurp(path, NULL);
+    char *t = tl_slurp(path, NULL);
     tap_ok(t && !strncmp(t, "Model {\n  Name\t\"tricky\"\n  Version\t8.1\n", 37), "MDL starts with Model, Name, Version");
     tap_ok(has(t, "Description\t\"a <small> & \\\"tricky\\\" model\""), "description quoted with escapes");
     tap_ok(has(t, "InitFcn\t\"k = 0.1;\\nA = [1 2;3 4];\\nkk = k;\\n\""),
@@ -129,7 +110,7 @@ static void test_mdl_text(void)
 
 static void test_slx_text(void)
 {
-    char path[256];
+    char path[512];
     jg_error_t err;
     snprintf(path, sizeof path, "%s/tricky.slx", tmpdir);
     tap_ok(write_str(tricky, JG_SL_WRITE_SLX, path, &err) == JG_OK, "tricky model written as SLX");
@@ -157,7 +138,7 @@ static void test_slx_text(void)
 static void expect_fail(const char *json, int fmt, const char *file, jg_status_t st, const char *msg,
                         const char *name)
 {
-    char path[256];
+    char path[512];
     jg_error_t err;
     memset(&err, 0, sizeof err);
     if (file[0] == '/') snprintf(path, sizeof path, "%s", file);
@@ -226,7 +207,7 @@ static int same_names(char **a, char **b, int64_t n)
 static void roundtrip(const char *json_path, const char *label)
 {
     size_t len;
-    char *text = slurp(json_path, &len);
+    char *text = tl_slurp(json_path, &len);
     jg_linsys_t *ref = NULL;
     jg_error_t err;
     if (text && jg_io_write_simulink(text, len, JG_SL_WRITE_MDL, "/dev/null", &err) == JG_MODEL &&
@@ -270,11 +251,9 @@ static void roundtrip(const char *json_path, const char *label)
     free(text);
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 int main(void)
 {
-    if (!mkdtemp(tmpdir)) return 1;
+    if (!tl_tmpdir(tmpdir, sizeof tmpdir, "test_slwrite")) return 1;
     test_mdl_text();
     test_slx_text();
     test_bad();
@@ -294,7 +273,7 @@ int main(void)
     }
     if (d) closedir(d);
     tap_ok(n > 10, "graphs/*.json found (%d)", n);
-    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    qsort(names, (size_t)n, sizeof *names, tl_cmp_str);
     for (int k = 0; k < n; k++) {
         snprintf(path, sizeof path, "graphs/%s", names[k]);
         roundtrip(path, path);

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "jacgraph/solver.h"
-#include "sim/solver_impl.h"
+#include "sim/solver_impl.h"   /* private: order conditions are checked on the Butcher tableaus */
 #include "tap.h"
 
 /* ---- problems with known solutions ---- */

@@ -20,23 +20,13 @@
 #include <unistd.h>
 #include "jacgraph/jacgraph.h"
 #include "jacgraph/solverjac.h"
-#include "compile/program_impl.h"   /* the fallback test swaps a block's type */
+#include "compile/program_impl.h"   /* private: the fallback test swaps a block's type */
 #include "tap.h"
+#include "testlib.h"
+#include "fixture.h"
 
 #define TOL_EXACT 1e-10     /* graph replay vs matrix LFT: round-off only */
 #define TOL_PERTURB 1e-6    /* forward differences, sqrt(eps) steps */
-
-/* The random diagram of o (lib/gen); a generator failure ends the test. */
-static char *gen_text(const jg_gen_random_opts_t *o, jg_gen_random_info_t *info)
-{
-    char *text = NULL;
-    jg_error_t err;
-    if (jg_gen_random(o, &text, info, &err)) {
-        printf("Bail out! generator: %s\n", err.msg);
-        exit(1);
-    }
-    return text;
-}
 
 static const jg_sjac_method_t METHODS[4] = {JG_SJAC_FULL_PERTURBATION, JG_SJAC_SPARSE_PERTURBATION,
                                             JG_SJAC_FULL_ANALYTICAL, JG_SJAC_SPARSE_ANALYTICAL};
@@ -364,7 +354,7 @@ static void test_random(int nseeds)
         o.loops = seed % 3 != 0;
         o.max_depth = (int)(seed % 3);
         jg_gen_random_info_t info;
-        char *text = gen_text(&o, &info);
+        char *text = fx_gen_text(&o, &info);
         jg_model_t *m = NULL;
         jg_error_t err;
         jg_error_clear(&err);
@@ -765,8 +755,9 @@ static void test_cli(const char *argv0)
     tap_ok(rc == 0 && strstr(out, "%%MatrixMarket matrix coordinate real general") &&
                strstr(out, "% state 2: x2") && strstr(out, "\n2 2 3\n"),
            "jacgraph jacobian --at 1 --format mm: 3 nonzeros with state names");
-    char svg[64], args[256];
-    snprintf(svg, sizeof svg, "/tmp/test_solverjac_%d.svg", (int)getpid());
+    char dir[256], svg[300], args[512];
+    if (!tl_tmpdir(dir, sizeof dir, "test_solverjac")) dir[0] = '\0';
+    snprintf(svg, sizeof svg, "%s/pattern.svg", dir);
     snprintf(args, sizeof args, "jacobian graphs/hierarchy.json --pattern-svg %s", svg);
     rc = run_cli(exe, args, out, 1 << 16);
     FILE *f = fopen(svg, "r");
@@ -777,6 +768,7 @@ static void test_cli(const char *argv0)
         fclose(f);
         remove(svg);
     }
+    rmdir(dir);
     tap_ok(rc == 0 && squares == 17, "--pattern-svg: one square per pattern entry (%d of 17)", squares);
     rc = run_cli(exe, "jacobian graphs/vdp.json --method sparse", out, 1 << 16);
     tap_ok(rc == 2 && !strcmp(out, "jacgraph: error: unknown solver Jacobian method 'sparse' (valid: auto "
