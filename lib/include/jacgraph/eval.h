@@ -8,6 +8,7 @@
  */
 #ifndef JACGRAPH_EVAL_H
 #define JACGRAPH_EVAL_H
+#include "jacgraph/export.h"
 #include <stdint.h>
 #include "jacgraph/program.h"
 
@@ -19,14 +20,14 @@ typedef struct jg_work jg_work_t;
 
 /* Errors: JG_NOMEM.  The work refers to p, which must outlive it.  x starts at
  * the initial states, inputs at zero.  Cost: O(states + signal elements). */
-jg_status_t jg_work_create(const jg_program_t *p, jg_work_t **out, jg_error_t *err);
-void jg_work_free(jg_work_t *w);
+JG_API jg_status_t jg_work_create(const jg_program_t *p, jg_work_t **out, jg_error_t *err);
+JG_API void jg_work_free(jg_work_t *w);
 
-double *jg_work_states(jg_work_t *w);          /* nstates values, writable */
-double *jg_work_inputs(jg_work_t *w);          /* root Inport values, port order, writable */
-int64_t jg_work_ninput_elems(const jg_work_t *w);
-int64_t jg_work_input_offset(const jg_work_t *w, int k);  /* root Inport k's first element */
-const double *jg_work_signals(const jg_work_t *w);         /* real block outputs */
+JG_API double *jg_work_states(jg_work_t *w);          /* nstates values, writable */
+JG_API double *jg_work_inputs(jg_work_t *w);          /* root Inport values, port order, writable */
+JG_API int64_t jg_work_ninput_elems(const jg_work_t *w);
+JG_API int64_t jg_work_input_offset(const jg_work_t *w, int k);  /* root Inport k's first element */
+JG_API const double *jg_work_signals(const jg_work_t *w);         /* real block outputs */
 
 /* Evaluate every real block's outputs at time t in sorted order.  Algebraic
  * loops are solved by Newton's method with the analytic loop Jacobian, a line
@@ -34,11 +35,11 @@ const double *jg_work_signals(const jg_work_t *w);         /* real block outputs
  * in one step for loops of linear blocks); a loop that does not converge is
  * JG_NONLINEAR_LOOP, a singular one JG_SINGULAR_LOOP (both name the loop's
  * blocks); a block domain error is JG_NUMERIC naming the block. */
-jg_status_t jg_work_outputs(jg_work_t *w, double t, jg_error_t *err);
+JG_API jg_status_t jg_work_outputs(jg_work_t *w, double t, jg_error_t *err);
 /* Derivatives dx[nstates] after jg_work_outputs at the same point. */
-jg_status_t jg_work_derivatives(jg_work_t *w, double *dx, jg_error_t *err);
+JG_API jg_status_t jg_work_derivatives(jg_work_t *w, double *dx, jg_error_t *err);
 /* Fill every block Jacobian part after jg_work_outputs at the same point. */
-jg_status_t jg_work_jacobians(jg_work_t *w, jg_error_t *err);
+JG_API jg_status_t jg_work_jacobians(jg_work_t *w, jg_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@
  */
 #ifndef JACGRAPH_EXPR_H
 #define JACGRAPH_EXPR_H
+#include "jacgraph/export.h"
 #include <stddef.h>
 #include <stdint.h>
 #include "jacgraph/status.h"
@@ -34,11 +35,11 @@ typedef struct jg_expr_value {
     char *str;
 } jg_expr_value_t;
 
-void jg_expr_value_clear(jg_expr_value_t *v);        /* frees, leaves an empty NUM; NULL ok */
+JG_API void jg_expr_value_clear(jg_expr_value_t *v);        /* frees, leaves an empty NUM; NULL ok */
 /* Deep copy; JG_NOMEM. */
-jg_status_t jg_expr_value_copy(jg_expr_value_t *dst, const jg_expr_value_t *src);
+JG_API jg_status_t jg_expr_value_copy(jg_expr_value_t *dst, const jg_expr_value_t *src);
 /* A 1x1 NUM. */
-jg_status_t jg_expr_value_scalar(jg_expr_value_t *v, double x);
+JG_API jg_status_t jg_expr_value_scalar(jg_expr_value_t *v, double x);
 
 /* Detail of a failed evaluation: message and the 1-based column in the
  * expression (0 when not tied to a column). */
@@ -62,13 +63,13 @@ typedef int (*jg_expr_lookup_fn)(void *ctx, const char *name, jg_expr_value_t *o
  * "undefined variable 'Kp'", "index 4 exceeds 3 elements", "matrix
  * dimensions must agree: 2x3 and 3x3"); JG_NOMEM.  Cost: linear in the
  * length of src plus the arithmetic. */
-jg_status_t jg_expr_eval(const char *src, jg_expr_lookup_fn lookup, void *ctx,
-                         jg_expr_value_t *out, jg_expr_error_t *err);
+JG_API jg_status_t jg_expr_eval(const char *src, jg_expr_lookup_fn lookup, void *ctx,
+                                jg_expr_value_t *out, jg_expr_error_t *err);
 
 /* 1 when src is nothing but one real number literal (after blanks):
  * "2", "-0.5e3", " 1 ".  Then *x is its value.  The fast path for the
  * numbers that most parameters are. */
-int jg_expr_is_number(const char *src, double *x);
+JG_API int jg_expr_is_number(const char *src, double *x);
 
 /* ---- workspaces ---- */
 
@@ -76,16 +77,16 @@ int jg_expr_is_number(const char *src, double *x);
  * name replaces its value in place). */
 typedef struct jg_ws jg_ws_t;
 
-jg_ws_t *jg_ws_create(void);                          /* NULL when out of memory */
-void jg_ws_free(jg_ws_t *ws);                          /* NULL ok */
+JG_API jg_ws_t *jg_ws_create(void);                          /* NULL when out of memory */
+JG_API void jg_ws_free(jg_ws_t *ws);                          /* NULL ok */
 /* Set name = value (copied). JG_NOMEM. */
-jg_status_t jg_ws_set(jg_ws_t *ws, const char *name, const jg_expr_value_t *v);
+JG_API jg_status_t jg_ws_set(jg_ws_t *ws, const char *name, const jg_expr_value_t *v);
 /* The value of name, or NULL (valid until the next jg_ws_set of that name). */
-const jg_expr_value_t *jg_ws_get(const jg_ws_t *ws, const char *name);
-size_t jg_ws_count(const jg_ws_t *ws);
+JG_API const jg_expr_value_t *jg_ws_get(const jg_ws_t *ws, const char *name);
+JG_API size_t jg_ws_count(const jg_ws_t *ws);
 /* Entry k in insertion order (name and value), k < jg_ws_count. */
-const char *jg_ws_name(const jg_ws_t *ws, size_t k);
-const jg_expr_value_t *jg_ws_value(const jg_ws_t *ws, size_t k);
+JG_API const char *jg_ws_name(const jg_ws_t *ws, size_t k);
+JG_API const jg_expr_value_t *jg_ws_value(const jg_ws_t *ws, size_t k);
 
 /* A lookup callback over a workspace, falling back to `parent` (may be NULL)
  * when the name is not in ws.  ctx is a jg_ws_chain_t. */
@@ -94,7 +95,7 @@ typedef struct jg_ws_chain {
     jg_expr_lookup_fn parent;
     void *parent_ctx;
 } jg_ws_chain_t;
-int jg_ws_lookup(void *chain, const char *name, jg_expr_value_t *out, jg_expr_error_t *err);
+JG_API int jg_ws_lookup(void *chain, const char *name, jg_expr_value_t *out, jg_expr_error_t *err);
 
 /* Warning callback of jg_ws_run: `line` 1-based in the script. */
 typedef void (*jg_expr_warn_fn)(void *ctx, const char *source, int line, const char *msg);
@@ -110,9 +111,9 @@ typedef void (*jg_expr_warn_fn)(void *ctx, const char *source, int line, const c
  * control block (if/for/while/switch/try ... end) is skipped whole.  Returns
  * JG_OK (warnings are not errors), JG_NOMEM.  `source` names the script in
  * warnings ("data.m", "InitFcn of 'dcmotor'"). */
-jg_status_t jg_ws_run(jg_ws_t *ws, const char *script, const char *source,
-                      jg_expr_lookup_fn parent, void *parent_ctx, jg_expr_warn_fn warn,
-                      void *warn_ctx);
+JG_API jg_status_t jg_ws_run(jg_ws_t *ws, const char *script, const char *source,
+                             jg_expr_lookup_fn parent, void *parent_ctx, jg_expr_warn_fn warn,
+                             void *warn_ctx);
 
 #ifdef __cplusplus
 }

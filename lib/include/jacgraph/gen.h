@@ -14,6 +14,7 @@
  */
 #ifndef JACGRAPH_GEN_H
 #define JACGRAPH_GEN_H
+#include "jacgraph/export.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -58,19 +59,19 @@ typedef struct jg_gen_info {
 } jg_gen_info_t;
 
 /* Defaults: kind, size and seed as given, depth 0. */
-void jg_gen_opts_default(jg_gen_opts_t *o, jg_gen_kind_t kind, int64_t size, uint64_t seed);
+JG_API void jg_gen_opts_default(jg_gen_opts_t *o, jg_gen_kind_t kind, int64_t size, uint64_t seed);
 
 /* "aerospace", "power", "deep", "brusselator"; NULL for another value. */
-const char *jg_gen_kind_name(jg_gen_kind_t kind);
+JG_API const char *jg_gen_kind_name(jg_gen_kind_t kind);
 
 /* The kind named s (as jg_gen_kind_name).  JG_ARG when s names none. */
-jg_status_t jg_gen_kind_parse(const char *s, jg_gen_kind_t *kind, jg_error_t *err);
+JG_API jg_status_t jg_gen_kind_parse(const char *s, jg_gen_kind_t *kind, jg_error_t *err);
 
 /* The Brusselator's grid for a state count: states = 2 nx ny with nx the
  * largest divisor of states/2 not above its square root.  Returns 0, or -1
  * when states is odd, below JG_GEN_MIN_STATES or nx < 3 (then nx, ny are
  * untouched).  Cost O(sqrt(states)). */
-int jg_gen_brusselator_grid(int64_t states, int64_t *nx, int64_t *ny);
+JG_API int jg_gen_brusselator_grid(int64_t states, int64_t *nx, int64_t *ny);
 
 /* Write the model of o to f as JSON (the model is named
  * "<kind>_n<size>_s<seed>").  The text is streamed: memory stays at a few
@@ -80,12 +81,12 @@ int jg_gen_brusselator_grid(int64_t states, int64_t *nx, int64_t *ny);
  * Errors: JG_ARG (size out of range, a Brusselator size that is no grid, depth
  * out of range or given for another kind), JG_IO (writing to f failed; part of
  * the model may have been written), JG_NOMEM. */
-jg_status_t jg_gen_write(const jg_gen_opts_t *o, FILE *f, jg_gen_info_t *info, jg_error_t *err);
+JG_API jg_status_t jg_gen_write(const jg_gen_opts_t *o, FILE *f, jg_gen_info_t *info, jg_error_t *err);
 
 /* As jg_gen_write, into memory: *json receives a malloc'd NUL-terminated text
  * the caller frees, *len (may be NULL) its length.  On failure *json is NULL. */
-jg_status_t jg_gen_model(const jg_gen_opts_t *o, char **json, size_t *len, jg_gen_info_t *info,
-                         jg_error_t *err);
+JG_API jg_status_t jg_gen_model(const jg_gen_opts_t *o, char **json, size_t *len, jg_gen_info_t *info,
+                                jg_error_t *err);
 
 /* ---------------------------------------------- random linear diagrams */
 
@@ -142,15 +143,15 @@ typedef struct jg_gen_random_info {
 } jg_gen_random_info_t;
 
 /* Defaults for everything but seed and nblocks: depth 2, vectors, loops. */
-void jg_gen_random_defaults(jg_gen_random_opts_t *o, uint64_t seed, int nblocks);
+JG_API void jg_gen_random_defaults(jg_gen_random_opts_t *o, uint64_t seed, int nblocks);
 
 /* Generate a random diagram.  *json receives a malloc'd NUL-terminated JSON
  * text the caller frees (NULL on failure); info may be NULL.  The model is
  * built in memory: time and memory linear in nblocks (about 100 bytes per
  * block).  Errors: JG_ARG (nblocks < 1), JG_NOMEM, JG_INTERNAL (a generator
  * invariant broke; the message says which). */
-jg_status_t jg_gen_random(const jg_gen_random_opts_t *o, char **json, jg_gen_random_info_t *info,
-                          jg_error_t *err);
+JG_API jg_status_t jg_gen_random(const jg_gen_random_opts_t *o, char **json, jg_gen_random_info_t *info,
+                                 jg_error_t *err);
 
 #ifdef __cplusplus
 }

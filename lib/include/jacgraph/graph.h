@@ -15,6 +15,7 @@
  */
 #ifndef JACGRAPH_GRAPH_H
 #define JACGRAPH_GRAPH_H
+#include "jacgraph/export.h"
 #include <stdint.h>
 #include <stddef.h>
 #include "jacgraph/status.h"
@@ -40,9 +41,9 @@ typedef enum {
     JG_REDUCE_FULL            /* every algebraic vertex, cheapest Markowitz degree first */
 } jg_reduce_t;
 
-const char *jg_reduce_name(jg_reduce_t r);
+JG_API const char *jg_reduce_name(jg_reduce_t r);
 /* "markowitz" -> JG_REDUCE_MARKOWITZ; -1 when unknown. */
-int jg_reduce_parse(const char *s);
+JG_API int jg_reduce_parse(const char *s);
 
 typedef struct jg_vertex_info {
     jg_vkind_t kind;
@@ -69,17 +70,17 @@ typedef struct jg_graph_stats {
     size_t bytes_graph;            /* graph structure + values + tape */
 } jg_graph_stats_t;
 
-int64_t jg_graph_nvertices(const jg_graph_t *g);   /* ids 0..n-1, eliminated included */
-int64_t jg_graph_nedges(const jg_graph_t *g);      /* ids 0..n-1, removed included */
-void jg_graph_vertex(const jg_graph_t *g, int64_t v, jg_vertex_info_t *info);
-void jg_graph_edge(const jg_graph_t *g, int64_t e, jg_edge_info_t *info);
+JG_API int64_t jg_graph_nvertices(const jg_graph_t *g);   /* ids 0..n-1, eliminated included */
+JG_API int64_t jg_graph_nedges(const jg_graph_t *g);      /* ids 0..n-1, removed included */
+JG_API void jg_graph_vertex(const jg_graph_t *g, int64_t v, jg_vertex_info_t *info);
+JG_API void jg_graph_edge(const jg_graph_t *g, int64_t e, jg_edge_info_t *info);
 /* Label for pictures and messages, e.g. "x Plant/x1", "u Sum1:2", "y Gain:1",
  * "in In1", "out Out1".  Valid while g lives. */
-const char *jg_graph_vertex_label(const jg_graph_t *g, int64_t v);
-void jg_graph_stats(const jg_graph_t *g, jg_graph_stats_t *st);
+JG_API const char *jg_graph_vertex_label(const jg_graph_t *g, int64_t v);
+JG_API void jg_graph_stats(const jg_graph_t *g, jg_graph_stats_t *st);
 /* Live vertex and edge counts now. */
-void jg_graph_count(const jg_graph_t *g, int64_t *nv, int64_t *ne);
-void jg_graph_free(jg_graph_t *g);
+JG_API void jg_graph_count(const jg_graph_t *g, int64_t *nv, int64_t *ne);
+JG_API void jg_graph_free(jg_graph_t *g);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,7 @@
  */
 #ifndef JACGRAPH_IMPORT_H
 #define JACGRAPH_IMPORT_H
+#include "jacgraph/export.h"
 #include <stdio.h>
 #include "jacgraph/model.h"
 
@@ -42,13 +43,13 @@ typedef struct jg_import_opts {
  * unsupported content the message lists every unsupported block by path, type
  * and reason, one per line), JG_PARAM (workspace scripts, --set), JG_NOMEM.
  * Cost: linear in the file size. */
-jg_status_t jg_import_load(const char *path, const jg_import_opts_t *o, jg_model_t **out,
-                           jg_error_t *err);
+JG_API jg_status_t jg_import_load(const char *path, const jg_import_opts_t *o, jg_model_t **out,
+                                  jg_error_t *err);
 
 /* The same, but write the equivalent JSON model to `f` (pretty-printed)
  * instead of building the model: `jacgraph import`. */
-jg_status_t jg_import_to_json(const char *path, const jg_import_opts_t *o, FILE *f,
-                              jg_error_t *err);
+JG_API jg_status_t jg_import_to_json(const char *path, const jg_import_opts_t *o, FILE *f,
+                                     jg_error_t *err);
 
 #ifdef __cplusplus
 }

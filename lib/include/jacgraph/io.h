@@ -3,6 +3,7 @@
  * files (MDL, SLX). */
 #ifndef JACGRAPH_IO_H
 #define JACGRAPH_IO_H
+#include "jacgraph/export.h"
 #include <stdio.h>
 #include "jacgraph/linearize.h"
 #include "jacgraph/graph.h"
@@ -15,24 +16,24 @@ extern "C" {
  * labels (MATLAB ss style); wide matrices are split into column chunks and
  * large sparse ones listed as (row, column) value.  %.6g-like significant
  * digits: `digits` (<= 0: 6). */
-jg_status_t jg_write_linsys_text(FILE *f, const jg_linsys_t *s, int digits, jg_error_t *err);
+JG_API jg_status_t jg_write_linsys_text(FILE *f, const jg_linsys_t *s, int digits, jg_error_t *err);
 
 /* {"states": [...], "inputs": [...], "outputs": [...], "t": T, "A": M, ...}
  * with M = {"rows": r, "cols": c, "i": [...], "j": [...], "x": [...]}
  * (0-based triplets, column-major order, values with 17 significant digits). */
-jg_status_t jg_write_linsys_json(FILE *f, const jg_linsys_t *s, jg_error_t *err);
+JG_API jg_status_t jg_write_linsys_json(FILE *f, const jg_linsys_t *s, jg_error_t *err);
 
 /* PREFIX_A.mtx ... PREFIX_D.mtx (coordinate real general) and PREFIX_names.txt
  * (sections "states", "inputs", "outputs", one name per line). */
-jg_status_t jg_write_linsys_mm(const char *prefix, const jg_linsys_t *s, jg_error_t *err);
+JG_API jg_status_t jg_write_linsys_mm(const char *prefix, const jg_linsys_t *s, jg_error_t *err);
 
 /* The graph in Graphviz dot through cgraph: states as circles, algebraic
  * vertices as boxes, I/O points as plain ellipses/diamonds; edge labels are
  * the value for 1x1 edges and "rxc" otherwise.  Only live vertices and edges
  * are drawn.  dot_path or svg_path may be NULL; SVG is rendered with gvc
  * (layout "dot").  Errors: JG_IO naming the file. */
-jg_status_t jg_write_graph(const jg_graph_t *g, const char *title, const char *dot_path,
-                           const char *svg_path, jg_error_t *err);
+JG_API jg_status_t jg_write_graph(const jg_graph_t *g, const char *title, const char *dot_path,
+                                  const char *svg_path, jg_error_t *err);
 
 /* Simulink file encodings written by jg_io_write_simulink. */
 typedef enum {
@@ -60,8 +61,8 @@ typedef enum {
  * control characters), JG_ARG (bad format), JG_IO (naming the file).
  * Cost: linear in the model size; the output is streamed (SLX: through a
  * temporary file), so memory is the parsed JSON plus one system's index. */
-jg_status_t jg_io_write_simulink(const char *json_text, size_t len, int format, const char *path,
-                                 jg_error_t *err);
+JG_API jg_status_t jg_io_write_simulink(const char *json_text, size_t len, int format, const char *path,
+                                        jg_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
  */
 #ifndef JACGRAPH_H
 #define JACGRAPH_H
+#include "jacgraph/export.h"
 #include "jacgraph/status.h"
 #include "jacgraph/expr.h"
 #include "jacgraph/model.h"

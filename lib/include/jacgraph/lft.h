@@ -15,9 +15,10 @@
  */
 #ifndef JACGRAPH_LFT_H
 #define JACGRAPH_LFT_H
+#include "jacgraph/export.h"
 #include <stddef.h>
 #include <stdint.h>
-#include <cs.h>
+#include <suitesparse/cs.h>   /* Debian, SuiteSparse >= 5: no -I needed */
 #include "jacgraph/status.h"
 
 #ifdef __cplusplus
@@ -37,11 +38,11 @@ typedef struct jg_lft_info {
  * add which loop), JG_ARG on mismatched sizes, JG_NOMEM.  Cost: one sparse LU of
  * I - P22 M plus, per nonempty column of P21, two sparse triangular solves over
  * its reach and the product of the result with P12 M. */
-jg_status_t jg_lft(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, const cs_dl *P22,
-                   const cs_dl *M, cs_dl **F, jg_lft_info_t *info, jg_error_t *err);
+JG_API jg_status_t jg_lft(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, const cs_dl *P22,
+                          const cs_dl *M, cs_dl **F, jg_lft_info_t *info, jg_error_t *err);
 
 /* Bytes held by a compressed-column cs_dl (struct, pointers, indices, values). */
-size_t jg_csc_bytes(const cs_dl *A);
+JG_API size_t jg_csc_bytes(const cs_dl *A);
 
 #ifdef __cplusplus
 }

@@ -16,9 +16,10 @@
  */
 #ifndef JACGRAPH_LINEARIZE_H
 #define JACGRAPH_LINEARIZE_H
+#include "jacgraph/export.h"
 #include <stddef.h>
 #include <stdint.h>
-#include <cs.h>
+#include <suitesparse/cs.h>   /* Debian, SuiteSparse >= 5: no -I needed */
 #include "jacgraph/program.h"
 #include "jacgraph/graph.h"
 
@@ -27,8 +28,8 @@ extern "C" {
 #endif
 
 typedef enum { JG_METHOD_GRAPH = 0, JG_METHOD_MATRIX, JG_METHOD_PERTURB } jg_method_t;
-const char *jg_method_name(jg_method_t m);
-int jg_method_parse(const char *s);   /* -1 when unknown */
+JG_API const char *jg_method_name(jg_method_t m);
+JG_API int jg_method_parse(const char *s);   /* -1 when unknown */
 
 /* Linearization I/O: points are "BLOCK:N" (block path, 1-based output port). */
 typedef struct jg_lin_opts {
@@ -45,7 +46,7 @@ typedef struct jg_linsys {
     double t;                 /* time of the operating point */
 } jg_linsys_t;
 
-void jg_linsys_free(jg_linsys_t *s);
+JG_API void jg_linsys_free(jg_linsys_t *s);
 
 typedef struct jg_lin_stats {
     jg_graph_stats_t graph;   /* graph method: sizes before/after, graph bytes */
@@ -66,33 +67,33 @@ typedef struct jg_lin jg_lin_t;
 /* Resolve I/O points and set the default operating point (t = 0, initial
  * states, zero inputs).  p must outlive the result.  Errors: JG_ARG for bad
  * points (message names the point), JG_NOMEM. */
-jg_status_t jg_lin_create(const jg_program_t *p, const jg_lin_opts_t *o, jg_lin_t **out,
-                          jg_error_t *err);
-void jg_lin_free(jg_lin_t *l);
+JG_API jg_status_t jg_lin_create(const jg_program_t *p, const jg_lin_opts_t *o, jg_lin_t **out,
+                                 jg_error_t *err);
+JG_API void jg_lin_free(jg_lin_t *l);
 
 /* Operating point: states and root-Inport values (writable, program layout). */
-double *jg_lin_states(jg_lin_t *l);
-double *jg_lin_inputs(jg_lin_t *l);
-void jg_lin_set_time(jg_lin_t *l, double t);
+JG_API double *jg_lin_states(jg_lin_t *l);
+JG_API double *jg_lin_inputs(jg_lin_t *l);
+JG_API void jg_lin_set_time(jg_lin_t *l, double t);
 /* Read an operating point file (docs/model-format.md): {"t": T, "states":
  * {"Plant/x1": 1, "Plant/ss": [1, 2], "Plant/ss(2)": 3}, "inputs": {"In1": 0.5}}.
  * Unnamed entries keep their defaults.  Errors name the file and the entry. */
-jg_status_t jg_lin_read_op(jg_lin_t *l, const char *path, jg_error_t *err);
+JG_API jg_status_t jg_lin_read_op(jg_lin_t *l, const char *path, jg_error_t *err);
 
 /* Linearize.  *out is a new jg_linsys_t; st may be NULL.  Errors: those of
  * evaluation (JG_NONLINEAR_LOOP, JG_SINGULAR_LOOP, JG_NUMERIC naming blocks),
  * JG_NOMEM. */
-jg_status_t jg_lin_run(jg_lin_t *l, jg_method_t m, jg_reduce_t r, jg_linsys_t **out,
-                       jg_lin_stats_t *st, jg_error_t *err);
+JG_API jg_status_t jg_lin_run(jg_lin_t *l, jg_method_t m, jg_reduce_t r, jg_linsys_t **out,
+                              jg_lin_stats_t *st, jg_error_t *err);
 
 /* The Jacobian graph for reduction r, built and reduced on first use, with the
  * values of the last run (or of the default operating point). */
-jg_status_t jg_lin_graph(jg_lin_t *l, jg_reduce_t r, const jg_graph_t **g, jg_error_t *err);
+JG_API jg_status_t jg_lin_graph(jg_lin_t *l, jg_reduce_t r, const jg_graph_t **g, jg_error_t *err);
 
 /* Largest difference between two systems of equal shape, relative to
  * max(1, largest magnitude in b), per matrix; returns the max over A..D and
  * the name of the matrix in *which ("A".."D"). */
-double jg_linsys_diff(const jg_linsys_t *a, const jg_linsys_t *b, const char **which);
+JG_API double jg_linsys_diff(const jg_linsys_t *a, const jg_linsys_t *b, const char **which);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
  */
 #ifndef JACGRAPH_MODEL_H
 #define JACGRAPH_MODEL_H
+#include "jacgraph/export.h"
 #include <stddef.h>
 #include "jacgraph/status.h"
 
@@ -18,36 +19,36 @@ typedef struct jg_model jg_model_t;
 /* Read a model file.  On success *out is a new model the caller frees with
  * jg_model_free.  Errors: JG_IO (unreadable), JG_PARSE (file:line:col),
  * JG_MODEL (document shape: path of the offending element).  Cost: O(file). */
-jg_status_t jg_model_read(const char *path, jg_model_t **out, jg_error_t *err);
+JG_API jg_status_t jg_model_read(const char *path, jg_model_t **out, jg_error_t *err);
 
 /* Same from a string; `source` names it in messages (e.g. "<stdin>"). */
-jg_status_t jg_model_parse(const char *text, const char *source, jg_model_t **out,
-                           jg_error_t *err);
+JG_API jg_status_t jg_model_parse(const char *text, const char *source, jg_model_t **out,
+                                  jg_error_t *err);
 
 /* Build a model from a document already in memory (a jansson json_t in the
  * format of docs/model-format.md; lib/import builds one from a Simulink
  * file).  The reference to root is taken over, also on failure.  Checks as
  * jg_model_parse; `source` names it in messages. */
 struct json_t;
-jg_status_t jg_model_from_json(struct json_t *root, const char *source, jg_model_t **out,
-                               jg_error_t *err);
+JG_API jg_status_t jg_model_from_json(struct json_t *root, const char *source, jg_model_t **out,
+                                      jg_error_t *err);
 
 /* Blocks an importer left out of the model (user-interface blocks of a
  * Simulink file: its "skipped" list): count and entry k as
  * "path (Type): reason", valid while m lives. */
-size_t jg_model_nskipped(const jg_model_t *m);
-const char *jg_model_skipped(const jg_model_t *m, size_t k);
+JG_API size_t jg_model_nskipped(const jg_model_t *m);
+JG_API const char *jg_model_skipped(const jg_model_t *m, size_t k);
 
 /* The plugins the model needs (its "plugins" field, docs/model-format.md):
  * their number, 0 without the field, -1 when it is not an array of non-empty
  * strings (the reader leaves that to the loader, jg_plugin_load_model); name
  * k, valid while m lives, NULL past the end.  Cost: O(count), O(1). */
-ptrdiff_t jg_model_nplugins(const jg_model_t *m);
-const char *jg_model_plugin(const jg_model_t *m, size_t k);
+JG_API ptrdiff_t jg_model_nplugins(const jg_model_t *m);
+JG_API const char *jg_model_plugin(const jg_model_t *m, size_t k);
 
-const char *jg_model_name(const jg_model_t *m);     /* "name" field, or the file stem */
-const char *jg_model_source(const jg_model_t *m);   /* file name given to read/parse */
-void jg_model_free(jg_model_t *m);                  /* NULL is fine */
+JG_API const char *jg_model_name(const jg_model_t *m);     /* "name" field, or the file stem */
+JG_API const char *jg_model_source(const jg_model_t *m);   /* file name given to read/parse */
+JG_API void jg_model_free(jg_model_t *m);                  /* NULL is fine */
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,7 @@
  */
 #ifndef JACGRAPH_PLOT_H
 #define JACGRAPH_PLOT_H
+#include "jacgraph/export.h"
 #include <stdint.h>
 #include <stdio.h>
 #include "jacgraph/status.h"
@@ -56,11 +57,11 @@ typedef struct jg_plot_opts {
  * names are copied: the caller keeps ownership of its own.  *out is NULL on
  * failure.  Errors: JG_ARG (ncurves < 0, a NULL name), JG_NOMEM.
  * Cost: O(ncurves + length of the names); the point buffer grows on demand. */
-jg_status_t jg_plot_create(int64_t ncurves, const char *const *names, const jg_plot_opts_t *o,
-                           jg_plot_t **out, jg_error_t *err);
+JG_API jg_status_t jg_plot_create(int64_t ncurves, const char *const *names, const jg_plot_opts_t *o,
+                                  jg_plot_t **out, jg_error_t *err);
 /* Free the recorder and everything it owns (names, labels, points); NULL is
  * allowed.  No errors.  Cost: O(curves stored). */
-void jg_plot_free(jg_plot_t *pl);
+JG_API void jg_plot_free(jg_plot_t *pl);
 
 /* Record a point: x and the ncurves values y[] (only the first
  * JG_PLOT_MAX_CURVES are read; y may be NULL when ncurves is 0).  x should not
@@ -68,12 +69,12 @@ void jg_plot_free(jg_plot_t *pl);
  * values are copied.  Errors: JG_NOMEM (the recorder is unchanged).
  * Cost: amortized O(curves stored); O(max_points) once each time the buffer
  * is thinned (at most log2(total points / max_points) times). */
-jg_status_t jg_plot_add(jg_plot_t *pl, double x, const double *y, jg_error_t *err);
+JG_API jg_status_t jg_plot_add(jg_plot_t *pl, double x, const double *y, jg_error_t *err);
 
 /* Points passed to jg_plot_add so far, and the current thinning factor k
  * (1: every point kept; else a power of two).  No errors.  Cost: O(1). */
-int64_t jg_plot_count(const jg_plot_t *pl);
-int64_t jg_plot_stride(const jg_plot_t *pl);
+JG_API int64_t jg_plot_count(const jg_plot_t *pl);
+JG_API int64_t jg_plot_stride(const jg_plot_t *pl);
 
 /* Write the plot as a standalone SVG 1.1 document to f (the caller opens and
  * closes it; nothing is flushed or closed here).  A plot without points or
@@ -82,12 +83,12 @@ int64_t jg_plot_stride(const jg_plot_t *pl);
  * Cost: O(points kept x curves stored^2) time at worst (the test for equal
  * curves; O(points kept x curves) when they differ early), no allocation; the
  * output is O(curves x plot width) bytes whatever the number of points. */
-jg_status_t jg_plot_write_svg(const jg_plot_t *pl, FILE *f, jg_error_t *err);
+JG_API jg_status_t jg_plot_write_svg(const jg_plot_t *pl, FILE *f, jg_error_t *err);
 
 /* jg_plot_write_svg to the file at path (created or truncated).  A partly
  * written regular file is removed on failure.  Errors: JG_IO naming the file
  * ("PATH: cannot write", "PATH: write failed").  Cost: as above. */
-jg_status_t jg_plot_save_svg(const jg_plot_t *pl, const char *path, jg_error_t *err);
+JG_API jg_status_t jg_plot_save_svg(const jg_plot_t *pl, const char *path, jg_error_t *err);
 
 #ifdef __cplusplus
 }

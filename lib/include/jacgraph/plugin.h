@@ -48,6 +48,7 @@
  */
 #ifndef JACGRAPH_PLUGIN_H
 #define JACGRAPH_PLUGIN_H
+#include "jacgraph/export.h"
 #include <stddef.h>
 #include <stdint.h>
 #include "jacgraph/status.h"
@@ -231,7 +232,7 @@ typedef int (*jg_plugin_init_fn)(jg_plugin_registry_t *r);
  *            "plugin 'F': jacgraph_plugin_init failed (returned N)"
  *   JG_NOMEM.
  * Cost: dlopen plus the plugin's init.  Not thread-safe. */
-jg_status_t jg_plugin_load(const char *file, jg_error_t *err);
+JG_API jg_status_t jg_plugin_load(const char *file, jg_error_t *err);
 
 /* Load the plugins a model names in its top-level "plugins" array of
  * strings.  An entry with a '/' is a path (relative to the model file's
@@ -241,11 +242,11 @@ jg_status_t jg_plugin_load(const char *file, jg_error_t *err);
  * jg_plugin_load; JG_MODEL "model 'M': \"plugins\" must be an array of
  * strings"; JG_MODEL "model 'M' needs plugin 'NAME': no NAME.so in
  * JACGRAPH_PLUGIN_PATH (...); load it with --plugin FILE.so". */
-jg_status_t jg_plugin_load_model(const jg_model_t *m, jg_error_t *err);
+JG_API jg_status_t jg_plugin_load_model(const jg_model_t *m, jg_error_t *err);
 
 /* Loaded plugin files, in load order (names as given to jg_plugin_load). */
-int jg_plugin_count(void);
-const char *jg_plugin_file(int k);
+JG_API int jg_plugin_count(void);
+JG_API const char *jg_plugin_file(int k);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
 /* jacgraph/program.h -- a compiled model: flat, typed, sorted, with widths and
- * Jacobian patterns (seed 003, "compilation" and "link").
+ * Jacobian patterns (the "compilation" and "link" phases of Simulink, "How
+ * Simulink Works").
  *
  * jg_program_compile flattens the hierarchy, resolves parameters in the model
  * workspace, propagates signal widths, traces every input element of a real
@@ -16,6 +17,7 @@
  */
 #ifndef JACGRAPH_PROGRAM_H
 #define JACGRAPH_PROGRAM_H
+#include "jacgraph/export.h"
 #include <stdint.h>
 #include "jacgraph/model.h"
 
@@ -29,78 +31,78 @@ typedef struct jg_program jg_program_t;
  * Errors: JG_MODEL (unknown block type, unknown port, two drivers...),
  * JG_PARAM, JG_WIDTH, JG_NOMEM.  Cost: O(blocks + signal elements) plus the
  * SCC computation, O(V + E) on the feedthrough graph. */
-jg_status_t jg_program_compile(const jg_model_t *m, jg_program_t **out, jg_error_t *err);
-void jg_program_free(jg_program_t *p);
+JG_API jg_status_t jg_program_compile(const jg_model_t *m, jg_program_t **out, jg_error_t *err);
+JG_API void jg_program_free(jg_program_t *p);
 
-const char *jg_program_name(const jg_program_t *p);
+JG_API const char *jg_program_name(const jg_program_t *p);
 
 /* Blocks: every block of the model, virtual ones included, in file order. */
-int32_t jg_program_nblocks(const jg_program_t *p);
-const char *jg_program_block_path(const jg_program_t *p, int32_t b);
-const char *jg_program_block_type(const jg_program_t *p, int32_t b);
-int jg_program_block_virtual(const jg_program_t *p, int32_t b);
-int64_t jg_program_block_nstates(const jg_program_t *p, int32_t b);
-int jg_program_block_nports(const jg_program_t *p, int32_t b, int *nin, int *nout);
-int64_t jg_program_port_width(const jg_program_t *p, int32_t b, int is_output, int port);
+JG_API int32_t jg_program_nblocks(const jg_program_t *p);
+JG_API const char *jg_program_block_path(const jg_program_t *p, int32_t b);
+JG_API const char *jg_program_block_type(const jg_program_t *p, int32_t b);
+JG_API int jg_program_block_virtual(const jg_program_t *p, int32_t b);
+JG_API int64_t jg_program_block_nstates(const jg_program_t *p, int32_t b);
+JG_API int jg_program_block_nports(const jg_program_t *p, int32_t b, int *nin, int *nout);
+JG_API int64_t jg_program_port_width(const jg_program_t *p, int32_t b, int is_output, int port);
 /* 1 when input port `port` (0-based) of block b has direct feedthrough. */
-int jg_program_block_feedthrough(const jg_program_t *p, int32_t b, int port);
+JG_API int jg_program_block_feedthrough(const jg_program_t *p, int32_t b, int port);
 /* Block id by path ("Controller/Sum1"), -1 when there is none.  A path is
  * the block names from the root down joined by '/', with a '/' inside a name
  * doubled (Simulink's getfullname convention): block "a/b" of SubSystem "S"
  * is "S/a//b".  Names may hold anything else (':', newlines, spaces...).
  * Cost: O(length of path) expected (hash table). */
-int32_t jg_program_find_block(const jg_program_t *p, const char *path);
+JG_API int32_t jg_program_find_block(const jg_program_t *p, const char *path);
 /* Signal name of output port `port` (0-based) of block b: the "name" of the
  * lines leaving it, NULL when they have none (or b, port is out of range).
  * Valid while p lives. */
-const char *jg_program_signal_name(const jg_program_t *p, int32_t b, int port);
+JG_API const char *jg_program_signal_name(const jg_program_t *p, int32_t b, int port);
 /* The output port whose lines are named `name`, searched in every system of
  * the model: *block and *port (0-based) are set on success.  A name must be
  * unique model-wide to be found.  Errors (JG_ARG, message in err, *block and
  * *port untouched): "no signal named 'x'"; "signal name 'x' is ambiguous: 2
  * output ports carry it: 'A:1', 'S/B:1'" listing the candidates as BLOCK:N.
  * Cost: O(output ports of the model) per call. */
-jg_status_t jg_program_find_signal(const jg_program_t *p, const char *name, int32_t *block,
-                                   int *port, jg_error_t *err);
+JG_API jg_status_t jg_program_find_signal(const jg_program_t *p, const char *name, int32_t *block,
+                                          int *port, jg_error_t *err);
 /* Number of real (non-virtual) blocks. */
-int32_t jg_program_nreal(const jg_program_t *p);
+JG_API int32_t jg_program_nreal(const jg_program_t *p);
 
 /* States. */
-int64_t jg_program_nstates(const jg_program_t *p);
+JG_API int64_t jg_program_nstates(const jg_program_t *p);
 /* Discrete states (held by linearization), zero-crossing signals, discrete
  * sample rates (distinct [period, offset] pairs, fastest first). */
-int64_t jg_program_ndstates(const jg_program_t *p);
-int64_t jg_program_nzc(const jg_program_t *p);
-int32_t jg_program_nrates(const jg_program_t *p);
+JG_API int64_t jg_program_ndstates(const jg_program_t *p);
+JG_API int64_t jg_program_nzc(const jg_program_t *p);
+JG_API int32_t jg_program_nrates(const jg_program_t *p);
 /* Rate k's period and offset; returns 0, -1 when k is out of range. */
-int jg_program_rate(const jg_program_t *p, int32_t k, double *period, double *offset);
+JG_API int jg_program_rate(const jg_program_t *p, int32_t k, double *period, double *offset);
 /* Block b's resolved sample time (period -1 never: 0 continuous, INFINITY
  * constant, > 0 discrete). */
-void jg_program_block_sample_time(const jg_program_t *p, int32_t b, double *period, double *offset);
+JG_API void jg_program_block_sample_time(const jg_program_t *p, int32_t b, double *period, double *offset);
 /* Name of state i ("Plant/x1", "Plant/ss(2)"); valid while p lives. */
-const char *jg_program_state_name(const jg_program_t *p, int64_t i);
+JG_API const char *jg_program_state_name(const jg_program_t *p, int64_t i);
 /* Initial state vector (x0[nstates]). */
-jg_status_t jg_program_initial_states(const jg_program_t *p, double *x0, jg_error_t *err);
+JG_API jg_status_t jg_program_initial_states(const jg_program_t *p, double *x0, jg_error_t *err);
 
 /* Sorted order of the real blocks; blocks of one algebraic loop are adjacent. */
-const int32_t *jg_program_sorted(const jg_program_t *p, int32_t *n);
+JG_API const int32_t *jg_program_sorted(const jg_program_t *p, int32_t *n);
 /* Algebraic loops: ids of the blocks on loop k, in sorted order. */
-int jg_program_nloops(const jg_program_t *p);
-const int32_t *jg_program_loop(const jg_program_t *p, int k, int32_t *n);
+JG_API int jg_program_nloops(const jg_program_t *p);
+JG_API const int32_t *jg_program_loop(const jg_program_t *p, int k, int32_t *n);
 /* Loop index of block b, -1 when it is on none. */
-int jg_program_block_loop(const jg_program_t *p, int32_t b);
+JG_API int jg_program_block_loop(const jg_program_t *p, int32_t b);
 /* "A, B, C" for messages (static-lifetime string owned by p). */
-const char *jg_program_loop_names(const jg_program_t *p, int k);
+JG_API const char *jg_program_loop_names(const jg_program_t *p, int k);
 
 /* Root Inport / Outport blocks by port number (0-based index k). */
-int jg_program_ninputs(const jg_program_t *p);
-int jg_program_noutputs(const jg_program_t *p);
-int32_t jg_program_input_block(const jg_program_t *p, int k);
-int32_t jg_program_output_block(const jg_program_t *p, int k);
+JG_API int jg_program_ninputs(const jg_program_t *p);
+JG_API int jg_program_noutputs(const jg_program_t *p);
+JG_API int32_t jg_program_input_block(const jg_program_t *p, int k);
+JG_API int32_t jg_program_output_block(const jg_program_t *p, int k);
 
 /* Warnings found while compiling (unconnected inputs...). */
-int jg_program_nwarnings(const jg_program_t *p);
-const char *jg_program_warning(const jg_program_t *p, int i);
+JG_API int jg_program_nwarnings(const jg_program_t *p);
+JG_API const char *jg_program_warning(const jg_program_t *p, int i);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
  */
 #ifndef JACGRAPH_SIMULATE_H
 #define JACGRAPH_SIMULATE_H
+#include "jacgraph/export.h"
 #include <stdint.h>
 #include "jacgraph/program.h"
 #include "jacgraph/eval.h"
@@ -78,14 +79,14 @@ typedef int (*jg_sim_log_fn)(double t, const double *x, const double *sig, void 
  * Errors: JG_ARG (unknown solver with the list of valid names, unknown
  * solver Jacobian method (any solver), non-positive step, stop before start,
  * negative refine), JG_NOMEM. */
-jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_t **out,
-                          jg_error_t *err);
-void jg_sim_free(jg_sim_t *s);
+JG_API jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_t **out,
+                                 jg_error_t *err);
+JG_API void jg_sim_free(jg_sim_t *s);
 
 /* Logged signals: root Outports (in port order), then the inputs of Scope
  * and ToWorkspace blocks, element by element.  Names: "Out1", "Scope:1(2)". */
-int64_t jg_sim_nlogged(const jg_sim_t *s);
-const char *jg_sim_logged_name(const jg_sim_t *s, int64_t k);
+JG_API int64_t jg_sim_nlogged(const jg_sim_t *s);
+JG_API const char *jg_sim_logged_name(const jg_sim_t *s, int64_t k);
 
 /* Integrate up to t_until (clamped to tstop), calling log at t0 (first call
  * only) and at every output point.  A Stop block whose input is nonzero at a
@@ -94,25 +95,25 @@ const char *jg_sim_logged_name(const jg_sim_t *s, int64_t k);
  * and the time, and further calls return at once.  Errors: those of evaluation (block domain
  * errors naming the block and time, JG_NONLINEAR_LOOP) and of the solver
  * (JG_NUMERIC "step size too small at t = ..."). */
-jg_status_t jg_sim_run(jg_sim_t *s, double t_until, jg_sim_log_fn log, void *user,
-                       jg_error_t *err);
+JG_API jg_status_t jg_sim_run(jg_sim_t *s, double t_until, jg_sim_log_fn log, void *user,
+                              jg_error_t *err);
 
-double jg_sim_time(const jg_sim_t *s);
-const double *jg_sim_states(const jg_sim_t *s);   /* nstates values at jg_sim_time */
-void jg_sim_stats(const jg_sim_t *s, jg_solver_stats_t *st);
-void jg_sim_stats2(const jg_sim_t *s, jg_sim_stats_t *st);
+JG_API double jg_sim_time(const jg_sim_t *s);
+JG_API const double *jg_sim_states(const jg_sim_t *s);   /* nstates values at jg_sim_time */
+JG_API void jg_sim_stats(const jg_sim_t *s, jg_solver_stats_t *st);
+JG_API void jg_sim_stats2(const jg_sim_t *s, jg_sim_stats_t *st);
 /* Discrete states (jg_sim_ndstates values) at jg_sim_time. */
-int64_t jg_sim_ndstates(const jg_sim_t *s);
-const double *jg_sim_dstates(const jg_sim_t *s);
+JG_API int64_t jg_sim_ndstates(const jg_sim_t *s);
+JG_API const double *jg_sim_dstates(const jg_sim_t *s);
 /* With an implicit solver (ode23s, lie, ode15s) the simulation installs the
  * solver Jacobian of jacgraph/solverjac.h (method o->jacobian) with its
  * pattern; its f evaluations count in the stats' fevals_jac.  The method
  * used and why (*why, when why is not NULL); NULL for an explicit solver. */
-const char *jg_sim_jacobian(const jg_sim_t *s, const char **why);
+JG_API const char *jg_sim_jacobian(const jg_sim_t *s, const char **why);
 /* The work the simulation evaluates the model on (held discrete outputs,
  * discrete states, modes, inputs), e.g. to evaluate a solver Jacobian at the
  * run's point.  Owned by s. */
-jg_work_t *jg_sim_work(jg_sim_t *s);
+JG_API jg_work_t *jg_sim_work(jg_sim_t *s);
 
 #ifdef __cplusplus
 }

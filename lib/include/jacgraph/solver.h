@@ -39,8 +39,9 @@
  */
 #ifndef JACGRAPH_SOLVER_H
 #define JACGRAPH_SOLVER_H
+#include "jacgraph/export.h"
 #include <stdint.h>
-#include <cs.h>
+#include <suitesparse/cs.h>   /* Debian, SuiteSparse >= 5: no -I needed */
 #include "jacgraph/status.h"
 
 #ifdef __cplusplus
@@ -91,8 +92,8 @@ typedef int (*jg_jac_fn)(double t, const double *x, const double *fx, cs_dl *J, 
  * (a cs_dl *, copied; NULL: dense n x n).  Without one an implicit solver
  * perturbs f column by column (dense).  Explicit solvers ignore it.
  * Errors: JG_ARG for a pattern that is not n x n compressed-column. */
-jg_status_t jg_solver_set_jacobian(jg_solver_t *s, jg_jac_fn jac, const cs_dl *pattern,
-                                   void *user, jg_error_t *err);
+JG_API jg_status_t jg_solver_set_jacobian(jg_solver_t *s, jg_jac_fn jac, const cs_dl *pattern,
+                                          void *user, jg_error_t *err);
 
 /* Projection inside the solver (as Simulink's mdlProjection): a method that can
  * project within its own step (ode15s, through CVODE's CVodeSetProjFn, which
@@ -101,17 +102,17 @@ jg_status_t jg_solver_set_jacobian(jg_solver_t *s, jg_jac_fn jac, const cs_dl *p
  * the method takes it, JG_ARG when it cannot (the caller then projects after
  * each step itself and restarts the solver).  fn NULL removes it. */
 typedef int (*jg_proj_fn)(double t, double *x, void *user);
-jg_status_t jg_solver_set_projection(jg_solver_t *s, jg_proj_fn fn, void *user, jg_error_t *err);
+JG_API jg_status_t jg_solver_set_projection(jg_solver_t *s, jg_proj_fn fn, void *user, jg_error_t *err);
 
 /* Sparsing (linearly implicit Euler, "Sparsing of Jacobians"): a mask of the
  * Jacobian pattern (1 keep, 0 drop), one entry per stored entry of the pattern
  * given to jg_solver_set_jacobian; NULL clears it.  Other solvers ignore it. */
-jg_status_t jg_solver_set_sparsing(jg_solver_t *s, const unsigned char *keep, jg_error_t *err);
+JG_API jg_status_t jg_solver_set_sparsing(jg_solver_t *s, const unsigned char *keep, jg_error_t *err);
 
 /* The number of Jacobian pattern entries the sparsing mask drops (left out
  * of the iteration matrix I - h J and not computed by perturbation): 0 for a
  * solver that ignores masks or without one.  Cost: O(nnz). */
-int64_t jg_solver_sparsing_dropped(const jg_solver_t *s);
+JG_API int64_t jg_solver_sparsing_dropped(const jg_solver_t *s);
 
 /* Create solver `name` for n states.  f and user are kept (user is not owned).
  * o may be NULL (all defaults).  *out is the caller's (jg_solver_free).
@@ -119,27 +120,27 @@ int64_t jg_solver_sparsing_dropped(const jg_solver_t *s);
  * a fixed-step solver without a positive fixed_step ("non-positive step ..."),
  * a negative or NaN option, n < 0, f NULL, "discrete" with n > 0; JG_NOMEM.
  * Cost: O(n) memory, (4 + stages) n doubles. */
-jg_status_t jg_solver_create(const char *name, int64_t n, jg_rhs_fn f, void *user,
-                             const jg_solver_opts_t *o, jg_solver_t **out, jg_error_t *err);
+JG_API jg_status_t jg_solver_create(const char *name, int64_t n, jg_rhs_fn f, void *user,
+                                    const jg_solver_opts_t *o, jg_solver_t **out, jg_error_t *err);
 /* Accepts NULL. */
-void jg_solver_free(jg_solver_t *s);
+JG_API void jg_solver_free(jg_solver_t *s);
 
 /* The valid names, space-separated: "ode1 ode2 ode3 ode4 ode5 ode23 ode45
  * discrete" and the implicit ones "ode23s lie ode15s" (Rosenbrock 2(3) of
  * Shampine & Reichelt, linearly implicit Euler with a fixed step, variable-
  * order BDF through SUNDIALS CVODE). */
-const char *jg_solver_names(void);
+JG_API const char *jg_solver_names(void);
 /* The name s was created with (static storage). */
-const char *jg_solver_name(const jg_solver_t *s);
+JG_API const char *jg_solver_name(const jg_solver_t *s);
 /* 1 for ode1..ode5, lie and discrete, 0 for ode23, ode45, ode23s, ode15s. */
-int jg_solver_is_fixed(const jg_solver_t *s);
+JG_API int jg_solver_is_fixed(const jg_solver_t *s);
 
 /* Start at (t0, x0[n]) for a run that ends at tstop (may be +INFINITY).  x0 is
  * copied.  Clears the statistics.  Does not call f.  Errors: JG_ARG for a
  * non-finite t0 or x0, a NaN tstop, tstop < t0 ("stop time T before start
  * time T0").  Cost: O(n). */
-jg_status_t jg_solver_init(jg_solver_t *s, double t0, const double *x0, double tstop,
-                           jg_error_t *err);
+JG_API jg_status_t jg_solver_init(jg_solver_t *s, double t0, const double *x0, double tstop,
+                                  jg_error_t *err);
 
 /* One major step from the current point, ending at no more than
  * min(t_limit, tstop) (pass INFINITY for no per-call limit: t_limit is meant
@@ -156,8 +157,8 @@ jg_status_t jg_solver_init(jg_solver_t *s, double t0, const double *x0, double t
  * evaluations of f per attempt (ode45 6 and ode23 3 thanks to FSAL, plus one
  * for the first step after init or reset, plus one for the starting-step
  * estimate) and O(stages n) arithmetic; no allocation. */
-jg_status_t jg_solver_step(jg_solver_t *s, double t_limit, double *t, double *x,
-                           jg_error_t *err);
+JG_API jg_status_t jg_solver_step(jg_solver_t *s, double t_limit, double *t, double *x,
+                                  jg_error_t *err);
 
 /* Dense output on the last step [jg_solver_last_step_start(s), t]: xq[n] at
  * any tq in it, exact (copies) at both ends.  Valid until the next step,
@@ -165,19 +166,19 @@ jg_status_t jg_solver_step(jg_solver_t *s, double t_limit, double *t, double *x,
  * tq is outside (no message: there is no err).  Cost: O(stages n).  Order of
  * the interpolant: ode45/ode5 4, ode23/ode3 3 (Hermite), ode4 3, ode2 2,
  * ode1 1 (linear), discrete constant. */
-jg_status_t jg_solver_interpolate(const jg_solver_t *s, double tq, double *xq);
+JG_API jg_status_t jg_solver_interpolate(const jg_solver_t *s, double tq, double *xq);
 /* Start time of the last step (the current time when there is none). */
-double jg_solver_last_step_start(const jg_solver_t *s);
+JG_API double jg_solver_last_step_start(const jg_solver_t *s);
 
 /* Restart at (t, x[n]) after a discontinuity (an event, a state reset): f at
  * the new point is evaluated afresh (no FSAL reuse) and a variable-step solver
  * estimates its step again (or takes initial_step); a fixed-step solver keeps
  * its grid.  Statistics continue.  Errors: JG_ARG for a non-finite t or x or
  * t beyond tstop.  Cost: O(n). */
-jg_status_t jg_solver_reset(jg_solver_t *s, double t, const double *x, jg_error_t *err);
+JG_API jg_status_t jg_solver_reset(jg_solver_t *s, double t, const double *x, jg_error_t *err);
 
 /* Copy the counters into *st.  Cost: O(1). */
-void jg_solver_get_stats(const jg_solver_t *s, jg_solver_stats_t *st);
+JG_API void jg_solver_get_stats(const jg_solver_t *s, jg_solver_stats_t *st);
 
 #ifdef __cplusplus
 }

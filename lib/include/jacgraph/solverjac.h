@@ -45,8 +45,9 @@
  */
 #ifndef JACGRAPH_SOLVERJAC_H
 #define JACGRAPH_SOLVERJAC_H
+#include "jacgraph/export.h"
 #include <stdint.h>
-#include <cs.h>
+#include <suitesparse/cs.h>   /* Debian, SuiteSparse >= 5: no -I needed */
 #include "jacgraph/program.h"
 #include "jacgraph/eval.h"
 #include "jacgraph/status.h"
@@ -64,11 +65,11 @@ typedef enum {
 } jg_sjac_method_t;
 
 /* "auto", "full-perturbation", ... ("?" for other values; static storage). */
-const char *jg_sjac_method_name(jg_sjac_method_t m);
+JG_API const char *jg_sjac_method_name(jg_sjac_method_t m);
 /* The method named s, or -1. */
-int jg_sjac_method_parse(const char *s);
+JG_API int jg_sjac_method_parse(const char *s);
 /* "auto full-perturbation sparse-perturbation full-analytical sparse-analytical" */
-const char *jg_sjac_method_names(void);
+JG_API const char *jg_sjac_method_names(void);
 
 typedef struct jg_sjac jg_sjac_t;
 
@@ -97,45 +98,45 @@ typedef struct jg_sjac_stats {
  * Cost: the graph build and elimination (as jg_lin_run's first graph run),
  * O(nnz) for the pattern, O(sum over rows of nnz(row)^2) for the coloring;
  * the dense methods O(n^2) memory. */
-jg_status_t jg_sjac_create(const jg_program_t *p, const char *method, jg_work_t *w,
-                           jg_sjac_t **out, jg_error_t *err);
+JG_API jg_status_t jg_sjac_create(const jg_program_t *p, const char *method, jg_work_t *w,
+                                  jg_sjac_t **out, jg_error_t *err);
 /* Accepts NULL. */
-void jg_sjac_free(jg_sjac_t *j);
+JG_API void jg_sjac_free(jg_sjac_t *j);
 
 /* The method used (never JG_SJAC_AUTO) and why, one line such as "auto: every
  * block has an analytic Jacobian (analytical) and 2 states < 50 (full)". */
-jg_sjac_method_t jg_sjac_method(const jg_sjac_t *j);
-const char *jg_sjac_reason(const jg_sjac_t *j);
-int64_t jg_sjac_nstates(const jg_sjac_t *j);
+JG_API jg_sjac_method_t jg_sjac_method(const jg_sjac_t *j);
+JG_API const char *jg_sjac_reason(const jg_sjac_t *j);
+JG_API int64_t jg_sjac_nstates(const jg_sjac_t *j);
 /* The work f is evaluated on (the given one or the private one): set inputs
  * with jg_work_inputs. */
-jg_work_t *jg_sjac_work(jg_sjac_t *j);
+JG_API jg_work_t *jg_sjac_work(jg_sjac_t *j);
 
 /* The pattern jg_sjac_eval fills (n x n compressed-column, rows sorted,
  * values unused): the structural pattern for the sparse methods, all n^2
  * entries (column-major) for the full ones.  Owned by j. */
-const cs_dl *jg_sjac_pattern(const jg_sjac_t *j);
+JG_API const cs_dl *jg_sjac_pattern(const jg_sjac_t *j);
 /* What to pass to jg_solver_set_jacobian: the structural pattern for the
  * sparse methods (sparse LU), NULL for the full ones (the solver's dense
  * layout, LAPACK; the same entries as jg_sjac_pattern). */
-const cs_dl *jg_sjac_solver_pattern(const jg_sjac_t *j);
+JG_API const cs_dl *jg_sjac_solver_pattern(const jg_sjac_t *j);
 /* The structural pattern J_x,pattern (whatever the method).  Owned by j. */
-const cs_dl *jg_sjac_structure(const jg_sjac_t *j);
+JG_API const cs_dl *jg_sjac_structure(const jg_sjac_t *j);
 /* Column groups of the structural pattern: color[j] in 0..ncolors-1, -1 for
  * an empty column (nothing to perturb).  Owned by j. */
-int64_t jg_sjac_ncolors(const jg_sjac_t *j);
-const int64_t *jg_sjac_colors(const jg_sjac_t *j);
+JG_API int64_t jg_sjac_ncolors(const jg_sjac_t *j);
+JG_API const int64_t *jg_sjac_colors(const jg_sjac_t *j);
 /* Largest number of entries in a row of the structural pattern: a lower
  * bound on the number of colors. */
-int64_t jg_sjac_max_row_nnz(const jg_sjac_t *j);
+JG_API int64_t jg_sjac_max_row_nnz(const jg_sjac_t *j);
 /* Evaluations of f per Jacobian: n (full perturbation), ncolors (sparse
  * perturbation), 0 (analytical: one output pass and a replay instead); plus
  * one when jg_sjac_eval is not given fx. */
-int64_t jg_sjac_fevals_per_jacobian(const jg_sjac_t *j);
+JG_API int64_t jg_sjac_fevals_per_jacobian(const jg_sjac_t *j);
 
 /* A new matrix with jg_sjac_pattern's pattern and zero values (cs_dl_spfree),
  * NULL when out of memory. */
-cs_dl *jg_sjac_alloc(const jg_sjac_t *j);
+JG_API cs_dl *jg_sjac_alloc(const jg_sjac_t *j);
 
 /* J_x at (t, x[n]) into J->x; J must have jg_sjac_pattern's pattern (only
  * its dimensions and nnz are checked).  fx = f(t, x) when the caller has it
@@ -148,20 +149,20 @@ cs_dl *jg_sjac_alloc(const jg_sjac_t *j);
  * O(nnz); analytical: one output pass, the block Jacobians, the replay, O(nnz)
  * (when algebraic vertices survive the elimination -- an Algebraic Constraint's
  * output -- an LFT over them, which allocates).  No allocation otherwise. */
-jg_status_t jg_sjac_eval(jg_sjac_t *j, double t, const double *x, const double *fx, cs_dl *J,
-                         jg_error_t *err);
+JG_API jg_status_t jg_sjac_eval(jg_sjac_t *j, double t, const double *x, const double *fx, cs_dl *J,
+                                jg_error_t *err);
 
-void jg_sjac_get_stats(const jg_sjac_t *j, jg_sjac_stats_t *st);
+JG_API void jg_sjac_get_stats(const jg_sjac_t *j, jg_sjac_stats_t *st);
 
 /* Adapter for jg_solver_set_jacobian (jg_jac_fn) with user = the jg_sjac_t:
  * jg_sjac_eval, returning 0, or -1 with the error written to the jg_error_t
  * set with jg_sjac_set_error (none: the solver reports a generic failure). */
-int jg_sjac_solver_jac(double t, const double *x, const double *fx, cs_dl *J, void *user);
+JG_API int jg_sjac_solver_jac(double t, const double *x, const double *fx, cs_dl *J, void *user);
 /* The typical magnitude of the states for perturbation steps (default 1):
  * the step is sqrt(eps) max(|x_j|, typ).  The simulator passes atol / rtol. */
-void jg_sjac_set_typical(jg_sjac_t *j, double typ);
+JG_API void jg_sjac_set_typical(jg_sjac_t *j, double typ);
 /* Where jg_sjac_solver_jac reports errors (not owned; NULL: nowhere). */
-void jg_sjac_set_error(jg_sjac_t *j, jg_error_t *err);
+JG_API void jg_sjac_set_error(jg_sjac_t *j, jg_error_t *err);
 
 /* ---- column coloring (lib/linearize/coloring.c) ----
  *
@@ -175,10 +176,10 @@ void jg_sjac_set_error(jg_sjac_t *j, jg_error_t *err);
  * a matrix that is not compressed-column, JG_NOMEM.  Cost: O(n + m + nnz)
  * memory, O(sum over rows of nnz(row)^2) time (the intersection graph is
  * walked through the rows, never stored). */
-jg_status_t jg_color_columns(const cs_dl *A, int64_t *color, int64_t *ncolors, jg_error_t *err);
+JG_API jg_status_t jg_color_columns(const cs_dl *A, int64_t *color, int64_t *ncolors, jg_error_t *err);
 /* 1 when color is a valid grouping of A's columns (every column with entries
  * colored, no two columns of one color sharing a row), else 0. */
-int jg_coloring_valid(const cs_dl *A, const int64_t *color);
+JG_API int jg_coloring_valid(const cs_dl *A, const int64_t *color);
 
 #ifdef __cplusplus
 }

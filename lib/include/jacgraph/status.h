@@ -7,6 +7,7 @@
  */
 #ifndef JACGRAPH_STATUS_H
 #define JACGRAPH_STATUS_H
+#include "jacgraph/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,16 +45,16 @@ typedef struct jg_error {
     char msg[JG_ERROR_MSG_MAX];
 } jg_error_t;
 
-const char *jg_status_name(jg_status_t s);   /* "SINGULAR_LOOP" */
-const char *jg_strerror(jg_status_t s);      /* "singular algebraic loop" */
-int jg_status_exit(jg_status_t s);           /* documented CLI exit code */
+JG_API const char *jg_status_name(jg_status_t s);   /* "SINGULAR_LOOP" */
+JG_API const char *jg_strerror(jg_status_t s);      /* "singular algebraic loop" */
+JG_API int jg_status_exit(jg_status_t s);           /* documented CLI exit code */
 
 /* Set status and a printf-style message on err (err may be NULL).  Returns s,
  * so failures read `return jg_error_set(err, JG_PARAM, "...")`.
  * A message already set is kept when keep_first is used (jg_error_setk). */
-jg_status_t jg_error_set(jg_error_t *err, jg_status_t s, const char *fmt, ...)
+JG_API jg_status_t jg_error_set(jg_error_t *err, jg_status_t s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void jg_error_clear(jg_error_t *err);
+JG_API void jg_error_clear(jg_error_t *err);
 
 #ifdef __cplusplus
 }
