@@ -13,81 +13,12 @@
 #include "fixture.h"
 
 #define PI 3.14159265358979323846
-#define MAXW 16
 
-/* B's output at inputs u (all input elements, port after port). */
-static jg_status_t value_at(fx_t *f, const double *u, double *y)
-{
-    double *in = jg_work_inputs(f->w);
-    for (int64_t k = 0; k < jg_work_ninput_elems(f->w); k++) in[k] = u[k];
-    jg_status_t st = jg_work_outputs(f->w, 0, &f->err);
-    if (!st) st = jg_work_derivatives(f->w, y, &f->err);
-    return st;
-}
+typedef fx_case_t bcase_t;
 
-typedef struct {
-    const char *what;
-    const char *blk;   /* block JSON keys, ' for " */
-    int nin;
-    int w[4];          /* input widths */
-    double u[MAXW];    /* input elements */
-    int ny;
-    double y[MAXW];    /* expected output */
-    double d[MAXW * MAXW];   /* expected D, ny x nu row-major */
-    int smooth;        /* central differences and perturbation must match */
-} bcase_t;
-
-/* Value and Jacobian of one block at one point: the hand value and D, the
- * graph method against the matrix method, perturbation and (at smooth points)
- * central differences of the value. */
 static void check_case(const bcase_t *c)
 {
-    fx_t f;
-    jg_status_t st = fx_load(&f, fx_blk_model(c->blk, c->nin, c->w), NULL);
-    int nu = 0;
-    for (int k = 0; k < c->nin; k++) nu += c->w[k];
-    double y[MAXW] = {0}, Dg[MAXW * MAXW], Dm[MAXW * MAXW], Dp[MAXW * MAXW], cd[MAXW * MAXW];
-    int64_t ny = 0, nu2 = 0, ny2, nu3;
-    if (!st) st = value_at(&f, c->u, y);
-    if (!st && jg_program_nstates(f.p) != c->ny) {
-        printf("#   output width %lld, expected %d\n", (long long)jg_program_nstates(f.p), c->ny);
-        st = JG_INTERNAL;
-    }
-    double ev = 0;
-    for (int i = 0; !st && i < c->ny; i++) ev = fmax(ev, fabs(y[i] - c->y[i]) / fmax(1, fabs(c->y[i])));
-    if (!st && ev > 1e-14)
-        for (int i = 0; i < c->ny; i++) printf("#   y[%d] = %.17g, expected %.17g\n", i, y[i], c->y[i]);
-    tap_ok(!st && ev <= 1e-14, "%s: value (error %.1e)", c->what, ev);
-    if (!st) st = fx_dmat(&f, JG_METHOD_GRAPH, c->u, Dg, &ny, &nu2);
-    if (!st) st = fx_dmat(&f, JG_METHOD_MATRIX, c->u, Dm, &ny2, &nu3);
-    if (!st) st = fx_dmat(&f, JG_METHOD_PERTURB, c->u, Dp, &ny2, &nu3);
-    /* central differences of the value, h relative to |u| */
-    for (int k = 0; !st && k < nu; k++) {
-        double u[MAXW], yp[MAXW], ym[MAXW], h = 1e-6 * fmax(1, fabs(c->u[k]));
-        memcpy(u, c->u, sizeof u);
-        u[k] = c->u[k] + h;
-        st = value_at(&f, u, yp);
-        u[k] = c->u[k] - h;
-        if (!st) st = value_at(&f, u, ym);
-        for (int i = 0; i < c->ny; i++) cd[i * nu + k] = (yp[i] - ym[i]) / (2 * h);
-    }
-    double e_hand = 0, e_mat = 0, e_cd = 0, e_pert = 0;
-    for (int i = 0; !st && i < c->ny * nu; i++) {
-        e_hand = fmax(e_hand, fabs(Dg[i] - c->d[i]) / fmax(1, fabs(c->d[i])));
-        e_mat = fmax(e_mat, fabs(Dm[i] - Dg[i]) / fmax(1, fabs(Dg[i])));
-        e_cd = fmax(e_cd, fabs(cd[i] - Dg[i]) / fmax(1, fabs(Dg[i])));
-        e_pert = fmax(e_pert, fabs(Dp[i] - Dg[i]) / fmax(1, fabs(Dg[i])));
-    }
-    if (st) printf("#   %s\n", f.err.msg);
-    else if (e_hand > 1e-14)
-        for (int i = 0; i < c->ny * nu; i++)
-            printf("#   D[%d][%d] = %.17g, expected %.17g\n", i / nu, i % nu, Dg[i], c->d[i]);
-    int ok = !st && ny == c->ny && nu2 == nu && e_hand <= 1e-14 && e_mat <= 1e-14 &&
-             (!c->smooth || (e_cd <= 1e-8 && e_pert <= 1e-7));
-    tap_ok(ok, "%s: D vs hand %.1e, vs matrix %.1e%s%.1e, vs perturbation %.1e", c->what, e_hand,
-           e_mat, c->smooth ? ", vs central differences " : " (not smooth) central differences ",
-           e_cd, e_pert);
-    fx_unload(&f);
+    fx_check_case(c, " (not smooth) central differences ");
 }
 
 static void run_cases(const bcase_t *t, size_t n)
@@ -365,7 +296,7 @@ static void test_eval_error(void)
     fx_t f;
     jg_status_t st = fx_load(&f, fx_blk_model("'type':'MultiPortSwitch','Inputs':3", 4, w), NULL);
     double y[1], u[4] = {4, 1, 2, 3};
-    if (!st) st = value_at(&f, u, y);
+    if (!st) st = fx_value_at(&f, 0, u, y);
     tap_ok(st == JG_NUMERIC &&
                !strcmp(f.err.msg, "block 'B' (MultiPortSwitch) at t = 0: control input 4 selects no "
                                   "data port (valid: 1 to 3, truncated toward zero; "
@@ -374,10 +305,10 @@ static void test_eval_error(void)
            "evaluation error");
     if (st != JG_NUMERIC) printf("#   status %d: %s\n", st, f.err.msg);
     u[0] = 0.99;   /* truncates to 0: out of range one-based */
-    st = value_at(&f, u, y);
+    st = fx_value_at(&f, 0, u, y);
     tap_ok(st == JG_NUMERIC, "MultiPortSwitch: control 0.99 truncates to 0, out of range one-based");
     u[0] = 3.99;
-    st = value_at(&f, u, y);
+    st = fx_value_at(&f, 0, u, y);
     tap_ok(!st && y[0] == 3, "MultiPortSwitch: control 3.99 truncates to 3 (got %g)", st ? NAN : y[0]);
     /* the linearization at an out-of-range point fails with the same error */
     double *in = jg_lin_inputs(f.l);
@@ -393,17 +324,6 @@ static void test_eval_error(void)
 /* ---------------------------------------------------------------- errors */
 
 /* Compile block B and expect status want and message msg. */
-static void expect_err(const char *blk, int nin, const int *w, jg_status_t want, const char *msg)
-{
-    fx_t f;
-    jg_status_t st = fx_load(&f, fx_blk_model(blk, nin, w), NULL);
-    if (st != want) printf("#   status %s: %s\n", jg_status_name(st), st ? f.err.msg : "");
-    char name[240];
-    snprintf(name, sizeof name, "%s: %.200s", jg_status_name(want), msg + strlen("block "));
-    tap_streq(st == want ? f.err.msg : "", msg, name);
-    fx_unload(&f);
-}
-
 static void test_errors(void)
 {
     static const int w1[4] = {1, 1, 1, 1}, w3[4] = {3, 3, 3, 3}, w2[4] = {2, 2, 2, 2},
@@ -527,7 +447,7 @@ static void test_errors(void)
          "block 'B' (DataTypeConversion), parameter 'SaturateOnIntegerOverflow': expected a "
          "string"},
     };
-    for (size_t k = 0; k < sizeof t / sizeof *t; k++) expect_err(t[k].blk, t[k].nin, t[k].w, t[k].st, t[k].msg);
+    for (size_t k = 0; k < sizeof t / sizeof *t; k++) fx_expect_err(t[k].blk, t[k].nin, t[k].w, t[k].st, t[k].msg, NULL);
 }
 
 /* ----------------------------------------------------------- simulation */

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "jacgraph/jacgraph.h"
-#include "random.h"   /* private: the draws are checked against the generator itself (jg__rand_*) */
+#include "blocks/random.h"   /* private: the draws are checked against the generator itself (jg__rand_*) */
 #include "tap.h"
 #include "testlib.h"
 

@@ -17,7 +17,7 @@
 #include "jacgraph/jacgraph.h"
 #include "jacgraph/solverjac.h"
 #include "jacgraph/plugin.h"
-#include "block_impl.h"     /* private: the registry itself, jg_block_type_find, jg_block_type_names */
+#include "compile/block_impl.h"   /* private: the registry itself, jg_block_type_find, jg_block_type_names */
 #include "sim/project.h"    /* private: the projector's statistics and paths */
 #include "tap.h"
 #include "testlib.h"

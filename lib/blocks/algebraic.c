@@ -9,12 +9,6 @@
  */
 #include "block_impl.h"
 
-/* A scalar-or-vector parameter: element i. */
-static double vp(const jg_value_t *v, int64_t i)
-{
-    return jg_value_numel(v) == 1 ? v->x[0] : v->x[i];
-}
-
 /* Width of a block whose output equals its (first) input, with a
  * scalar-or-width parameter: the driver's width, else numel(param) when it
  * is a vector (or under force), else wait. */
@@ -83,7 +77,7 @@ static int ic_outputs(const jg_block_t *b, jg_eval_t *e)
 {
     const ic_t *d = b->data;
     int hold = ic_holding(e);
-    for (int64_t i = 0; i < b->out_w[0]; i++) e->y[0][i] = hold ? vp(&d->value, i) : e->u[0][i];
+    for (int64_t i = 0; i < b->out_w[0]; i++) e->y[0][i] = hold ? jg__param_at(&d->value, i) : e->u[0][i];
     return 0;
 }
 
@@ -99,7 +93,7 @@ static int ic_jacobian(const jg_block_t *b, jg_eval_t *e)
 static int ic_guess(const jg_block_t *b, double *const *y)
 {
     const ic_t *d = b->data;
-    for (int64_t i = 0; i < b->out_w[0]; i++) y[0][i] = vp(&d->value, i);
+    for (int64_t i = 0; i < b->out_w[0]; i++) y[0][i] = jg__param_at(&d->value, i);
     return 0;
 }
 
@@ -163,7 +157,7 @@ static int ac_jacobian(const jg_block_t *b, jg_eval_t *e)
 static int ac_guess(const jg_block_t *b, double *const *y)
 {
     const ac_t *d = b->data;
-    for (int64_t i = 0; i < b->out_w[0]; i++) y[0][i] = vp(&d->guess, i);
+    for (int64_t i = 0; i < b->out_w[0]; i++) y[0][i] = jg__param_at(&d->guess, i);
     return 0;
 }
 

@@ -11,12 +11,6 @@
 #include <string.h>
 #include "block_impl.h"
 
-/* Element i of a scalar-or-vector parameter. */
-static double vp(const jg_value_t *v, int64_t i)
-{
-    return jg_value_numel(v) == 1 ? v->x[0] : v->x[i];
-}
-
 /* A non-empty scalar-or-vector numeric parameter (def when absent). */
 static int vec_param(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v, double def)
 {
@@ -68,9 +62,7 @@ static int diag_or_column(jg_block_t *b, jg_setup_t *s)
  * only: read (not reported as unknown) and ignored. */
 static int ignore_saturate(jg_block_t *b, jg_setup_t *s)
 {
-    const char *str;
-    if (jg_setup_str(b, s, "SaturateOnIntegerOverflow", &str) < 0) jg_error_clear(s->err);
-    return JG_BLOCK_DONE;
+    return jg__param_ignore(b, s, "SaturateOnIntegerOverflow");
 }
 
 static int uminus_setup(jg_block_t *b, jg_setup_t *s)
@@ -107,7 +99,7 @@ static int bias_outputs(const jg_block_t *b, jg_eval_t *e)
 {
     const bias_t *d = b->data;
     int scalar_u = b->in_w[0] == 1;
-    for (int64_t i = 0; i < b->out_w[0]; i++) e->y[0][i] = e->u[0][scalar_u ? 0 : i] + vp(&d->bias, i);
+    for (int64_t i = 0; i < b->out_w[0]; i++) e->y[0][i] = e->u[0][scalar_u ? 0 : i] + jg__param_at(&d->bias, i);
     return 0;
 }
 
@@ -309,7 +301,7 @@ static int quantizer_outputs(const jg_block_t *b, jg_eval_t *e)
     const quantizer_t *d = b->data;
     int scalar_u = b->in_w[0] == 1;
     for (int64_t i = 0; i < b->out_w[0]; i++) {
-        double q = vp(&d->q, i);
+        double q = jg__param_at(&d->q, i);
         e->y[0][i] = q * round(e->u[0][scalar_u ? 0 : i] / q);
     }
     return 0;

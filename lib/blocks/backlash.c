@@ -36,11 +36,6 @@ typedef struct {
 
 static const char *const names[2] = {"BacklashWidth", "InitialOutput"};
 
-static double vp(const jg_value_t *v, int64_t i)
-{
-    return jg_value_numel(v) == 1 ? v->x[0] : v->x[i];
-}
-
 static int backlash_setup(jg_block_t *b, jg_setup_t *s)
 {
     static const double defs[2] = {1, 0};
@@ -111,7 +106,7 @@ static int backlash_init_discrete(const jg_block_t *b, double *xd0)
     const backlash_t *d = b->data;
     int64_t w = b->out_w[0];
     for (int64_t i = 0; i < w; i++) {
-        xd0[i] = vp(&d->y0, i);
+        xd0[i] = jg__param_at(&d->y0, i);
         xd0[w + i] = 0;
     }
     return 0;
@@ -134,7 +129,7 @@ static int backlash_outputs(const jg_block_t *b, jg_eval_t *e)
     int held = e->sim && !e->major;
     for (int64_t i = 0; i < w; i++) {
         double yh = e->xd[i];
-        e->y[0][i] = held && e->xd[w + i] == 0 ? yh : play(in(b, e, i), vp(&d->width, i) / 2, yh);
+        e->y[0][i] = held && e->xd[w + i] == 0 ? yh : play(in(b, e, i), jg__param_at(&d->width, i) / 2, yh);
     }
     return 0;
 }
@@ -156,7 +151,7 @@ static int backlash_update(const jg_block_t *b, jg_eval_t *e)
     int64_t w = b->out_w[0];
     if (e->init) return 0;
     for (int64_t i = 0; i < w; i++) {
-        double u = in(b, e, i), h = vp(&d->width, i) / 2, yh = e->xd[i];
+        double u = in(b, e, i), h = jg__param_at(&d->width, i) / 2, yh = e->xd[i];
         int up = e->zc_fired && e->zc_fired[i] > 0, down = e->zc_fired && e->zc_fired[w + i] < 0;
         e->xdw[w + i] = mode_of(u, h, yh, e->xd[w + i], up, down);
         e->xdw[i] = play(u, h, yh);
@@ -169,7 +164,7 @@ static int backlash_zc(const jg_block_t *b, jg_eval_t *e)
     const backlash_t *d = b->data;
     int64_t w = b->out_w[0];
     for (int64_t i = 0; i < w; i++) {
-        double u = in(b, e, i), h = vp(&d->width, i) / 2, yh = e->xd[i], m = e->xd[w + i];
+        double u = in(b, e, i), h = jg__param_at(&d->width, i) / 2, yh = e->xd[i], m = e->xd[w + i];
         e->zcv[i] = m > 0 ? 1.0 : u - (yh + h);
         e->zcv[w + i] = m < 0 ? -1.0 : u - (yh - h);
     }
@@ -182,7 +177,7 @@ static int backlash_jacobian(const jg_block_t *b, jg_eval_t *e)
     int64_t w = b->out_w[0];
     cs_dl *m = e->jac[0];
     for (int64_t i = 0; i < w; i++) {
-        double u = in(b, e, i), h = vp(&d->width, i) / 2;
+        double u = in(b, e, i), h = jg__param_at(&d->width, i) / 2;
         double g = mode_of(u, h, e->xd[i], e->xd[w + i], 0, 0) != 0 ? 1.0 : 0.0;
         /* diagonal: column i holds (i, i); a scalar input: one column of w rows */
         if (b->in_w[0] == w) m->x[m->p[i]] = g;

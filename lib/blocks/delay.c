@@ -44,11 +44,6 @@ typedef struct {
     double alpha[MAX_PADE + 1], cp[MAX_PADE + 1], dp;   /* α_1..α_n, C'_1..C'_n, D */
 } td_t;
 
-static double vp(const jg_value_t *v, int64_t i)
-{
-    return jg_value_numel(v) == 1 ? v->x[0] : v->x[i];
-}
-
 /* α, C' and D of the normalized Pade realization of order n. */
 static void pade(td_t *d)
 {
@@ -200,7 +195,7 @@ static int td_init(const jg_block_t *b, double *x0)
     int64_t n = d->order;
     for (int64_t i = 0; i < b->out_w[0]; i++)
         for (int64_t j = 0; j < n; j++)
-            x0[i * n + j] = j == n - 1 ? vp(&d->init, i) / d->alpha[n] : 0.0;
+            x0[i * n + j] = j == n - 1 ? jg__param_at(&d->init, i) / d->alpha[n] : 0.0;
     return 0;
 }
 
@@ -221,9 +216,9 @@ static int td_sim_outputs(const jg_block_t *b, jg_eval_t *e)
         return jg_eval_error(b, e, "no history buffer (discrete states) in simulation");
     int64_t cnt = (int64_t)xd[1];
     for (int64_t i = 0; i < b->out_w[0]; i++) {
-        double tau = e->t - vp(&d->delay, i);
+        double tau = e->t - jg__param_at(&d->delay, i);
         if (cnt == 0 || tau < slot(b, xd, 0)[0] || (!e->major && xd[2 + i] == 0)) {
-            e->y[0][i] = vp(&d->init, i);
+            e->y[0][i] = jg__param_at(&d->init, i);
             continue;
         }
         /* the last point at or before tau */
@@ -265,7 +260,7 @@ static int td_derivatives(const jg_block_t *b, jg_eval_t *e)
     const td_t *d = b->data;
     int64_t n = d->order;
     for (int64_t i = 0; i < b->out_w[0]; i++) {
-        double T = vp(&d->delay, i), s = e->u[0][i];
+        double T = jg__param_at(&d->delay, i), s = e->u[0][i];
         const double *x = e->x + i * n;
         for (int64_t j = 0; j < n; j++) s -= d->alpha[j + 1] * x[j];
         e->dx[i * n] = s / T;
@@ -305,7 +300,7 @@ static int td_update(const jg_block_t *b, jg_eval_t *e)
     p[0] = t;
     for (int64_t i = 0; i < w; i++) p[1 + i] = e->u[0][i];
     xd[1] = (double)(cnt + 1);
-    for (int64_t i = 0; i < w; i++) xd[2 + i] = t - vp(&d->delay, i) >= slot(b, xd, 0)[0];
+    for (int64_t i = 0; i < w; i++) xd[2 + i] = t - jg__param_at(&d->delay, i) >= slot(b, xd, 0)[0];
     return 0;
 }
 
@@ -320,7 +315,7 @@ static int td_zc(const jg_block_t *b, jg_eval_t *e)
     int have = xd && xd[1] > 0;
     double t_first = have ? slot(b, (double *)xd, 0)[0] : 0;
     for (int64_t i = 0; i < b->out_w[0]; i++)
-        e->zcv[i] = have ? e->t - vp(&d->delay, i) - t_first : -vp(&d->delay, i);
+        e->zcv[i] = have ? e->t - jg__param_at(&d->delay, i) - t_first : -jg__param_at(&d->delay, i);
     return 0;
 }
 
@@ -337,11 +332,11 @@ static int td_jacobian(const jg_block_t *b, jg_eval_t *e)
         for (int64_t c = 0; c < A->n; c++)
             for (int64_t q = A->p[c]; q < A->p[c + 1]; q++) {
                 int64_t r = A->i[q], i = r / n, lr = r % n, lc = c % n;
-                double T = vp(&d->delay, i);
+                double T = jg__param_at(&d->delay, i);
                 A->x[q] = lr == 0 ? -d->alpha[lc + 1] / T : 1.0 / T;
             }
         for (int64_t c = 0; c < B->n; c++)
-            for (int64_t q = B->p[c]; q < B->p[c + 1]; q++) B->x[q] = 1.0 / vp(&d->delay, c);
+            for (int64_t q = B->p[c]; q < B->p[c + 1]; q++) B->x[q] = 1.0 / jg__param_at(&d->delay, c);
         for (int64_t c = 0; c < C->n; c++)
             for (int64_t q = C->p[c]; q < C->p[c + 1]; q++)
                 C->x[q] = e->sim ? 0.0 : d->cp[c % n + 1];

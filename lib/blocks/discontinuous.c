@@ -41,12 +41,6 @@
 #include <string.h>
 #include "block_impl.h"
 
-/* Element i of a scalar-or-vector parameter. */
-static double vp(const jg_value_t *v, int64_t i)
-{
-    return jg_value_numel(v) == 1 ? v->x[0] : v->x[i];
-}
-
 /* Read np scalar-or-vector parameters; the non-scalar ones must agree.  The
  * common count (1 if all are scalars) goes to *n. */
 static int vparams(jg_block_t *b, jg_setup_t *s, const char *const *names, const double *defs,
@@ -115,7 +109,7 @@ static int deadzone_setup(jg_block_t *b, jg_setup_t *s)
     b->data = d;
     if (vparams(b, s, names, defs, 2, d->lim, &d->n, &d->which) < 0) return JG_BLOCK_FAIL;
     for (int64_t i = 0; i < d->n; i++) {
-        double lo = vp(&d->lim[0], i), hi = vp(&d->lim[1], i);
+        double lo = jg__param_at(&d->lim[0], i), hi = jg__param_at(&d->lim[1], i);
         if (!(lo <= hi))
             return jg_setup_error(b, s, JG_PARAM, "LowerValue",
                                   "element %lld is %g, above UpperValue %g: expected LowerValue "
@@ -141,8 +135,8 @@ static int deadzone_zc(const jg_block_t *b, jg_eval_t *e)
     int64_t n = b->out_w[0];
     for (int64_t i = 0; i < n; i++) {
         double u = e->u[0][scalar_u ? 0 : i];
-        e->zcv[i] = u - vp(&d->lim[0], i);
-        e->zcv[n + i] = u - vp(&d->lim[1], i);
+        e->zcv[i] = u - jg__param_at(&d->lim[0], i);
+        e->zcv[n + i] = u - jg__param_at(&d->lim[1], i);
     }
     return 0;
 }
@@ -152,7 +146,7 @@ static int deadzone_outputs(const jg_block_t *b, jg_eval_t *e)
     const dz_t *d = b->data;
     int scalar_u = b->in_w[0] == 1;
     for (int64_t i = 0; i < b->out_w[0]; i++) {
-        double u = e->u[0][scalar_u ? 0 : i], lo = vp(&d->lim[0], i), hi = vp(&d->lim[1], i);
+        double u = e->u[0][scalar_u ? 0 : i], lo = jg__param_at(&d->lim[0], i), hi = jg__param_at(&d->lim[1], i);
         e->y[0][i] = u > hi ? u - hi : u < lo ? u - lo : 0.0;
     }
     return 0;
@@ -163,7 +157,7 @@ static int deadzone_jacobian(const jg_block_t *b, jg_eval_t *e)
     const dz_t *d = b->data;
     int scalar_u = b->in_w[0] == 1;
     for (int64_t i = 0; i < b->out_w[0]; i++) {
-        double u = e->u[0][scalar_u ? 0 : i], lo = vp(&d->lim[0], i), hi = vp(&d->lim[1], i);
+        double u = e->u[0][scalar_u ? 0 : i], lo = jg__param_at(&d->lim[0], i), hi = jg__param_at(&d->lim[1], i);
         e->jac[0]->x[i] = lo < hi && lo <= u && u <= hi ? 0.0 : 1.0;
     }
     return 0;
@@ -270,25 +264,11 @@ static int minmax_setup(jg_block_t *b, jg_setup_t *s)
             return jg_setup_error(b, s, JG_PARAM, "Function", "expected \"min\" or \"max\", got \"%s\"",
                                   fn);
     }
-    const char *str = NULL;
-    jg_value_t num;
-    double n = 1;
-    r = jg_setup_str_or_num(b, s, "Inputs", &str, &num);
+    const char *str;
+    double n;
+    r = jg__param_port_count(b, s, 1, &n, &str);
     if (r < 0) return JG_BLOCK_FAIL;
-    if (r == 1) {
-        char *end = NULL;
-        n = strtod(str, &end);
-        if (end == str || *end) n = -1;
-    } else if (r == 2) {
-        n = jg_value_numel(&num) == 1 ? num.x[0] : -1;
-    }
-    if (!jg_is_int(n, 1, 1024)) {
-        if (r == 1)
-            return jg_setup_error(b, s, JG_PARAM, "Inputs",
-                                  "expected a count of input ports from 1 to 1024, got \"%s\"", str);
-        return jg_setup_error(b, s, JG_PARAM, "Inputs",
-                              "expected a count of input ports from 1 to 1024");
-    }
+    if (!jg_is_int(n, 1, 1024)) return jg__param_port_count_error(b, s, r, str);
     return jg_setup_ports(b, s, (int)n, 1);
 }
 
@@ -447,7 +427,7 @@ static int relay_setup(jg_block_t *b, jg_setup_t *s)
     b->data = d;
     if (vparams(b, s, relay_names, defs, 4, d->p, &d->n, &d->which) < 0) return JG_BLOCK_FAIL;
     for (int64_t i = 0; i < d->n; i++) {
-        double on = vp(&d->p[0], i), off = vp(&d->p[1], i);
+        double on = jg__param_at(&d->p[0], i), off = jg__param_at(&d->p[1], i);
         if (!(on >= off))
             return jg_setup_error(b, s, JG_PARAM, "OnSwitchValue",
                                   "element %lld is %g, below OffSwitchValue %g: expected "
@@ -473,7 +453,7 @@ static int relay_on(const jg_block_t *b, const jg_eval_t *e, int64_t i)
 {
     const relay_t *d = b->data;
     double u = e->u[0][b->in_w[0] == 1 ? 0 : i];
-    return u >= vp(&d->p[0], i) ? 1 : u <= vp(&d->p[1], i) ? 0 : e->xd[i] != 0;
+    return u >= jg__param_at(&d->p[0], i) ? 1 : u <= jg__param_at(&d->p[1], i) ? 0 : e->xd[i] != 0;
 }
 
 static int relay_outputs(const jg_block_t *b, jg_eval_t *e)
@@ -482,7 +462,7 @@ static int relay_outputs(const jg_block_t *b, jg_eval_t *e)
     int held = e->sim && !e->major;
     for (int64_t i = 0; i < b->out_w[0]; i++) {
         int on = held ? e->xd[i] != 0 : relay_on(b, e, i);
-        e->y[0][i] = on ? vp(&d->p[2], i) : vp(&d->p[3], i);
+        e->y[0][i] = on ? jg__param_at(&d->p[2], i) : jg__param_at(&d->p[3], i);
     }
     return 0;
 }
@@ -495,7 +475,7 @@ static int relay_update(const jg_block_t *b, jg_eval_t *e)
         /* u exactly on the switch point of the held state at an event (with
          * OnSwitchValue = OffSwitchValue, on wins there): go where u heads */
         double u = e->u[0][b->in_w[0] == 1 ? 0 : i];
-        if (e->zc_fired && e->zc_fired[i] && u == vp(&d->p[was ? 1 : 0], i))
+        if (e->zc_fired && e->zc_fired[i] && u == jg__param_at(&d->p[was ? 1 : 0], i))
             on = e->zc_fired[i] > 0;
         e->xdw[i] = on;
     }
@@ -507,7 +487,7 @@ static int relay_zc(const jg_block_t *b, jg_eval_t *e)
     const relay_t *d = b->data;
     int scalar_u = b->in_w[0] == 1;
     for (int64_t i = 0; i < b->out_w[0]; i++)
-        e->zcv[i] = e->u[0][scalar_u ? 0 : i] - vp(&d->p[e->xd[i] != 0 ? 1 : 0], i);
+        e->zcv[i] = e->u[0][scalar_u ? 0 : i] - jg__param_at(&d->p[e->xd[i] != 0 ? 1 : 0], i);
     return 0;
 }
 
@@ -581,7 +561,7 @@ static int switch_zc(const jg_block_t *b, jg_eval_t *e)
     const switch_t *d = b->data;
     for (int64_t i = 0; i < b->out_w[0]; i++) {
         double u2 = e->u[1][b->in_w[1] == 1 ? 0 : i];
-        e->zcv[i] = d->crit == CRIT_NE0 ? u2 : u2 - vp(&d->thr, i);
+        e->zcv[i] = d->crit == CRIT_NE0 ? u2 : u2 - jg__param_at(&d->thr, i);
     }
     return 0;
 }
@@ -592,9 +572,9 @@ static int switch_pass1(const jg_block_t *b, jg_eval_t *e, int64_t i)
     const switch_t *d = b->data;
     double u2 = e->u[1][b->in_w[1] == 1 ? 0 : i];
     switch (d->crit) {
-    case CRIT_GT: return u2 > vp(&d->thr, i);
+    case CRIT_GT: return u2 > jg__param_at(&d->thr, i);
     case CRIT_NE0: return u2 != 0;
-    default: return u2 >= vp(&d->thr, i);
+    default: return u2 >= jg__param_at(&d->thr, i);
     }
 }
 
@@ -614,7 +594,7 @@ static int switch_update(const jg_block_t *b, jg_eval_t *e)
     for (int64_t i = 0; i < b->out_w[0]; i++) {
         int pass = switch_pass1(b, e, i);
         double u2 = e->u[1][b->in_w[1] == 1 ? 0 : i];
-        double z = d->crit == CRIT_NE0 ? u2 : u2 - vp(&d->thr, i);
+        double z = d->crit == CRIT_NE0 ? u2 : u2 - jg__param_at(&d->thr, i);
         /* u2 exactly on the threshold at an event: the side it heads for
          * (above: u1; below: u3, or u1 again for "u2 ~= 0") */
         if (e->zc_fired && e->zc_fired[i] && z == 0)

@@ -26,12 +26,6 @@
 #include <string.h>
 #include "block_impl.h"
 
-/* Element i of a scalar-or-vector parameter. */
-static double vp(const jg_value_t *v, int64_t i)
-{
-    return jg_value_numel(v) == 1 ? v->x[0] : v->x[i];
-}
-
 static void *dalloc(jg_block_t *b, jg_setup_t *s, size_t size)
 {
     void *d = jg_setup_alloc(s, size);
@@ -123,7 +117,7 @@ static int elem_widths(jg_block_t *b, jg_setup_t *s)
 static int elem_init_discrete(const jg_block_t *b, double *xd0)
 {
     const elem_t *d = b->data;
-    for (int64_t i = 0; i < b->nd; i++) xd0[i] = vp(&d->ic, i);
+    for (int64_t i = 0; i < b->nd; i++) xd0[i] = jg__param_at(&d->ic, i);
     return 0;
 }
 
@@ -240,8 +234,8 @@ static double dint_feed(const jg_block_t *b, const elem_t *d, int64_t i)
 {
     double T = d->accumulate ? 1.0 : b->ts.period;
     switch (d->method) {
-    case DI_BACKWARD: return vp(&d->k, i) * T;
-    case DI_TRAPEZOIDAL: return vp(&d->k, i) * T / 2;
+    case DI_BACKWARD: return jg__param_at(&d->k, i) * T;
+    case DI_TRAPEZOIDAL: return jg__param_at(&d->k, i) * T / 2;
     default: return 0;
     }
 }
@@ -260,7 +254,7 @@ static int dint_update(const jg_block_t *b, jg_eval_t *e)
     double T = d->accumulate ? 1.0 : b->ts.period;
     /* all three: x(n+1) = x(n) + K T u(n) (Backward: y(n); Trapezoidal:
      * y(n) + K T/2 u(n)), element-wise, so in place is safe */
-    for (int64_t i = 0; i < b->nd; i++) e->xdw[i] = e->xd[i] + vp(&d->k, i) * T * e->u[0][i];
+    for (int64_t i = 0; i < b->nd; i++) e->xdw[i] = e->xd[i] + jg__param_at(&d->k, i) * T * e->u[0][i];
     return 0;
 }
 
@@ -310,17 +304,7 @@ static int dss_widths(jg_block_t *b, jg_setup_t *s)
 {
     dss_t *d = b->data;
     default_ts_one(b);
-    if (b->in_w[0] < 0) b->in_w[0] = d->m;
-    if (b->in_w[0] != d->m) {
-        if (d->siso)
-            return jg_setup_error(b, s, JG_WIDTH, NULL,
-                                  "input has width %lld but a transfer function takes a scalar",
-                                  (long long)b->in_w[0]);
-        return jg_setup_error(b, s, JG_WIDTH, NULL,
-                              "input has width %lld but the system has %lld inputs (columns of "
-                              "%s)",
-                              (long long)b->in_w[0], (long long)d->m, d->n > 0 ? "B and D" : "D");
-    }
+    if (jg_setup_ss_input(b, s, d->m, d->n, d->siso) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
     b->out_w[0] = d->p;
     return jg_setup_dstates(b, s, d->n) < 0 ? JG_BLOCK_FAIL : JG_BLOCK_DONE;
 }
@@ -337,7 +321,7 @@ static int dss_pattern(jg_block_t *b, jg_setup_t *s)
 static int dss_init_discrete(const jg_block_t *b, double *xd0)
 {
     const dss_t *d = b->data;
-    for (int64_t i = 0; i < d->n; i++) xd0[i] = vp(&d->ic, i);
+    for (int64_t i = 0; i < d->n; i++) xd0[i] = jg__param_at(&d->ic, i);
     return 0;
 }
 

@@ -15,11 +15,6 @@
 #include <string.h>
 #include "block_impl.h"
 
-static double vp(const jg_value_t *v, int64_t i)
-{
-    return jg_value_numel(v) == 1 ? v->x[0] : v->x[i];
-}
-
 /* --------------------------------------------- SISO filters per channel */
 
 /* One SISO realization applied to each of `w` channels (input elements);
@@ -88,7 +83,7 @@ static int flt_init_discrete(const jg_block_t *b, double *xd0)
 {
     const flt_t *d = b->data;
     for (int64_t c = 0; c < b->in_w[0]; c++)
-        for (int64_t i = 0; i < d->n; i++) xd0[c * d->n + i] = vp(&d->mx.ic, i);
+        for (int64_t i = 0; i < d->n; i++) xd0[c * d->n + i] = jg__param_at(&d->mx.ic, i);
     return 0;
 }
 
@@ -332,10 +327,10 @@ static int dpg_setup(jg_block_t *b, jg_setup_t *s)
         wk = k;
     }
     for (int64_t i = 0; d->sample_based && i < d->w; i++)
-        if (vp(&d->p[2], i) > vp(&d->p[1], i))
+        if (jg__param_at(&d->p[2], i) > jg__param_at(&d->p[1], i))
             return jg_setup_error(b, s, JG_PARAM, "PulseWidth",
                                   "element %lld is %g samples, more than the Period %g",
-                                  (long long)i + 1, vp(&d->p[2], i), vp(&d->p[1], i));
+                                  (long long)i + 1, jg__param_at(&d->p[2], i), jg__param_at(&d->p[1], i));
     return jg_setup_ports(b, s, 0, 1);
 }
 
@@ -359,14 +354,14 @@ static int dpg_outputs(const jg_block_t *b, jg_eval_t *e)
 {
     const dpg_t *d = b->data;
     for (int64_t i = 0; i < d->w; i++) {
-        double per = vp(&d->p[1], i), delay = vp(&d->p[3], i), on = 0;
+        double per = jg__param_at(&d->p[1], i), delay = jg__param_at(&d->p[3], i), on = 0;
         if (d->sample_based) {
             double k = nearbyint((e->t - b->ts.offset) / b->ts.period) - delay;
-            on = k >= 0 && fmod(k, per) < vp(&d->p[2], i);
+            on = k >= 0 && fmod(k, per) < jg__param_at(&d->p[2], i);
         } else if (e->t >= delay) {
-            on = fmod(e->t - delay, per) < vp(&d->p[2], i) / 100 * per;
+            on = fmod(e->t - delay, per) < jg__param_at(&d->p[2], i) / 100 * per;
         }
-        e->y[0][i] = on ? vp(&d->p[0], i) : 0.0;
+        e->y[0][i] = on ? jg__param_at(&d->p[0], i) : 0.0;
     }
     return 0;
 }

@@ -54,65 +54,6 @@ typedef struct {
     int64_t nzr;         /* zero crossings of the reset (its width) */
 } integ_t;
 
-static double ev(const jg_value_t *v, int64_t i)
-{
-    return jg_value_numel(v) == 1 ? v->x[0] : v->x[i];
-}
-
-/* "on"/"off" (as Simulink saves check boxes) or 1/0; absent: def. */
-static int onoff(jg_block_t *b, jg_setup_t *s, const char *name, int def, int *out)
-{
-    const char *str = NULL;
-    jg_value_t num;
-    int r = jg_setup_str_or_num(b, s, name, &str, &num);
-    if (r < 0) return JG_BLOCK_FAIL;
-    *out = def;
-    if (r == 1 && (!strcmp(str, "on") || !strcmp(str, "off"))) {
-        *out = str[1] == 'n';
-        return JG_BLOCK_DONE;
-    }
-    if (r == 2 && jg_value_numel(&num) == 1 && (num.x[0] == 0 || num.x[0] == 1)) {
-        *out = num.x[0] == 1;
-        return JG_BLOCK_DONE;
-    }
-    if (r == 0) return JG_BLOCK_DONE;
-    return jg_setup_error(b, s, JG_PARAM, name, "expected \"on\" or \"off\" (or 1 / 0)");
-}
-
-/* A saturation limit: numbers or a workspace name, or the literal "inf" /
- * "-inf" (JSON has no infinity); absent: def. */
-static int limit(jg_block_t *b, jg_setup_t *s, const char *name, double def, jg_value_t *out)
-{
-    const char *str = NULL;
-    int r = jg_setup_str_or_num(b, s, name, &str, out);
-    if (r < 0) return JG_BLOCK_FAIL;
-    if (r == 1) {
-        double v;
-        if (!strcmp(str, "inf") || !strcmp(str, "Inf") || !strcmp(str, "+inf"))
-            v = INFINITY;
-        else if (!strcmp(str, "-inf") || !strcmp(str, "-Inf"))
-            v = -INFINITY;
-        else
-            return jg_setup_error(b, s, JG_PARAM, name,
-                                  "unknown workspace name '%s' (expected a number, \"inf\", "
-                                  "\"-inf\" or a workspace parameter)",
-                                  str);
-        r = 0;
-        def = v;
-    }
-    if (r == 0) {
-        out->rows = out->cols = 1;
-        out->x = jg_setup_alloc(s, sizeof(double));
-        if (!out->x) return jg_setup_error(b, s, JG_NOMEM, name, "out of memory");
-        out->x[0] = def;
-    }
-    if (jg_value_numel(out) == 0) return jg_setup_error(b, s, JG_PARAM, name, "expected a non-empty value");
-    for (int64_t i = 0; i < jg_value_numel(out); i++)
-        if (isnan(out->x[i]))
-            return jg_setup_error(b, s, JG_PARAM, name, "element %lld is NaN", (long long)i + 1);
-    return JG_BLOCK_DONE;
-}
-
 static int integ_setup(jg_block_t *b, jg_setup_t *s)
 {
     integ_t *d = jg_setup_alloc(s, sizeof *d);
@@ -146,8 +87,8 @@ static int integ_setup(jg_block_t *b, jg_setup_t *s)
                                   "expected \"internal\" or \"external\", got \"%s\"", str);
     }
 
-    if (limit(b, s, "UpperSaturationLimit", INFINITY, &d->hi) < 0) return JG_BLOCK_FAIL;
-    if (limit(b, s, "LowerSaturationLimit", -INFINITY, &d->lo) < 0) return JG_BLOCK_FAIL;
+    if (jg__param_limit(b, s, "UpperSaturationLimit", INFINITY, &d->hi) < 0) return JG_BLOCK_FAIL;
+    if (jg__param_limit(b, s, "LowerSaturationLimit", -INFINITY, &d->lo) < 0) return JG_BLOCK_FAIL;
     int64_t nh = jg_value_numel(&d->hi), nl = jg_value_numel(&d->lo);
     if (nh != 1 && nl != 1 && nh != nl)
         return jg_setup_error(b, s, JG_PARAM, "LowerSaturationLimit",
@@ -155,7 +96,7 @@ static int integ_setup(jg_block_t *b, jg_setup_t *s)
                               "scalars expand)",
                               (long long)nl, (long long)nh);
     for (int64_t i = 0; i < (nh > nl ? nh : nl); i++) {
-        double lo = ev(&d->lo, i), hi = ev(&d->hi, i);
+        double lo = jg__param_at(&d->lo, i), hi = jg__param_at(&d->hi, i);
         if (!(lo < hi))
             return jg_setup_error(b, s, JG_PARAM, "LowerSaturationLimit",
                                   "element %lld is %g, not below UpperSaturationLimit %g: "
@@ -166,8 +107,8 @@ static int integ_setup(jg_block_t *b, jg_setup_t *s)
     }
 
     int sat = 0, state = 0;
-    if (onoff(b, s, "ShowSaturationPort", 0, &sat) < 0) return JG_BLOCK_FAIL;
-    if (onoff(b, s, "ShowStatePort", 0, &state) < 0) return JG_BLOCK_FAIL;
+    if (jg__param_onoff(b, s, "ShowSaturationPort", 0, &sat) < 0) return JG_BLOCK_FAIL;
+    if (jg__param_onoff(b, s, "ShowStatePort", 0, &state) < 0) return JG_BLOCK_FAIL;
     int nin = 1, nout = 1;
     d->p_reset = d->reset != RESET_NONE ? nin++ : -1;
     d->p_ic = d->ext_ic ? nin++ : -1;
@@ -267,7 +208,7 @@ static int integ_pattern(jg_block_t *b, jg_setup_t *s)
 
 static double clamp(const integ_t *d, int64_t i, double x)
 {
-    double lo = ev(&d->lo, i), hi = ev(&d->hi, i);
+    double lo = jg__param_at(&d->lo, i), hi = jg__param_at(&d->hi, i);
     return x < lo ? lo : x > hi ? hi : x;
 }
 
@@ -275,20 +216,20 @@ static double clamp(const integ_t *d, int64_t i, double x)
  * lower, 0 between. */
 static double mode_of(const integ_t *d, int64_t i, double x)
 {
-    return x >= ev(&d->hi, i) ? 1.0 : x <= ev(&d->lo, i) ? -1.0 : 0.0;
+    return x >= jg__param_at(&d->hi, i) ? 1.0 : x <= jg__param_at(&d->lo, i) ? -1.0 : 0.0;
 }
 
 static int integ_init(const jg_block_t *b, double *x0)
 {
     const integ_t *d = b->data;
-    for (int64_t i = 0; i < b->nx; i++) x0[i] = clamp(d, i, ev(&d->ic, i));
+    for (int64_t i = 0; i < b->nx; i++) x0[i] = clamp(d, i, jg__param_at(&d->ic, i));
     return 0;
 }
 
 static int integ_init_discrete(const jg_block_t *b, double *xd0)
 {
     const integ_t *d = b->data;
-    for (int64_t i = 0; d->limited && i < b->nx; i++) xd0[i] = mode_of(d, i, clamp(d, i, ev(&d->ic, i)));
+    for (int64_t i = 0; d->limited && i < b->nx; i++) xd0[i] = mode_of(d, i, clamp(d, i, jg__param_at(&d->ic, i)));
     return 0;
 }
 
@@ -316,9 +257,9 @@ static int stopped(const jg_block_t *b, const jg_eval_t *e, int64_t i)
     double x = e->x[i], u = e->u[0][i];
     if (e->sim) {   /* the mode of the last major step, and x still on the limit */
         double m = e->xd[i];
-        return (m > 0 && u > 0 && x >= ev(&d->hi, i)) || (m < 0 && u < 0 && x <= ev(&d->lo, i));
+        return (m > 0 && u > 0 && x >= jg__param_at(&d->hi, i)) || (m < 0 && u < 0 && x <= jg__param_at(&d->lo, i));
     }
-    return (x >= ev(&d->hi, i) && u > 0) || (x <= ev(&d->lo, i) && u < 0);
+    return (x >= jg__param_at(&d->hi, i) && u > 0) || (x <= jg__param_at(&d->lo, i) && u < 0);
 }
 
 static int integ_derivatives(const jg_block_t *b, jg_eval_t *e)
@@ -338,7 +279,7 @@ static int integ_jacobian(const jg_block_t *b, jg_eval_t *e)
         double x = e->x[i];
         e->jac[0]->x[i] = stopped(b, e, i) ? 0.0 : 1.0;
         /* y = clamp(x): slope 1 on the closed range (as Saturation) */
-        e->jac[1]->x[i] = x < ev(&d->lo, i) || x > ev(&d->hi, i) ? 0.0 : 1.0;
+        e->jac[1]->x[i] = x < jg__param_at(&d->lo, i) || x > jg__param_at(&d->hi, i) ? 0.0 : 1.0;
         if (d->q_state >= 0) e->jac[2]->x[i] = 1.0;
     }
     return 0;
@@ -348,7 +289,7 @@ static int integ_jacobian(const jg_block_t *b, jg_eval_t *e)
 static double ic_of(const integ_t *d, const jg_eval_t *e, int64_t i, int64_t icw)
 {
     if (d->p_ic >= 0) return e->u[d->p_ic][icw == 1 ? 0 : i];
-    return ev(&d->ic, i);
+    return jg__param_at(&d->ic, i);
 }
 
 /* Did the reset signal cross from a to b in the block's direction?  Rising:
@@ -417,11 +358,11 @@ static int integ_zc(const jg_block_t *b, jg_eval_t *e)
     /* an element without a finite limit gets a constant of the sign that
      * never fires */
     for (int64_t i = 0; d->has_hi && i < b->nx; i++) {
-        double hi = ev(&d->hi, i);
+        double hi = jg__param_at(&d->hi, i);
         e->zcv[k++] = isfinite(hi) ? e->x[i] - hi : -1.0;
     }
     for (int64_t i = 0; d->has_lo && i < b->nx; i++) {
-        double lo = ev(&d->lo, i);
+        double lo = jg__param_at(&d->lo, i);
         e->zcv[k++] = isfinite(lo) ? e->x[i] - lo : 1.0;
     }
     return 0;

@@ -23,8 +23,7 @@ static int ignore_types(jg_block_t *b, jg_setup_t *s)
     static const char *const names[] = {"OutDataTypeStr", "LogicOutDataTypeMode", "LogicDataType",
                                         "InputSameDT", "AllPortsSameDT", "IconShape"};
     for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
-        const char *str;
-        if (jg_setup_str(b, s, names[k], &str) < 0) jg_error_clear(s->err);   /* not a string: fine */
+        jg__param_ignore(b, s, names[k]);
     }
     return JG_BLOCK_DONE;
 }
@@ -178,27 +177,13 @@ static int logic_setup(jg_block_t *b, jg_setup_t *s)
     if (d->op < 0)
         return jg_setup_error(b, s, JG_PARAM, "Operator",
                               "expected one of AND, OR, NAND, NOR, XOR, NXOR, NOT, got \"%s\"", op);
-    const char *str = NULL;
-    jg_value_t num;
-    double n = 2;
-    r = jg_setup_str_or_num(b, s, "Inputs", &str, &num);
+    const char *str;
+    double n;
+    r = jg__param_port_count(b, s, 2, &n, &str);
     if (r < 0) return JG_BLOCK_FAIL;
-    if (r == 1) {
-        char *end = NULL;
-        n = strtod(str, &end);
-        if (end == str || *end) n = -1;
-    } else if (r == 2) {
-        n = jg_value_numel(&num) == 1 ? num.x[0] : -1;
-    }
     if (ignore_types(b, s) < 0) return JG_BLOCK_FAIL;
     if (d->op == LOG_NOT) return jg_setup_ports(b, s, 1, 1);
-    if (!jg_is_int(n, 1, 1024)) {
-        if (r == 1)
-            return jg_setup_error(b, s, JG_PARAM, "Inputs",
-                                  "expected a count of input ports from 1 to 1024, got \"%s\"", str);
-        return jg_setup_error(b, s, JG_PARAM, "Inputs",
-                              "expected a count of input ports from 1 to 1024");
-    }
+    if (!jg_is_int(n, 1, 1024)) return jg__param_port_count_error(b, s, r, str);
     return jg_setup_ports(b, s, (int)n, 1);
 }
 
@@ -206,16 +191,7 @@ static int logic_widths(jg_block_t *b, jg_setup_t *s)
 {
     const logic_t *d = b->data;
     if (d->op != LOG_NOT) return jg_widths_elementwise(b, s);
-    if (b->in_w[0] < 0) {
-        if (b->out_w[0] >= 0) {
-            b->in_w[0] = b->out_w[0];
-        } else {
-            if (!s->force) return JG_BLOCK_AGAIN;
-            b->in_w[0] = 1;
-        }
-    }
-    b->out_w[0] = b->in_w[0];
-    return JG_BLOCK_DONE;
+    return jg__widths_same(b, s);
 }
 
 static int logic_outputs(const jg_block_t *b, jg_eval_t *e)

@@ -107,16 +107,7 @@ static int direct_widths(jg_block_t *b, jg_setup_t *s)
 {
     const direct_t *d = b->data;
     if (d->dims == 2) return jg_widths_elementwise(b, s);
-    if (b->in_w[0] < 0) {
-        if (b->out_w[0] >= 0) {
-            b->in_w[0] = b->out_w[0];   /* a reader fixed the width: pass it back */
-        } else {
-            if (!s->force) return JG_BLOCK_AGAIN;
-            b->in_w[0] = 1;
-        }
-    }
-    b->out_w[0] = b->in_w[0];
-    return JG_BLOCK_DONE;
+    return jg__widths_same(b, s);
 }
 
 /* One d part per input with its pattern (filled with zeros): feedthrough. */

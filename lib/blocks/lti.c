@@ -123,21 +123,24 @@ static int statespace_setup(jg_block_t *b, jg_setup_t *s)
     return jg_setup_ports(b, s, 1, 1);
 }
 
+int jg_setup_ss_input(jg_block_t *b, jg_setup_t *s, int64_t m, int64_t n, int siso)
+{
+    if (b->in_w[0] < 0) b->in_w[0] = m;
+    if (b->in_w[0] == m) return JG_BLOCK_DONE;
+    if (siso)
+        return jg_setup_error(b, s, JG_WIDTH, NULL,
+                              "input has width %lld but a transfer function takes a scalar",
+                              (long long)b->in_w[0]);
+    return jg_setup_error(b, s, JG_WIDTH, NULL,
+                          "input has width %lld but the system has %lld inputs (columns of %s)",
+                          (long long)b->in_w[0], (long long)m, n > 0 ? "B and D" : "D");
+}
+
 /* The matrices fix both widths: the input is set, not waited for. */
 static int ss_widths(jg_block_t *b, jg_setup_t *s)
 {
     ss_t *d = b->data;
-    if (b->in_w[0] < 0) b->in_w[0] = d->m;
-    if (b->in_w[0] != d->m) {
-        if (d->siso)
-            return jg_setup_error(b, s, JG_WIDTH, NULL,
-                                  "input has width %lld but a transfer function takes a scalar",
-                                  (long long)b->in_w[0]);
-        return jg_setup_error(b, s, JG_WIDTH, NULL,
-                              "input has width %lld but the system has %lld inputs (columns of "
-                              "%s)",
-                              (long long)b->in_w[0], (long long)d->m, d->n > 0 ? "B and D" : "D");
-    }
+    if (jg_setup_ss_input(b, s, d->m, d->n, d->siso) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
     b->out_w[0] = d->p;
     return jg_setup_states(b, s, d->n) < 0 ? JG_BLOCK_FAIL : JG_BLOCK_DONE;
 }

@@ -60,73 +60,6 @@ typedef struct {
     int ka, kb, kc, kd;  /* part indices, -1: none */
 } pidc_t;
 
-static double vp(const jg_value_t *v, int64_t i)
-{
-    return jg_value_numel(v) == 1 ? v->x[0] : v->x[i];
-}
-
-/* A number, a workspace name, or "inf" / "-inf". */
-static int num_or_inf(jg_block_t *b, jg_setup_t *s, const char *name, double def, jg_value_t *out)
-{
-    const char *str = NULL;
-    int r = jg_setup_str_or_num(b, s, name, &str, out);
-    if (r < 0) return JG_BLOCK_FAIL;
-    if (r == 1) {
-        if (!strcmp(str, "inf") || !strcmp(str, "Inf")) def = INFINITY;
-        else if (!strcmp(str, "-inf") || !strcmp(str, "-Inf")) def = -INFINITY;
-        else
-            return jg_setup_error(b, s, JG_PARAM, name,
-                                  "unknown workspace name '%s' (expected a number, \"inf\", "
-                                  "\"-inf\" or a workspace parameter)",
-                                  str);
-    }
-    if (r != 2) {
-        out->rows = out->cols = 1;
-        if (!(out->x = jg_setup_alloc(s, sizeof(double))))
-            return jg_setup_error(b, s, JG_NOMEM, name, "out of memory");
-        out->x[0] = def;
-    }
-    if (jg_value_numel(out) == 0) return jg_setup_error(b, s, JG_PARAM, name, "expected a non-empty value");
-    for (int64_t i = 0; i < jg_value_numel(out); i++)
-        if (isnan(out->x[i]))
-            return jg_setup_error(b, s, JG_PARAM, name, "element %lld is NaN", (long long)i + 1);
-    return JG_BLOCK_DONE;
-}
-
-/* A literal among choices: index, or -1 after an error; absent: 0. */
-static int choice(jg_block_t *b, jg_setup_t *s, const char *name, const char *const *opts, int n,
-                  const char *expected)
-{
-    const char *v = NULL;
-    int r = jg_setup_str(b, s, name, &v);
-    if (r < 0) return -1;
-    if (r == 0) return 0;
-    for (int k = 0; k < n; k++)
-        if (!strcmp(v, opts[k])) return k;
-    jg_setup_error(b, s, JG_PARAM, name, "expected %s, got \"%s\"", expected, v);
-    return -1;
-}
-
-/* "on"/"off" or 1/0; absent: def. */
-static int onoff(jg_block_t *b, jg_setup_t *s, const char *name, int def, int *out)
-{
-    const char *str = NULL;
-    jg_value_t num;
-    int r = jg_setup_str_or_num(b, s, name, &str, &num);
-    if (r < 0) return JG_BLOCK_FAIL;
-    *out = def;
-    if (r == 0) return JG_BLOCK_DONE;
-    if (r == 1 && (!strcmp(str, "on") || !strcmp(str, "off"))) {
-        *out = str[1] == 'n';
-        return JG_BLOCK_DONE;
-    }
-    if (r == 2 && jg_value_numel(&num) == 1 && (num.x[0] == 0 || num.x[0] == 1)) {
-        *out = num.x[0] == 1;
-        return JG_BLOCK_DONE;
-    }
-    return jg_setup_error(b, s, JG_PARAM, name, "expected \"on\" or \"off\" (or 1 / 0)");
-}
-
 static int pid_setup(jg_block_t *b, jg_setup_t *s)
 {
     static const char *const ctrl[] = {"PID", "PI", "PD", "P", "I"};
@@ -139,11 +72,11 @@ static int pid_setup(jg_block_t *b, jg_setup_t *s)
     if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
     b->data = d;
     d->ka = d->kb = d->kc = d->kd = -1;
-    int c = choice(b, s, "Controller", ctrl, 5, "\"PID\", \"PI\", \"PD\", \"P\" or \"I\"");
-    int f = choice(b, s, "Form", form, 2, "\"Parallel\" or \"Ideal\"");
-    int t = choice(b, s, "TimeDomain", dom, 2, "\"Continuous-time\" or \"Discrete-time\"");
-    int ic = choice(b, s, "InitialConditionSource", icsrc, 2, "\"internal\" or \"external\"");
-    int a = choice(b, s, "AntiWindupMode", aw, 3, "\"none\", \"back-calculation\" or \"clamping\"");
+    int c = jg__param_choice(b, s, "Controller", ctrl, 5, "\"PID\", \"PI\", \"PD\", \"P\" or \"I\"");
+    int f = jg__param_choice(b, s, "Form", form, 2, "\"Parallel\" or \"Ideal\"");
+    int t = jg__param_choice(b, s, "TimeDomain", dom, 2, "\"Continuous-time\" or \"Discrete-time\"");
+    int ic = jg__param_choice(b, s, "InitialConditionSource", icsrc, 2, "\"internal\" or \"external\"");
+    int a = jg__param_choice(b, s, "AntiWindupMode", aw, 3, "\"none\", \"back-calculation\" or \"clamping\"");
     if (c < 0 || f < 0 || t < 0 || ic < 0 || a < 0) return JG_BLOCK_FAIL;
     if (t == 1)
         return jg_setup_error(b, s, JG_PARAM, "TimeDomain",
@@ -154,7 +87,7 @@ static int pid_setup(jg_block_t *b, jg_setup_t *s)
                               "\"external\" is not supported: give the initial conditions as "
                               "parameters");
     int use_filter = 1;
-    if (onoff(b, s, "UseFilter", 1, &use_filter) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
+    if (jg__param_onoff(b, s, "UseFilter", 1, &use_filter) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
     d->has_p = c != 4;
     d->has_i = c == 0 || c == 1 || c == 4;
     d->has_d = c == 0 || c == 2;
@@ -163,8 +96,8 @@ static int pid_setup(jg_block_t *b, jg_setup_t *s)
                               "\"off\" (an unfiltered derivative) is not supported: the "
                               "derivative needs the filter N s/(s + N)");
     d->ideal = f == 1;
-    if (onoff(b, s, "LimitOutput", 0, &d->limited) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
-    if (onoff(b, s, "ZeroCross", 1, &d->zc) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
+    if (jg__param_onoff(b, s, "LimitOutput", 0, &d->limited) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
+    if (jg__param_onoff(b, s, "ZeroCross", 1, &d->zc) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
     d->aw = d->limited && d->has_i ? a : AW_NONE;
     d->n = 1;
     for (int k = 0; k < NPAR; k++) {
@@ -178,7 +111,7 @@ static int pid_setup(jg_block_t *b, jg_setup_t *s)
             d->p[k].x[0] = k == PN ? 1 : defs[k];
             continue;
         }
-        if (num_or_inf(b, s, pid_names[k], defs[k], &d->p[k]) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
+        if (jg__param_limit(b, s, pid_names[k], defs[k], &d->p[k]) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
         int64_t m = jg_value_numel(&d->p[k]);
         for (int64_t i = 0; k != PUP && k != PLO && i < m; i++)
             if (!isfinite(d->p[k].x[i]))
@@ -193,17 +126,17 @@ static int pid_setup(jg_block_t *b, jg_setup_t *s)
         d->which = k;
     }
     for (int64_t i = 0; i < d->n; i++) {
-        if (d->has_d && !(vp(&d->p[PN], i) > 0))
+        if (d->has_d && !(jg__param_at(&d->p[PN], i) > 0))
             return jg_setup_error(b, s, JG_PARAM, "N",
                                   "element %lld is %g: expected a filter coefficient N > 0",
-                                  (long long)i + 1, vp(&d->p[PN], i));
-        if (d->limited && !(vp(&d->p[PLO], i) < vp(&d->p[PUP], i)))
+                                  (long long)i + 1, jg__param_at(&d->p[PN], i));
+        if (d->limited && !(jg__param_at(&d->p[PLO], i) < jg__param_at(&d->p[PUP], i)))
             return jg_setup_error(b, s, JG_PARAM, "LowerSaturationLimit",
                                   "element %lld is %g, not below UpperSaturationLimit %g",
-                                  (long long)i + 1, vp(&d->p[PLO], i), vp(&d->p[PUP], i));
+                                  (long long)i + 1, jg__param_at(&d->p[PLO], i), jg__param_at(&d->p[PUP], i));
         if (d->limited) {
-            d->zc_hi |= isfinite(vp(&d->p[PUP], i));
-            d->zc_lo |= isfinite(vp(&d->p[PLO], i));
+            d->zc_hi |= isfinite(jg__param_at(&d->p[PUP], i));
+            d->zc_lo |= isfinite(jg__param_at(&d->p[PLO], i));
         }
     }
     if (!d->zc) d->zc_hi = d->zc_lo = 0;
@@ -213,11 +146,11 @@ static int pid_setup(jg_block_t *b, jg_setup_t *s)
 /* Gains of element i (see the top of this file). */
 static void gains(const pidc_t *d, int64_t i, double *kp, double *ki, double *kd, double *N)
 {
-    double P = vp(&d->p[PP], i), scale = d->ideal && d->has_p ? P : 1;
+    double P = jg__param_at(&d->p[PP], i), scale = d->ideal && d->has_p ? P : 1;
     *kp = d->has_p ? P : 0;
-    *ki = d->has_i ? scale * vp(&d->p[PI_], i) : 0;
-    *kd = d->has_d ? scale * vp(&d->p[PD], i) : 0;
-    *N = d->has_d ? vp(&d->p[PN], i) : 0;
+    *ki = d->has_i ? scale * jg__param_at(&d->p[PI_], i) : 0;
+    *kd = d->has_d ? scale * jg__param_at(&d->p[PD], i) : 0;
+    *N = d->has_d ? jg__param_at(&d->p[PN], i) : 0;
 }
 
 static int pid_widths(jg_block_t *b, jg_setup_t *s)
@@ -287,8 +220,8 @@ static int pid_init(const jg_block_t *b, double *x0)
 {
     const pidc_t *d = b->data;
     for (int64_t i = 0; i < d->w; i++) {
-        if (d->has_i) x0[xi_of(d, i)] = vp(&d->p[PIC], i);
-        if (d->has_d) x0[xf_of(d, i)] = vp(&d->p[PICF], i);
+        if (d->has_i) x0[xi_of(d, i)] = jg__param_at(&d->p[PIC], i);
+        if (d->has_d) x0[xf_of(d, i)] = jg__param_at(&d->p[PICF], i);
     }
     return 0;
 }
@@ -307,7 +240,7 @@ static double pid_v(const pidc_t *d, const jg_eval_t *e, int64_t i)
 static double sat(const pidc_t *d, int64_t i, double v)
 {
     if (!d->limited) return v;
-    double lo = vp(&d->p[PLO], i), hi = vp(&d->p[PUP], i);
+    double lo = jg__param_at(&d->p[PLO], i), hi = jg__param_at(&d->p[PUP], i);
     return v > hi ? hi : v < lo ? lo : v;
 }
 
@@ -321,7 +254,7 @@ static int pid_outputs(const jg_block_t *b, jg_eval_t *e)
 /* Clamping anti-windup: is the integration of element i stopped? */
 static int clamped(const pidc_t *d, int64_t i, double v, double kie)
 {
-    return d->aw == AW_CLAMP && ((v > vp(&d->p[PUP], i) && kie > 0) || (v < vp(&d->p[PLO], i) && kie < 0));
+    return d->aw == AW_CLAMP && ((v > jg__param_at(&d->p[PUP], i) && kie > 0) || (v < jg__param_at(&d->p[PLO], i) && kie < 0));
 }
 
 static int pid_derivatives(const jg_block_t *b, jg_eval_t *e)
@@ -332,7 +265,7 @@ static int pid_derivatives(const jg_block_t *b, jg_eval_t *e)
         gains(d, i, &kp, &ki, &kd, &N);
         if (d->has_i) {
             double dxi = ki * ei;
-            if (d->aw == AW_BACKCALC) dxi += vp(&d->p[PKB], i) * (sat(d, i, v) - v);
+            if (d->aw == AW_BACKCALC) dxi += jg__param_at(&d->p[PKB], i) * (sat(d, i, v) - v);
             else if (clamped(d, i, v, ki * ei)) dxi = 0;
             e->dx[xi_of(d, i)] = dxi;
         }
@@ -359,8 +292,8 @@ static int pid_jacobian(const jg_block_t *b, jg_eval_t *e)
     for (int64_t i = 0; i < d->w; i++) {
         double kp, ki, kd, N, ei = e->u[0][i], v = pid_v(d, e, i);
         gains(d, i, &kp, &ki, &kd, &N);
-        double sigma = !d->limited || (v >= vp(&d->p[PLO], i) && v <= vp(&d->p[PUP], i)) ? 1 : 0;
-        double g = kp + N * kd, kb = d->aw == AW_BACKCALC ? vp(&d->p[PKB], i) * (sigma - 1) : 0;
+        double sigma = !d->limited || (v >= jg__param_at(&d->p[PLO], i) && v <= jg__param_at(&d->p[PUP], i)) ? 1 : 0;
+        double g = kp + N * kd, kb = d->aw == AW_BACKCALC ? jg__param_at(&d->p[PKB], i) * (sigma - 1) : 0;
         int64_t xi = xi_of(d, i), xf = xf_of(d, i);
         if (d->has_d) {
             put(A, xf, xf, -N);
@@ -388,11 +321,11 @@ static int pid_zc(const jg_block_t *b, jg_eval_t *e)
     const pidc_t *d = b->data;
     int64_t k = 0;
     for (int64_t i = 0; d->zc_hi && i < d->w; i++) {
-        double hi = vp(&d->p[PUP], i);
+        double hi = jg__param_at(&d->p[PUP], i);
         e->zcv[k++] = isfinite(hi) ? pid_v(d, e, i) - hi : -1.0;
     }
     for (int64_t i = 0; d->zc_lo && i < d->w; i++) {
-        double lo = vp(&d->p[PLO], i);
+        double lo = jg__param_at(&d->p[PLO], i);
         e->zcv[k++] = isfinite(lo) ? pid_v(d, e, i) - lo : 1.0;
     }
     return 0;

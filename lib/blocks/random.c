@@ -46,11 +46,6 @@ typedef struct {
     int64_t w;
 } rnd_t;
 
-static double vp(const jg_value_t *v, int64_t i)
-{
-    return jg_value_numel(v) == 1 ? v->x[0] : v->x[i];
-}
-
 static int rnd_setup(jg_block_t *b, jg_setup_t *s, int normal)
 {
     static const char *const nnames[3] = {"Mean", "Variance", "Seed"};
@@ -62,34 +57,17 @@ static int rnd_setup(jg_block_t *b, jg_setup_t *s, int normal)
     if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
     b->data = d;
     d->normal = normal;
-    jg_value_t *v[3] = {&d->a, &d->b, &d->seed};
-    int wk = -1;
-    d->w = 1;
-    for (int k = 0; k < 3; k++) {
-        if (jg_setup_num_def(b, s, names[k], v[k], defs[k]) < 0) return JG_BLOCK_FAIL;
-        int64_t n = jg_value_numel(v[k]);
-        if (n == 0) return jg_setup_error(b, s, JG_PARAM, names[k], "expected a non-empty value");
-        for (int64_t i = 0; i < n; i++)
-            if (!isfinite(v[k]->x[i]))
-                return jg_setup_error(b, s, JG_PARAM, names[k],
-                                      "element %lld is %g: expected a finite number", (long long)i + 1,
-                                      v[k]->x[i]);
-        if (n == 1) continue;
-        if (wk >= 0 && n != d->w)
-            return jg_setup_error(b, s, JG_PARAM, names[k],
-                                  "has %lld elements but %s has %lld (only scalars expand)",
-                                  (long long)n, names[wk], (long long)d->w);
-        d->w = n;
-        wk = k;
-    }
+    jg_value_t v[3];
+    if ((d->w = jg__param_vectors(b, s, names, defs, 3, v)) < 0) return JG_BLOCK_FAIL;
+    d->a = v[0], d->b = v[1], d->seed = v[2];
     for (int64_t i = 0; i < d->w; i++) {
-        if (normal && vp(&d->b, i) < 0)
+        if (normal && jg__param_at(&d->b, i) < 0)
             return jg_setup_error(b, s, JG_PARAM, "Variance", "element %lld is %g: expected >= 0",
-                                  (long long)i + 1, vp(&d->b, i));
-        if (!normal && !(vp(&d->a, i) <= vp(&d->b, i)))
+                                  (long long)i + 1, jg__param_at(&d->b, i));
+        if (!normal && !(jg__param_at(&d->a, i) <= jg__param_at(&d->b, i)))
             return jg_setup_error(b, s, JG_PARAM, "Maximum",
                                   "element %lld is %g, below Minimum %g", (long long)i + 1,
-                                  vp(&d->b, i), vp(&d->a, i));
+                                  jg__param_at(&d->b, i), jg__param_at(&d->a, i));
     }
     for (int64_t i = 0; i < jg_value_numel(&d->seed); i++)
         if (!jg_is_int(d->seed.x[i], 0, 0x1p53))
@@ -117,8 +95,8 @@ static int rnd_outputs(const jg_block_t *b, jg_eval_t *e)
     int held = e->sim && !e->major && e->xd[0] > 0;
     uint64_t n = (uint64_t)e->xd[0] - (held ? 1 : 0);
     for (int64_t i = 0; i < d->w; i++) {
-        uint64_t seed = (uint64_t)vp(&d->seed, i), j = n * (uint64_t)d->w + (uint64_t)i;
-        double a = vp(&d->a, i), c = vp(&d->b, i);
+        uint64_t seed = (uint64_t)jg__param_at(&d->seed, i), j = n * (uint64_t)d->w + (uint64_t)i;
+        double a = jg__param_at(&d->a, i), c = jg__param_at(&d->b, i);
         e->y[0][i] = d->normal ? a + sqrt(c) * jg__rand_normal(seed, j)
                                : a + (c - a) * jg__rand_uniform(seed, j);
     }

@@ -34,39 +34,6 @@ typedef struct {
 
 static const char *const rl_names[3] = {"RisingSlewLimit", "FallingSlewLimit", "InitialCondition"};
 
-static double vp(const jg_value_t *v, int64_t i)
-{
-    return jg_value_numel(v) == 1 ? v->x[0] : v->x[i];
-}
-
-/* A number, a workspace name, or "inf" / "-inf" (no slew limit). */
-static int num_or_inf(jg_block_t *b, jg_setup_t *s, const char *name, double def, jg_value_t *out)
-{
-    const char *str = NULL;
-    int r = jg_setup_str_or_num(b, s, name, &str, out);
-    if (r < 0) return JG_BLOCK_FAIL;
-    if (r == 1) {
-        if (!strcmp(str, "inf") || !strcmp(str, "Inf")) def = INFINITY;
-        else if (!strcmp(str, "-inf") || !strcmp(str, "-Inf")) def = -INFINITY;
-        else
-            return jg_setup_error(b, s, JG_PARAM, name,
-                                  "unknown workspace name '%s' (expected a number, \"inf\", "
-                                  "\"-inf\" or a workspace parameter)",
-                                  str);
-    }
-    if (r != 2) {
-        out->rows = out->cols = 1;
-        if (!(out->x = jg_setup_alloc(s, sizeof(double))))
-            return jg_setup_error(b, s, JG_NOMEM, name, "out of memory");
-        out->x[0] = def;
-    }
-    if (jg_value_numel(out) == 0) return jg_setup_error(b, s, JG_PARAM, name, "expected a non-empty value");
-    for (int64_t i = 0; i < jg_value_numel(out); i++)
-        if (isnan(out->x[i]))
-            return jg_setup_error(b, s, JG_PARAM, name, "element %lld is NaN", (long long)i + 1);
-    return JG_BLOCK_DONE;
-}
-
 static int rl_setup(jg_block_t *b, jg_setup_t *s)
 {
     static const double defs[3] = {1, -1, 0};
@@ -75,7 +42,7 @@ static int rl_setup(jg_block_t *b, jg_setup_t *s)
     b->data = d;
     d->n = 1;
     for (int k = 0; k < 3; k++) {
-        if (num_or_inf(b, s, rl_names[k], defs[k], &d->p[k]) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
+        if (jg__param_limit(b, s, rl_names[k], defs[k], &d->p[k]) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
         int64_t m = jg_value_numel(&d->p[k]);
         if (m == 1) continue;
         if (d->n > 1 && m != d->n)
@@ -86,11 +53,11 @@ static int rl_setup(jg_block_t *b, jg_setup_t *s)
         d->which = k;
     }
     for (int64_t i = 0; i < d->n; i++) {
-        if (!(vp(&d->p[1], i) <= vp(&d->p[0], i)))
+        if (!(jg__param_at(&d->p[1], i) <= jg__param_at(&d->p[0], i)))
             return jg_setup_error(b, s, JG_PARAM, "FallingSlewLimit",
                                   "element %lld is %g, above RisingSlewLimit %g", (long long)i + 1,
-                                  vp(&d->p[1], i), vp(&d->p[0], i));
-        if (!isfinite(vp(&d->p[2], i)))
+                                  jg__param_at(&d->p[1], i), jg__param_at(&d->p[0], i));
+        if (!isfinite(jg__param_at(&d->p[2], i)))
             return jg_setup_error(b, s, JG_PARAM, "InitialCondition",
                                   "element %lld is not a finite number", (long long)i + 1);
     }
@@ -140,7 +107,7 @@ static int rl_init_discrete(const jg_block_t *b, double *xd0)
     const rl_t *d = b->data;
     xd0[0] = 0;
     xd0[1] = 0;
-    for (int64_t i = 0; i < b->out_w[0]; i++) xd0[2 + i] = vp(&d->p[2], i);
+    for (int64_t i = 0; i < b->out_w[0]; i++) xd0[2 + i] = jg__param_at(&d->p[2], i);
     return 0;
 }
 
@@ -155,7 +122,7 @@ static int rl_window(const jg_block_t *b, const jg_eval_t *e, int64_t i, double 
     else return 0;
     if (!(dt > 0)) dt = 0;   /* at t_prev itself: y_prev */
     /* inf * 0 is NaN: a missing limit leaves that side open */
-    double R = vp(&d->p[0], i), F = vp(&d->p[1], i);
+    double R = jg__param_at(&d->p[0], i), F = jg__param_at(&d->p[1], i);
     *hi = isinf(R) ? R : yp + R * dt;
     *lo = isinf(F) ? F : yp + F * dt;
     return 1;

@@ -17,30 +17,6 @@
 #include <string.h>
 #include "block_impl.h"
 
-/* A parameter the block accepts and ignores (data types, scaling, bus
- * options): read so that it is not reported as unknown. */
-static int ignore(jg_block_t *b, jg_setup_t *s, const char *name)
-{
-    const char *str;
-    if (jg_setup_str(b, s, name, &str) < 0) jg_error_clear(s->err);   /* not a string: fine too */
-    return JG_BLOCK_DONE;
-}
-
-/* One input, one output of the same width, known from either side. */
-static int same_widths(jg_block_t *b, jg_setup_t *s)
-{
-    if (b->in_w[0] < 0) {
-        if (b->out_w[0] >= 0) {
-            b->in_w[0] = b->out_w[0];
-        } else {
-            if (!s->force) return JG_BLOCK_AGAIN;
-            b->in_w[0] = 1;
-        }
-    }
-    b->out_w[0] = b->in_w[0];
-    return JG_BLOCK_DONE;
-}
-
 /* ------------------------------------------------------- MultiPortSwitch */
 
 /* MultiPortSwitch: input 1 is the control (a scalar), inputs 2.. the data.
@@ -120,7 +96,7 @@ static int msw_setup(jg_block_t *b, jg_setup_t *s)
                                   "expected \"One-based contiguous\" or \"Zero-based contiguous\", "
                                   "got \"%s\" (specified indices are not supported)",
                                   v);
-        if (ignore(b, s, "zeroidx") < 0) return JG_BLOCK_FAIL;
+        if (jg__param_ignore(b, s, "zeroidx") < 0) return JG_BLOCK_FAIL;
     } else {
         r = jg_setup_str(b, s, "zeroidx", &v);
         if (r < 0) return JG_BLOCK_FAIL;
@@ -167,7 +143,7 @@ static int msw_setup(jg_block_t *b, jg_setup_t *s)
                                           "SaturateOnIntegerOverflow", "InputSameDT", "LockScale",
                                           "AllowDiffInputSizes"};
     for (size_t k = 0; k < sizeof ignored / sizeof *ignored; k++)
-        if (ignore(b, s, ignored[k]) < 0) return JG_BLOCK_FAIL;
+        if (jg__param_ignore(b, s, ignored[k]) < 0) return JG_BLOCK_FAIL;
     d->ndata = (int)n + d->additional;
     if (d->additional && n == 1)
         return jg_setup_error(b, s, JG_PARAM, "DataPortForDefault",
@@ -368,7 +344,7 @@ const jg_block_type_t jg_block_multiportswitch = {
  * time, no direct feedthrough, no Jacobian). */
 static int width_setup(jg_block_t *b, jg_setup_t *s)
 {
-    if (ignore(b, s, "OutDataTypeMode") < 0 || ignore(b, s, "DataType") < 0) return JG_BLOCK_FAIL;
+    if (jg__param_ignore(b, s, "OutDataTypeMode") < 0 || jg__param_ignore(b, s, "DataType") < 0) return JG_BLOCK_FAIL;
     return jg_setup_ports(b, s, 1, 1);
 }
 
@@ -409,15 +385,15 @@ static int identity_route(const jg_block_t *b, int outport, int64_t elem, int *i
  * nonvirtual bus) and OutDataTypeStr are accepted and ignored. */
 static int sigconv_setup(jg_block_t *b, jg_setup_t *s)
 {
-    if (ignore(b, s, "ConversionOutput") < 0 || ignore(b, s, "OutDataTypeStr") < 0 ||
-        ignore(b, s, "OverrideOpt") < 0)
+    if (jg__param_ignore(b, s, "ConversionOutput") < 0 || jg__param_ignore(b, s, "OutDataTypeStr") < 0 ||
+        jg__param_ignore(b, s, "OverrideOpt") < 0)
         return JG_BLOCK_FAIL;
     return jg_setup_ports(b, s, 1, 1);
 }
 
 const jg_block_type_t jg_block_signalconversion = {
     .name = "SignalConversion", .flags = JG_BT_VIRTUAL | JG_BT_LINEAR,
-    .setup = sigconv_setup, .widths = same_widths, .route = identity_route,
+    .setup = sigconv_setup, .widths = jg__widths_same, .route = identity_route,
 };
 
 /* Reshape: OutputDimensionality "1-D array" (default), "Column vector (2-D)",
@@ -468,7 +444,7 @@ static int reshape_widths(jg_block_t *b, jg_setup_t *s)
 {
     const reshape_t *d = b->data;
     if (b->in_w[0] < 0 && b->out_w[0] < 0 && d->numel > 0) b->in_w[0] = d->numel;
-    int r = same_widths(b, s);
+    int r = jg__widths_same(b, s);
     if (r != JG_BLOCK_DONE) return r;
     if (d->numel > 0 && b->in_w[0] != d->numel)
         return jg_setup_error(b, s, JG_WIDTH, "OutputDimensions",
@@ -514,7 +490,7 @@ static int sigspec_setup(jg_block_t *b, jg_setup_t *s)
                                           "SignalType", "SamplingMode", "VarSizeSig",
                                           "BusOutputAsStruct", "LockScale"};
     for (size_t k = 0; k < sizeof ignored / sizeof *ignored; k++)
-        if (ignore(b, s, ignored[k]) < 0) return JG_BLOCK_FAIL;
+        if (jg__param_ignore(b, s, ignored[k]) < 0) return JG_BLOCK_FAIL;
     return jg_setup_ports(b, s, 1, 1);
 }
 
@@ -522,7 +498,7 @@ static int sigspec_widths(jg_block_t *b, jg_setup_t *s)
 {
     const reshape_t *d = b->data;
     if (b->in_w[0] < 0 && b->out_w[0] < 0 && d->numel > 0) b->in_w[0] = d->numel;
-    int r = same_widths(b, s);
+    int r = jg__widths_same(b, s);
     if (r != JG_BLOCK_DONE) return r;
     if (d->numel > 0 && b->in_w[0] != d->numel)
         return jg_setup_error(b, s, JG_WIDTH, "Dimensions",
@@ -638,7 +614,7 @@ static int dtc_setup(jg_block_t *b, jg_setup_t *s)
                                               "ConvertRealWorld", "LockScale", "OutMin", "OutMax",
                                               "OutScaling", "SampleTime"};
         for (size_t k = 0; k < sizeof ignored / sizeof *ignored; k++)
-            if (ignore(b, s, ignored[k]) < 0) return JG_BLOCK_FAIL;
+            if (jg__param_ignore(b, s, ignored[k]) < 0) return JG_BLOCK_FAIL;
         return jg_setup_ports(b, s, 1, 1);   /* stays virtual */
     }
     d->scale = 1;
@@ -681,7 +657,7 @@ static int dtc_setup(jg_block_t *b, jg_setup_t *s)
     static const char *const ignored[] = {"ConvertRealWorld", "LockScale", "OutMin", "OutMax",
                                           "OutScaling"};
     for (size_t k = 0; k < sizeof ignored / sizeof *ignored; k++)
-        if (ignore(b, s, ignored[k]) < 0) return JG_BLOCK_FAIL;
+        if (jg__param_ignore(b, s, ignored[k]) < 0) return JG_BLOCK_FAIL;
     b->virt = 0;   /* a real block: it rounds */
     return jg_setup_ports(b, s, 1, 1);
 }
@@ -731,6 +707,6 @@ static int dtc_outputs(const jg_block_t *b, jg_eval_t *e)
 
 const jg_block_type_t jg_block_datatypeconversion = {
     .name = "DataTypeConversion", .flags = JG_BT_VIRTUAL,
-    .setup = dtc_setup, .widths = same_widths, .pattern = jg_pattern_zero_slope,
+    .setup = dtc_setup, .widths = jg__widths_same, .pattern = jg_pattern_zero_slope,
     .outputs = dtc_outputs, .jacobian = jg_jac_zero, .route = identity_route,
 };

@@ -26,13 +26,9 @@
 #include <stdint.h>
 #include <string.h>
 #include "block_impl.h"
+#include "random.h"
 
 #define TWO_PI 6.283185307179586476925286766559
-
-static double vp(const jg_value_t *v, int64_t i)
-{
-    return jg_value_numel(v) == 1 ? v->x[0] : v->x[i];
-}
 
 static void *dalloc(jg_block_t *b, jg_setup_t *s, size_t size)
 {
@@ -40,39 +36,6 @@ static void *dalloc(jg_block_t *b, jg_setup_t *s, size_t size)
     if (!d) jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
     b->data = d;
     return d;
-}
-
-/* Scalar-or-vector parameters with defaults; the non-scalar ones must agree.
- * Returns the common numel (1 when all are scalars) or -1 after an error. */
-static int64_t vparams(jg_block_t *b, jg_setup_t *s, const char *const *names, const double *defs,
-                       int np, jg_value_t *out)
-{
-    int64_t w = 1;
-    int wk = -1;
-    for (int k = 0; k < np; k++) {
-        if (jg_setup_num_def(b, s, names[k], &out[k], defs[k]) < 0) return -1;
-        int64_t n = jg_value_numel(&out[k]);
-        if (n == 0) {
-            jg_setup_error(b, s, JG_PARAM, names[k], "expected a non-empty value");
-            return -1;
-        }
-        for (int64_t i = 0; i < n; i++)
-            if (!isfinite(out[k].x[i])) {
-                jg_setup_error(b, s, JG_PARAM, names[k], "element %lld is %g: expected a finite number",
-                               (long long)i + 1, out[k].x[i]);
-                return -1;
-            }
-        if (n == 1) continue;
-        if (wk >= 0 && n != w) {
-            jg_setup_error(b, s, JG_PARAM, names[k],
-                           "has %lld elements but %s has %lld (only scalars expand)", (long long)n,
-                           names[wk], (long long)w);
-            return -1;
-        }
-        w = n;
-        wk = k;
-    }
-    return w;
 }
 
 /* Only the simulation time drives these sources. */
@@ -90,27 +53,6 @@ static int sim_time_only(jg_block_t *b, jg_setup_t *s)
 }
 
 /* ---------------------------------------------------- counter-based noise */
-
-static uint64_t splitmix64(uint64_t seed, uint64_t j)
-{
-    uint64_t z = seed + (j + 1) * UINT64_C(0x9E3779B97F4A7C15);
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-/* Uniform in (0, 1), never 0 or 1 (the logarithm below needs u > 0). */
-static double uniform(uint64_t seed, uint64_t j)
-{
-    return ((double)(splitmix64(seed, j) >> 11) + 0.5) * 0x1.0p-53;
-}
-
-/* Draw n of stream seed, N(0, 1). */
-static double normal(uint64_t seed, uint64_t n)
-{
-    double u1 = uniform(seed, 2 * n), u2 = uniform(seed, 2 * n + 1);
-    return sqrt(-2 * log(u1)) * cos(TWO_PI * u2);
-}
 
 /* ---------------------------------------------------------- held pieces */
 
@@ -161,7 +103,7 @@ static int sg_setup(jg_block_t *b, jg_setup_t *s)
     sg_t *d = dalloc(b, s, sizeof *d);
     if (!d) return JG_BLOCK_FAIL;
     jg_value_t v[2];
-    if ((d->w = vparams(b, s, names, defs, 2, v)) < 0) return JG_BLOCK_FAIL;
+    if ((d->w = jg__param_vectors(b, s, names, defs, 2, v)) < 0) return JG_BLOCK_FAIL;
     d->amp = v[0];
     d->freq = v[1];
     const char *str = "sine";
@@ -195,7 +137,7 @@ static int sg_widths(jg_block_t *b, jg_setup_t *s)
 /* The phase whose integer part is the piece: f t (sawtooth), 2 f t (square). */
 static double sg_phase(const sg_t *d, int64_t i, double t)
 {
-    double f = d->hertz ? vp(&d->freq, i) : vp(&d->freq, i) / TWO_PI;
+    double f = d->hertz ? jg__param_at(&d->freq, i) : jg__param_at(&d->freq, i) / TWO_PI;
     return (d->wave == WF_SQUARE ? 2 : 1) * f * t;
 }
 
@@ -204,7 +146,7 @@ static int sg_outputs(const jg_block_t *b, jg_eval_t *e)
     const sg_t *d = b->data;
     int held = e->sim && !e->major;
     for (int64_t i = 0; i < d->w; i++) {
-        double A = vp(&d->amp, i), F = vp(&d->freq, i), y;
+        double A = jg__param_at(&d->amp, i), F = jg__param_at(&d->freq, i), y;
         switch (d->wave) {
         case WF_SINE:
             y = A * sin((d->hertz ? TWO_PI * F : F) * e->t);
@@ -221,7 +163,7 @@ static int sg_outputs(const jg_block_t *b, jg_eval_t *e)
         }
         default: {   /* random: draw xd[0] at a major step, the last one in between */
             double n = e->xd[0] - (held && e->xd[0] > 0 ? 1 : 0);
-            y = A * (2 * uniform(UINT64_C(0x5EED) + (uint64_t)i, (uint64_t)n) - 1);
+            y = A * (2 * jg__rand_uniform(UINT64_C(0x5EED) + (uint64_t)i, (uint64_t)n) - 1);
             break;
         }
         }
@@ -420,7 +362,7 @@ static int wn_setup(jg_block_t *b, jg_setup_t *s)
     wn_t *d = dalloc(b, s, sizeof *d);
     if (!d) return JG_BLOCK_FAIL;
     jg_value_t v[2], ts;
-    if ((d->w = vparams(b, s, names, defs, 2, v)) < 0) return JG_BLOCK_FAIL;
+    if ((d->w = jg__param_vectors(b, s, names, defs, 2, v)) < 0) return JG_BLOCK_FAIL;
     d->cov = v[0];
     d->seed = v[1];
     for (int64_t i = 0; i < jg_value_numel(&d->cov); i++)
@@ -454,7 +396,7 @@ static int wn_outputs(const jg_block_t *b, jg_eval_t *e)
     double n = nearbyint(e->t / d->ts);
     uint64_t k = n > 0 && n < 0x1p63 ? (uint64_t)n : 0;   /* before t = 0: draw 0 */
     for (int64_t i = 0; i < d->w; i++)
-        e->y[0][i] = sqrt(vp(&d->cov, i) / d->ts) * normal((uint64_t)vp(&d->seed, i), k);
+        e->y[0][i] = sqrt(jg__param_at(&d->cov, i) / d->ts) * jg__rand_normal((uint64_t)jg__param_at(&d->seed, i), k);
     return 0;
 }
 

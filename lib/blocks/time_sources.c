@@ -35,12 +35,6 @@ typedef struct {
     double def;
 } vparam_t;
 
-/* Element i of a scalar-or-vector parameter. */
-static double vp(const jg_value_t *v, int64_t i)
-{
-    return jg_value_numel(v) == 1 ? v->x[0] : v->x[i];
-}
-
 /* Read np scalar-or-vector parameters with defaults into out[]; returns the
  * output width (the common numel of the non-scalar ones, or 1), or -1 after
  * an error naming the parameter. */
@@ -142,8 +136,8 @@ static int step_outputs(const jg_block_t *b, jg_eval_t *e)
     const vsrc_t *d = b->data;
     int held = e->sim && !e->major;
     for (int64_t i = 0; i < d->w; i++) {
-        int after = held ? e->xd[i] != 0 : e->t >= vp(&d->p[0], i);
-        e->y[0][i] = after ? vp(&d->p[2], i) : vp(&d->p[1], i);
+        int after = held ? e->xd[i] != 0 : e->t >= jg__param_at(&d->p[0], i);
+        e->y[0][i] = after ? jg__param_at(&d->p[2], i) : jg__param_at(&d->p[1], i);
     }
     return 0;
 }
@@ -151,14 +145,14 @@ static int step_outputs(const jg_block_t *b, jg_eval_t *e)
 static int step_update(const jg_block_t *b, jg_eval_t *e)
 {
     const vsrc_t *d = b->data;
-    for (int64_t i = 0; i < d->w; i++) e->xdw[i] = e->t >= vp(&d->p[0], i);
+    for (int64_t i = 0; i < d->w; i++) e->xdw[i] = e->t >= jg__param_at(&d->p[0], i);
     return 0;
 }
 
 static int step_zc(const jg_block_t *b, jg_eval_t *e)
 {
     const vsrc_t *d = b->data;
-    for (int64_t i = 0; i < d->w; i++) e->zcv[i] = e->t - vp(&d->p[0], i);
+    for (int64_t i = 0; i < d->w; i++) e->zcv[i] = e->t - jg__param_at(&d->p[0], i);
     return 0;
 }
 
@@ -186,8 +180,8 @@ static int sine_outputs(const jg_block_t *b, jg_eval_t *e)
 {
     const vsrc_t *d = b->data;
     for (int64_t i = 0; i < d->w; i++)
-        e->y[0][i] = vp(&d->p[0], i) * sin(vp(&d->p[2], i) * e->t + vp(&d->p[3], i)) +
-                     vp(&d->p[1], i);
+        e->y[0][i] = jg__param_at(&d->p[0], i) * sin(jg__param_at(&d->p[2], i) * e->t + jg__param_at(&d->p[3], i)) +
+                     jg__param_at(&d->p[1], i);
     return 0;
 }
 
@@ -212,8 +206,8 @@ static int ramp_outputs(const jg_block_t *b, jg_eval_t *e)
 {
     const vsrc_t *d = b->data;
     for (int64_t i = 0; i < d->w; i++) {
-        double t0 = vp(&d->p[1], i), y0 = vp(&d->p[2], i);
-        e->y[0][i] = e->t < t0 ? y0 : y0 + vp(&d->p[0], i) * (e->t - t0);
+        double t0 = jg__param_at(&d->p[1], i), y0 = jg__param_at(&d->p[2], i);
+        e->y[0][i] = e->t < t0 ? y0 : y0 + jg__param_at(&d->p[0], i) * (e->t - t0);
     }
     return 0;
 }
@@ -266,11 +260,11 @@ static int pulse_setup(jg_block_t *b, jg_setup_t *s)
     vsrc_t *d = vsrc_setup(b, s, pulse_params, 4);
     if (!d) return JG_BLOCK_FAIL;
     for (int64_t i = 0; i < d->w; i++) {
-        if (!(vp(&d->p[1], i) > 0))
+        if (!(jg__param_at(&d->p[1], i) > 0))
             return jg_setup_error(b, s, JG_PARAM, "Period", "element %lld is %g: expected a positive period",
                                   (long long)(jg_value_numel(&d->p[1]) == 1 ? 1 : i + 1),
-                                  vp(&d->p[1], i));
-        double pw = vp(&d->p[2], i);
+                                  jg__param_at(&d->p[1], i));
+        double pw = jg__param_at(&d->p[2], i);
         if (!(pw >= 0 && pw <= 100))
             return jg_setup_error(b, s, JG_PARAM, "PulseWidth",
                                   "element %lld is %g: expected a percentage of the period from 0 to 100",
@@ -283,12 +277,12 @@ static int pulse_outputs(const jg_block_t *b, jg_eval_t *e)
 {
     const vsrc_t *d = b->data;
     for (int64_t i = 0; i < d->w; i++) {
-        double per = vp(&d->p[1], i), delay = vp(&d->p[3], i), on = 0;
+        double per = jg__param_at(&d->p[1], i), delay = jg__param_at(&d->p[3], i), on = 0;
         if (e->t >= delay) {
             double r = fmod(e->t - delay, per);   /* exact for the given doubles */
-            on = r < vp(&d->p[2], i) / 100 * per;
+            on = r < jg__param_at(&d->p[2], i) / 100 * per;
         }
-        e->y[0][i] = on ? vp(&d->p[0], i) : 0.0;
+        e->y[0][i] = on ? jg__param_at(&d->p[0], i) : 0.0;
     }
     return 0;
 }

@@ -275,20 +275,6 @@ static int unitconv_setup(jg_block_t *b, jg_setup_t *s)
     return jg_setup_ports(b, s, 1, 1);
 }
 
-static int unitconv_widths(jg_block_t *b, jg_setup_t *s)
-{
-    if (b->in_w[0] < 0) {
-        if (b->out_w[0] >= 0) {
-            b->in_w[0] = b->out_w[0];   /* a reader fixed the width: pass it back */
-        } else {
-            if (!s->force) return JG_BLOCK_AGAIN;
-            b->in_w[0] = 1;
-        }
-    }
-    b->out_w[0] = b->in_w[0];
-    return JG_BLOCK_DONE;
-}
-
 static int unitconv_pattern(jg_block_t *b, jg_setup_t *s)
 {
     return jg_jac_diag(b, s, JG_JAC_D, 0, 0) < 0 ? -1 : 0;
@@ -310,6 +296,6 @@ static int unitconv_jacobian(const jg_block_t *b, jg_eval_t *e)
 
 const jg_block_type_t jg_block_unitconversion = {
     .name = "UnitConversion", .flags = JG_BT_LINEAR,
-    .setup = unitconv_setup, .widths = unitconv_widths, .pattern = unitconv_pattern,
+    .setup = unitconv_setup, .widths = jg__widths_same, .pattern = unitconv_pattern,
     .outputs = unitconv_outputs, .jacobian = unitconv_jacobian,
 };

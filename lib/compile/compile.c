@@ -9,8 +9,8 @@
 #include <string.h>
 #include <igraph.h>
 #include "compile_impl.h"
-#include "../model/model_impl.h"
-#include "../blocks/goto.h"
+#include "../model/model_internal.h"
+#include "goto.h"
 
 /* Compiler-private data of a SubSystem block: its inner port blocks. */
 typedef struct {
@@ -1018,8 +1018,6 @@ jg_status_t jg_program_compile(const jg_model_t *m, jg_program_t **out, jg_error
     if (!err) err = &local;
     jg_error_clear(err);
     *out = NULL;
-    igraph_set_error_handler(igraph_error_handler_ignore);
-    igraph_set_warning_handler(igraph_warning_handler_ignore);
     jg_program_t *p = calloc(1, sizeof *p);
     consumers_t cs = {NULL, NULL};
     if (!p) return jg_error_set(err, JG_NOMEM, "out of memory");
@@ -1027,8 +1025,8 @@ jg_status_t jg_program_compile(const jg_model_t *m, jg_program_t **out, jg_error
     jg__cctx_t c = {.p = p, .err = err};
     jg_setup_t s = {.force = 0, .err = err, .priv = &c};
     int32_t nb = 0, ns = 0;
-    count_blocks(m->root, &nb, &ns);
-    p->name = jg_arena_strdup(&p->arena, m->name);
+    count_blocks(jg__model_root(m), &nb, &ns);
+    p->name = jg_arena_strdup(&p->arena, jg_model_name(m));
     p->blocks = jg_arena_alloc(&p->arena, sizeof(jg_block_t) * (size_t)(nb + 1));
     p->sys = jg_arena_alloc(&p->arena, sizeof(struct jg_sys) * (size_t)(ns + 1));
     for (p->hcap = 16; p->hcap < 2 * (int64_t)nb + 2; p->hcap *= 2) {}
@@ -1038,7 +1036,7 @@ jg_status_t jg_program_compile(const jg_model_t *m, jg_program_t **out, jg_error
         goto fail;
     }
     for (int64_t k = 0; k < p->hcap; k++) p->htab[k] = -1;
-    if ((st = flatten(&c, m->root, -1, -1, err))) goto fail;
+    if ((st = flatten(&c, jg__model_root(m), -1, -1, err))) goto fail;
     if ((st = setup_blocks(&c, &s))) goto fail;
     if ((st = connect_lines(&c))) goto fail;
     if ((st = jg__resolve_gotos(p, err))) goto fail;   /* From -> Goto (goto.c) */
@@ -1046,7 +1044,15 @@ jg_status_t jg_program_compile(const jg_model_t *m, jg_program_t **out, jg_error
     if ((st = propagate_widths(&c, &s, &cs))) goto fail;
     if ((st = layout(&c))) goto fail;
     if ((st = patterns(&c, &s))) goto fail;
-    if ((st = sort_blocks(&c))) goto fail;
+    /* igraph's default handlers print and abort: ignore them around our igraph
+     * calls (sort_blocks converts the codes) and hand the embedding program's
+     * own handlers back, so compiling leaves no process-wide state behind */
+    igraph_error_handler_t *old_eh = igraph_set_error_handler(igraph_error_handler_ignore);
+    igraph_warning_handler_t *old_wh = igraph_set_warning_handler(igraph_warning_handler_ignore);
+    st = sort_blocks(&c);
+    igraph_set_error_handler(old_eh);
+    igraph_set_warning_handler(old_wh);
+    if (st) goto fail;
     if ((st = jg__resolve_sample_times(&c))) goto fail;
     for (int32_t b = 0; b < p->nblocks; b++) p->blocks[b].src = NULL;  /* the model may go */
     free(cs.ptr);

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "program_impl.h"
-#include "../blocks/goto.h"
+#include "goto.h"
 
 typedef struct {
     const char *tag;

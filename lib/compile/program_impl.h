@@ -4,7 +4,7 @@
 #include <jansson.h>
 #include "jacgraph/program.h"
 #include "../core/arena.h"
-#include "../blocks/block_impl.h"
+#include "block_impl.h"
 
 struct jg_program {
     jg_arena_t arena;

@@ -684,32 +684,13 @@ static int add_part(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int rp, in
     return b->npart++;
 }
 
-int jg_jac_dense(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int rp, int cp)
+/* A part whose pattern is the entries (i, j) of the m x n block with i == j
+ * (diag), or with x[i n + j] != 0 (x row-major), or all of them (x NULL). */
+static int add_entries(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int rp, int cp, int64_t m,
+                       int64_t n, int diag, const double *x)
 {
-    int64_t m, n;
-    if (part_dims(b, s, kind, rp, cp, &m, &n)) return -1;
     int64_t *colp = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    int64_t *rowi = malloc(sizeof(int64_t) * (size_t)(m * n + 1));
-    if (!colp || !rowi) {
-        free(colp);
-        free(rowi);
-        return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    }
-    for (int64_t j = 0; j <= n; j++) colp[j] = j * m;
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++) rowi[j * m + i] = i;
-    int r = add_part(b, s, kind, rp, cp, m, n, colp, rowi);
-    free(colp);
-    free(rowi);
-    return r;
-}
-
-int jg_jac_diag(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int rp, int cp)
-{
-    int64_t m, n;
-    if (part_dims(b, s, kind, rp, cp, &m, &n)) return -1;
-    int64_t *colp = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    int64_t *rowi = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    int64_t *rowi = malloc(sizeof(int64_t) * (size_t)((diag ? n : m * n) + 1));
     if (!colp || !rowi) {
         free(colp);
         free(rowi);
@@ -718,13 +699,32 @@ int jg_jac_diag(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int rp, int cp
     int64_t nz = 0;
     for (int64_t j = 0; j < n; j++) {
         colp[j] = nz;
-        if (j < m) rowi[nz++] = j;
+        if (diag) {
+            if (j < m) rowi[nz++] = j;
+        } else {
+            for (int64_t i = 0; i < m; i++)
+                if (!x || x[i * n + j] != 0) rowi[nz++] = i;
+        }
     }
     colp[n] = nz;
     int r = add_part(b, s, kind, rp, cp, m, n, colp, rowi);
     free(colp);
     free(rowi);
     return r;
+}
+
+int jg_jac_dense(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int rp, int cp)
+{
+    int64_t m, n;
+    if (part_dims(b, s, kind, rp, cp, &m, &n)) return -1;
+    return add_entries(b, s, kind, rp, cp, m, n, 0, NULL);
+}
+
+int jg_jac_diag(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int rp, int cp)
+{
+    int64_t m, n;
+    if (part_dims(b, s, kind, rp, cp, &m, &n)) return -1;
+    return add_entries(b, s, kind, rp, cp, m, n, 1, NULL);
 }
 
 static int cmp_pair(const void *a, const void *b)
@@ -781,24 +781,7 @@ int jg_jac_from_value(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int rp, 
     if (v->rows != m || v->cols != n)
         return jg_setup_error(b, s, JG_INTERNAL, NULL, "value %lldx%lld for a %lldx%lld part",
                               (long long)v->rows, (long long)v->cols, (long long)m, (long long)n);
-    int64_t *colp = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    int64_t *rowi = malloc(sizeof(int64_t) * (size_t)(m * n + 1));
-    if (!colp || !rowi) {
-        free(colp);
-        free(rowi);
-        return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    }
-    int64_t nz = 0;
-    for (int64_t j = 0; j < n; j++) {
-        colp[j] = nz;
-        for (int64_t i = 0; i < m; i++)
-            if (v->x[i * n + j] != 0) rowi[nz++] = i;
-    }
-    colp[n] = nz;
-    int r = add_part(b, s, kind, rp, cp, m, n, colp, rowi);
-    free(colp);
-    free(rowi);
-    return r;
+    return add_entries(b, s, kind, rp, cp, m, n, 0, v->x);
 }
 
 void jg_jac_fill_from_value(cs_dl *M, const jg_value_t *v)

@@ -140,6 +140,16 @@ void jg__eval_set_mode(jg_work_t *w, int sim, int major)
     w->major = major;
 }
 
+unsigned char *jg__eval_rate_hits(jg_work_t *w) { return w->rate_hit; }
+void jg__eval_set_sim(jg_work_t *w, int sim) { w->sim = sim; }
+const double *jg__eval_dstates(const jg_work_t *w) { return w->xd; }
+
+void jg__eval_set_major(jg_work_t *w, int major, int first)
+{
+    w->major = major;
+    w->first = first;
+}
+
 void jg__eval_use_iospec(jg_work_t *w, const jg_iospec_t *io, const double *wv)
 {
     if (!io) {

@@ -1,7 +1,7 @@
 /* Private structure of jg_work (lib/eval) and the calls between eval's files
  * (eval.c: block calls; algloop.c: the algebraic loop solver; plan.c: the
  * fused evaluation plan; iopoints.c).  Later modules include eval_internal.h
- * instead (lib/sim/simulate.c still reads the hybrid fields below). */
+ * instead, whose accessors reach the fields they need (the hybrid ones too). */
 #ifndef JG_EVAL_IMPL_H
 #define JG_EVAL_IMPL_H
 #include "eval_internal.h"

@@ -73,6 +73,17 @@ int jg__eval_rate_hit(const jg_work_t *w, int r);
 /* Evaluate as the simulation does (sim = 1) and in a major step (major = 1)
  * or a minor one; linearization keeps the defaults 0, 0. */
 void jg__eval_set_mode(jg_work_t *w, int sim, int major);
+/* The simulation loop's view (lib/sim/simulate.c), each O(1): */
+/* per discrete rate, p->nrates + 1 flags, writable: 1 when the rate's blocks
+ * execute at the current point (default all 1; the loop sets them per major
+ * step and clears them for the minor steps in between) */
+unsigned char *jg__eval_rate_hits(jg_work_t *w);
+/* evaluate as the simulation does (1) or as linearization does (0) */
+void jg__eval_set_sim(jg_work_t *w, int sim);
+/* a major step (major = 1; first = 1 at t0) or a minor one (0, 0) */
+void jg__eval_set_major(jg_work_t *w, int major, int first);
+/* the discrete states (p->nd), as the blocks' update() left them */
+const double *jg__eval_dstates(const jg_work_t *w);
 
 /* ------------------------------------------------- hybrid steps (eval.c) */
 

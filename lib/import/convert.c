@@ -62,7 +62,8 @@ static void one_line(char *s)
         if ((unsigned char)*s < 0x20) *s = ' ';
 }
 
-static void problem(conv_t *c, const blk_t *b, const char *reason)
+/* "path (type): reason" on one line, appended to list. */
+static void note(conv_t *c, json_t *list, const blk_t *b, const char *reason)
 {
     char *s = NULL;
     if (asprintf(&s, "%s (%s): %s", b->path, b->type, reason) < 0) {
@@ -70,21 +71,19 @@ static void problem(conv_t *c, const blk_t *b, const char *reason)
         return;
     }
     one_line(s);
-    json_array_append_new(c->problems, json_string(s));
+    json_array_append_new(list, json_string(s));
     free(s);
+}
+
+static void problem(conv_t *c, const blk_t *b, const char *reason)
+{
+    note(c, c->problems, b, reason);
 }
 
 static void skip(conv_t *c, blk_t *b, const char *reason)
 {
-    char *s = NULL;
     b->skipped = 1;
-    if (asprintf(&s, "%s (%s): %s", b->path, b->type, reason) < 0) {
-        fail(c, JG_NOMEM, "out of memory");
-        return;
-    }
-    one_line(s);
-    json_array_append_new(c->skipped, json_string(s));
-    free(s);
+    note(c, c->skipped, b, reason);
 }
 
 /* ---- values ---- */

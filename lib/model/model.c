@@ -3,6 +3,7 @@
 #include <string.h>
 #include <errno.h>
 #include "model_impl.h"
+#include "model_internal.h"
 
 static char *dupstr(const char *s)
 {
@@ -272,6 +273,7 @@ const char *jg_model_plugin(const jg_model_t *m, size_t k)
 }
 
 const char *jg_model_name(const jg_model_t *m) { return m->name; }
+const json_t *jg__model_root(const jg_model_t *m) { return m->root; }
 const char *jg_model_source(const jg_model_t *m) { return m->source; }
 
 void jg_model_free(jg_model_t *m)

@@ -1,4 +1,5 @@
-/* Private structure of jg_model (read by lib/compile only). */
+/* Private structure of jg_model (lib/model only; the compiler reads the
+ * document through model_internal.h). */
 #ifndef JG_MODEL_IMPL_H
 #define JG_MODEL_IMPL_H
 #include <jansson.h>

@@ -11,7 +11,8 @@
 #include <string.h>
 #include "jacgraph/simulate.h"
 #include "jacgraph/solverjac.h"
-#include "../eval/eval_impl.h"
+#include "../compile/program_impl.h"
+#include "../eval/eval_internal.h"
 #include "project.h"
 #include "sparsing.h"
 
@@ -137,7 +138,9 @@ static int project_in_solver(double t, double *x, void *user)
     int changed;
     jg__proj_stats_t before, after;
     jg__proj_get_stats(s->proj, &before);
-    if (jg__proj_apply(s->proj, t, x, s->w->xd, s->proj_rtol, s->proj_atol, &changed, s->err)) return -1;
+    if (jg__proj_apply(s->proj, t, x, jg__eval_dstates(s->w), s->proj_rtol, s->proj_atol, &changed,
+                       s->err))
+        return -1;
     jg__proj_get_stats(s->proj, &after);
     return after.rejected > before.rejected ? 1 : 0;
 }
@@ -385,7 +388,7 @@ const char *jg_sim_jacobian(const jg_sim_t *s, const char **why)
 jg_work_t *jg_sim_work(jg_sim_t *s) { return s->w; }
 int64_t jg_sim_ndstates(const jg_sim_t *s) { return s->p->nd; }
 jg__proj_t *jg__sim_projector(const jg_sim_t *s) { return s->proj; }
-const double *jg_sim_dstates(const jg_sim_t *s) { return s->w->xd; }
+const double *jg_sim_dstates(const jg_sim_t *s) { return jg__eval_dstates(s->w); }
 
 /* Hand the current evaluation (outputs at t, states x) to the logger. */
 static void log_point(jg_sim_t *s, double t, const double *x, jg_sim_log_fn log, void *user,
@@ -454,44 +457,45 @@ static jg_status_t major_step(jg_sim_t *s, int first, int log_now, int any_fired
 {
     const jg_program_t *p = s->p;
     jg_work_t *w = s->w;
+    unsigned char *rate_hit = jg__eval_rate_hits(w);
+    double *wx = jg_work_states(w);
+    const double *xd = jg__eval_dstates(w);
     jg_status_t st;
     int hit = 0;
     double tol = 1e-12 * fmax(1.0, fabs(s->t));
     for (int32_t r = 0; r < p->nrates; r++) {
-        w->rate_hit[r] = fabs(rate_time(s, r) - s->t) <= tol;
-        hit |= w->rate_hit[r];
+        rate_hit[r] = fabs(rate_time(s, r) - s->t) <= tol;
+        hit |= rate_hit[r];
     }
-    w->major = 1;
-    w->first = first;
-    memcpy(w->x, s->x, sizeof(double) * (size_t)p->nx);
+    jg__eval_set_major(w, 1, first);
+    memcpy(wx, s->x, sizeof(double) * (size_t)p->nx);
     if (first) {   /* external initial conditions, then the outputs they give */
         if ((st = jg_work_outputs(w, s->t, err))) return st;
         if ((st = jg__work_update(w, 1, NULL, err))) return st;
     }
     if ((st = jg_work_outputs(w, s->t, err))) return st;
-    if (log_now) log_point(s, s->t, w->x, log, user, stop);
-    if (p->nzc && p->nd) memcpy(s->xdsave, w->xd, sizeof(double) * (size_t)p->nd);
+    if (log_now) log_point(s, s->t, wx, log, user, stop);
+    if (p->nzc && p->nd) memcpy(s->xdsave, xd, sizeof(double) * (size_t)p->nd);
     if ((st = jg__work_update(w, 0, any_fired ? s->fired : NULL, err))) return st;
     /* Simulink's Stop block: the run ends after this step, which is logged
      * even off the output grid so that the output ends at the stop time */
     for (int32_t k = 0; k < s->nstop && !s->st.stop_block; k++) {
         const jg_block_t *B = &p->blocks[s->stop_blk[k]];
-        if (w->xd[B->d_off] == 0) continue;
+        if (xd[B->d_off] == 0) continue;
         s->st.stop_block = B->path;
         s->st.stop_time = s->t;
-        if (!log_now) log_point(s, s->t, w->x, log, user, stop);
+        if (!log_now) log_point(s, s->t, wx, log, user, stop);
         *stop = 1;
     }
-    int jumped = hit || any_fired || memcmp(w->x, s->x, sizeof(double) * (size_t)p->nx);
-    memcpy(s->x, w->x, sizeof(double) * (size_t)p->nx);
+    int jumped = hit || any_fired || memcmp(wx, s->x, sizeof(double) * (size_t)p->nx);
+    memcpy(s->x, wx, sizeof(double) * (size_t)p->nx);
     for (int32_t r = 0; r < p->nrates; r++)
-        if (w->rate_hit[r]) {
+        if (rate_hit[r]) {
             s->khit[r]++;
             s->st.hits++;
         }
-    memset(w->rate_hit, 0, (size_t)p->nrates + 1);
-    w->major = 0;
-    w->first = 0;
+    memset(rate_hit, 0, (size_t)p->nrates + 1);
+    jg__eval_set_major(w, 0, 0);
     if (jumped || first) {
         if (!first) s->st.resets++;
         if ((st = jg_solver_reset(s->solver, s->t, s->x, err))) return st;
@@ -503,7 +507,7 @@ static jg_status_t major_step(jg_sim_t *s, int first, int log_now, int any_fired
         /* the signals at the step's end (find_event) are those here when the
          * major step moved nothing: no hit, event, reset or mode change */
         int same = !first && !jumped && s->zr_t == s->t &&
-                   (!p->nd || !memcmp(s->xdsave, w->xd, sizeof(double) * (size_t)p->nd));
+                   (!p->nd || !memcmp(s->xdsave, xd, sizeof(double) * (size_t)p->nd));
         if (same) memcpy(s->zl, s->zr, sizeof(double) * (size_t)p->nzc);
         else if ((st = zc_at(s, s->t, s->x, s->zl, err))) return st;
         for (int64_t i = 0; i < p->nzc; i++) {
@@ -674,7 +678,7 @@ jg_status_t jg_sim_run(jg_sim_t *s, double t_until, jg_sim_log_fn log, void *use
     int stop = 0;
     const jg_program_t *p = s->p;
     s->err = err;
-    s->w->sim = 1;
+    jg__eval_set_sim(s->w, 1);
     if (t_until > s->o.tstop) t_until = s->o.tstop;
     if (s->st.stop_block) return minor_outputs(s, s->t, s->x, err);   /* a Stop block ended it */
     if (!s->started) {
@@ -692,7 +696,7 @@ jg_status_t jg_sim_run(jg_sim_t *s, double t_until, jg_sim_log_fn log, void *use
         if ((st = jg_solver_step(s->solver, lim, &t1, s->x, err))) return st;
         if (s->proj && !s->proj_internal) {   /* onto the invariants (project.h); the restart waits for major_step */
             int retry;
-            if ((st = jg__proj_step(s->proj, s->solver, tprev, s->xsave, t1, s->x, s->w->xd,
+            if ((st = jg__proj_step(s->proj, s->solver, tprev, s->xsave, t1, s->x, jg__eval_dstates(s->w),
                                     &s->projected, &retry, err)))
                 return st;
             if (retry) {   /* the step was less accurate than estimated: redo it */

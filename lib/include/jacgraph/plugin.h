@@ -24,7 +24,7 @@
  * ("ABI version 2, this jacgraph supports 1").  The version is a plain
  * unsigned integer so the check needs no plugin code to run.
  *
- * Life cycle of a plugin block instance (mirrors lib/blocks/block_impl.h):
+ * Life cycle of a plugin block instance (mirrors lib/compile/block_impl.h):
  *   compile time  setup(s, api) once per instance: read parameters
  *                 (api->param*, resolved in the model workspace like a
  *                 built-in block's), declare ports, widths, states,

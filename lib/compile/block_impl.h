@@ -1,4 +1,7 @@
 /* block_impl.h -- the block-type interface: one static const vtable per block type.
+ * It is the compile stage's interface to the block types: the compiler calls
+ * the vtables and implements the jg_setup_* helpers (lib/compile/setup.c);
+ * lib/blocks implements the types and the registry and includes this header.
  *
  * Life cycle of a block instance inside a compiled program (lib/compile):
  *   1. setup(b, s)      parse parameters (jg_setup_num/str), declare ports
@@ -63,7 +66,7 @@
  *                 the block's own continuous states that the exact solution
  *                 keeps at zero, with b->inv_pat the pattern of dg/dx
  *                 (ninv x nx, compressed column, arena; set at compile
- *                 time, pattern() at the latest: lib/blocks/plugin.c does it
+ *                 time, pattern() at the latest: lib/blocks/plugin_bridge.c does it
  *                 there).  invariants(b, e, g, dg) writes g[ninv] and, when
  *                 dg != NULL, dg->x in that pattern; e has t, x, xd, data and
  *                 err only.  lib/sim/project.c projects the states back onto
@@ -80,8 +83,8 @@
  *   From are resolved by the compiler itself, which knows them by their flags
  *   (JG_BT_SUBSYSTEM, JG_BT_PORT_IN/OUT, JG_BT_TAG_*).
  */
-#ifndef JG_BLOCKS_BLOCK_IMPL_H
-#define JG_BLOCKS_BLOCK_IMPL_H
+#ifndef JG_COMPILE_BLOCK_IMPL_H
+#define JG_COMPILE_BLOCK_IMPL_H
 
 #include <stdint.h>
 #include <stddef.h>
@@ -320,6 +323,10 @@ typedef struct jg_ss_matrices {
     int64_t n, m, p;
 } jg_ss_matrices_t;
 int jg_setup_ss_matrices(jg_block_t *b, jg_setup_t *s, jg_ss_matrices_t *d);
+/* Input width of a state-space block with m inputs and n states (siso: a
+ * transfer function): set when unknown, else checked (error names the
+ * matrices).  JG_BLOCK_DONE or JG_BLOCK_FAIL. */
+int jg_setup_ss_input(jg_block_t *b, jg_setup_t *s, int64_t m, int64_t n, int siso);
 /* A SISO num/den (highest power first) realized in MATLAB's tf2ss
  * controllable canonical form into d (ic a zero scalar); errors name
  * num_param / den_param (zero leading denominator, improper). */
@@ -354,6 +361,36 @@ int jg_eval_error(const jg_block_t *b, jg_eval_t *e, const char *fmt, ...)
  * with zeros (jg_jac_zero).  An empty d part would mean "no feedthrough" and
  * let the block run before its driver.  (lib/blocks/math.c) */
 int jg_pattern_zero_slope(jg_block_t *b, jg_setup_t *s);
+
+/* Parameter readers shared by block types (lib/blocks/params.c).  Each sets
+ * the error (block path, parameter) and returns JG_BLOCK_FAIL on bad input.
+ * jg__param_limit: numbers, a workspace name, or "inf"/"+inf"/"-inf"; absent:
+ * def; non-empty, no NaN (out's storage is the setup arena).
+ * jg__param_onoff: "on"/"off" or 1/0 into *out; absent: def.
+ * jg__param_choice: index of a literal among opts[n]; absent: 0; -1 on error.
+ * jg__param_ignore: read a parameter the block accepts and ignores.
+ * jg__param_port_count: "Inputs" as a count (string or number) into *n (def
+ * when absent, -1 when not one number); returns jg_setup_str_or_num's code,
+ * and jg__param_port_count_error reports a count outside 1..1024.
+ * jg__widths_same: one input, one output of the same width, from either side. */
+int jg__param_limit(jg_block_t *b, jg_setup_t *s, const char *name, double def, jg_value_t *out);
+int jg__param_onoff(jg_block_t *b, jg_setup_t *s, const char *name, int def, int *out);
+int jg__param_choice(jg_block_t *b, jg_setup_t *s, const char *name, const char *const *opts, int n,
+                     const char *expected);
+int jg__param_ignore(jg_block_t *b, jg_setup_t *s, const char *name);
+int jg__param_port_count(jg_block_t *b, jg_setup_t *s, double def, double *n, const char **str);
+int jg__param_port_count_error(jg_block_t *b, jg_setup_t *s, int r, const char *str);
+int jg__widths_same(jg_block_t *b, jg_setup_t *s);
+/* np scalar-or-vector parameters names[k] (defaults defs[k]) into out[np]:
+ * finite, non-empty, the non-scalar ones of one length.  Returns that common
+ * numel (1 when all are scalars) or -1 after an error. */
+int64_t jg__param_vectors(jg_block_t *b, jg_setup_t *s, const char *const *names, const double *defs,
+                          int np, jg_value_t *out);
+/* Element i of a parameter that is a scalar (expanded) or a vector. */
+static inline double jg__param_at(const jg_value_t *v, int64_t i)
+{
+    return jg_value_numel(v) == 1 ? v->x[0] : v->x[i];
+}
 int jg_jac_zero(const jg_block_t *b, jg_eval_t *e);
 
 /* Fill the values of a part whose pattern was declared with jg_jac_from_value
@@ -365,7 +402,7 @@ const jg_block_type_t *jg_block_type_find(const char *name);
 /* Comma-separated list of known type names for error messages, built-in and
  * registered at run time (valid until the next registration). */
 const char *jg_block_type_names(void);
-/* Types registered at run time (lib/blocks/plugin.c), searched after the
+/* Types registered at run time (lib/blocks/plugin_load.c), searched after the
  * built-in ones; t must stay valid.  Not thread-safe.  0, or -1 out of memory. */
 int jg__block_type_register(const jg_block_type_t *t);
 void jg__block_type_unregister(const jg_block_type_t *t);

@@ -5,9 +5,10 @@
  * those flags and links every From to its Goto right after the lines are
  * connected.  jg__trace then jumps from a From's output to the signal that
  * drives the Goto's input, so Goto/From routing is as free as a line: it
- * makes no vertex, no edge and no run-time work. */
-#ifndef JG_BLOCKS_GOTO_H
-#define JG_BLOCKS_GOTO_H
+ * makes no vertex, no edge and no run-time work.  Part of compile's interface
+ * to the block types (with block_impl.h). */
+#ifndef JG_COMPILE_GOTO_H
+#define JG_COMPILE_GOTO_H
 #include "block_impl.h"
 
 /* TagVisibility of a Goto: where Froms can see it. */

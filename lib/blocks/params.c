@@ -1,0 +1,145 @@
+/* Parameter readers shared by several block types: on/off switches, limits that may be infinite, literal choices, port counts and ignored parameters. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "block_impl.h"
+
+int jg__param_limit(jg_block_t *b, jg_setup_t *s, const char *name, double def, jg_value_t *out)
+{
+    const char *str = NULL;
+    int r = jg_setup_str_or_num(b, s, name, &str, out);
+    if (r < 0) return JG_BLOCK_FAIL;
+    if (r == 1) {
+        /* JSON has no infinity: the literal stands for it */
+        if (!strcmp(str, "inf") || !strcmp(str, "Inf") || !strcmp(str, "+inf"))
+            def = INFINITY;
+        else if (!strcmp(str, "-inf") || !strcmp(str, "-Inf"))
+            def = -INFINITY;
+        else
+            return jg_setup_error(b, s, JG_PARAM, name,
+                                  "unknown workspace name '%s' (expected a number, \"inf\", "
+                                  "\"-inf\" or a workspace parameter)",
+                                  str);
+    }
+    if (r != 2) {
+        out->rows = out->cols = 1;
+        if (!(out->x = jg_setup_alloc(s, sizeof(double))))
+            return jg_setup_error(b, s, JG_NOMEM, name, "out of memory");
+        out->x[0] = def;
+    }
+    if (jg_value_numel(out) == 0) return jg_setup_error(b, s, JG_PARAM, name, "expected a non-empty value");
+    for (int64_t i = 0; i < jg_value_numel(out); i++)
+        if (isnan(out->x[i]))
+            return jg_setup_error(b, s, JG_PARAM, name, "element %lld is NaN", (long long)i + 1);
+    return JG_BLOCK_DONE;
+}
+
+int jg__param_onoff(jg_block_t *b, jg_setup_t *s, const char *name, int def, int *out)
+{
+    const char *str = NULL;
+    jg_value_t num;
+    int r = jg_setup_str_or_num(b, s, name, &str, &num);
+    if (r < 0) return JG_BLOCK_FAIL;
+    *out = def;
+    if (r == 0) return JG_BLOCK_DONE;
+    /* Simulink saves check boxes as "on"/"off"; JSON models may write 1/0 */
+    if (r == 1 && (!strcmp(str, "on") || !strcmp(str, "off"))) {
+        *out = str[1] == 'n';
+        return JG_BLOCK_DONE;
+    }
+    if (r == 2 && jg_value_numel(&num) == 1 && (num.x[0] == 0 || num.x[0] == 1)) {
+        *out = num.x[0] == 1;
+        return JG_BLOCK_DONE;
+    }
+    return jg_setup_error(b, s, JG_PARAM, name, "expected \"on\" or \"off\" (or 1 / 0)");
+}
+
+int jg__param_choice(jg_block_t *b, jg_setup_t *s, const char *name, const char *const *opts, int n,
+                     const char *expected)
+{
+    const char *v = NULL;
+    int r = jg_setup_str(b, s, name, &v);
+    if (r < 0) return -1;
+    if (r == 0) return 0;
+    for (int k = 0; k < n; k++)
+        if (!strcmp(v, opts[k])) return k;
+    jg_setup_error(b, s, JG_PARAM, name, "expected %s, got \"%s\"", expected, v);
+    return -1;
+}
+
+int jg__param_ignore(jg_block_t *b, jg_setup_t *s, const char *name)
+{
+    const char *str;
+    if (jg_setup_str(b, s, name, &str) < 0) jg_error_clear(s->err);   /* not a string: fine too */
+    return JG_BLOCK_DONE;
+}
+
+int jg__param_port_count(jg_block_t *b, jg_setup_t *s, double def, double *n, const char **str)
+{
+    jg_value_t num;
+    *n = def;
+    *str = NULL;
+    int r = jg_setup_str_or_num(b, s, "Inputs", str, &num);
+    if (r < 0) return JG_BLOCK_FAIL;
+    if (r == 1) {
+        char *end = NULL;
+        *n = strtod(*str, &end);
+        if (end == *str || *end) *n = -1;
+    } else if (r == 2) {
+        *n = jg_value_numel(&num) == 1 ? num.x[0] : -1;
+    }
+    return r;
+}
+
+int jg__param_port_count_error(jg_block_t *b, jg_setup_t *s, int r, const char *str)
+{
+    if (r == 1)
+        return jg_setup_error(b, s, JG_PARAM, "Inputs",
+                              "expected a count of input ports from 1 to 1024, got \"%s\"", str);
+    return jg_setup_error(b, s, JG_PARAM, "Inputs", "expected a count of input ports from 1 to 1024");
+}
+
+int jg__widths_same(jg_block_t *b, jg_setup_t *s)
+{
+    if (b->in_w[0] < 0) {
+        if (b->out_w[0] >= 0) {
+            b->in_w[0] = b->out_w[0];   /* a reader fixed the width: pass it back */
+        } else {
+            if (!s->force) return JG_BLOCK_AGAIN;
+            b->in_w[0] = 1;
+        }
+    }
+    b->out_w[0] = b->in_w[0];
+    return JG_BLOCK_DONE;
+}
+
+int64_t jg__param_vectors(jg_block_t *b, jg_setup_t *s, const char *const *names,
+                          const double *defs, int np, jg_value_t *out)
+{
+    int64_t w = 1;
+    int wk = -1;
+    for (int k = 0; k < np; k++) {
+        if (jg_setup_num_def(b, s, names[k], &out[k], defs[k]) < 0) return -1;
+        int64_t n = jg_value_numel(&out[k]);
+        if (n == 0) {
+            jg_setup_error(b, s, JG_PARAM, names[k], "expected a non-empty value");
+            return -1;
+        }
+        for (int64_t i = 0; i < n; i++)
+            if (!isfinite(out[k].x[i])) {
+                jg_setup_error(b, s, JG_PARAM, names[k], "element %lld is %g: expected a finite number",
+                               (long long)i + 1, out[k].x[i]);
+                return -1;
+            }
+        if (n == 1) continue;
+        if (wk >= 0 && n != w) {
+            jg_setup_error(b, s, JG_PARAM, names[k],
+                           "has %lld elements but %s has %lld (only scalars expand)", (long long)n,
+                           names[wk], (long long)w);
+            return -1;
+        }
+        w = n;
+        wk = k;
+    }
+    return w;
+}
