@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "jacgraph/io.h"
 #include "jacgraph/plot.h"
 #include "jacgraph/simulate.h"
 
@@ -187,63 +188,11 @@ static int log_row(double t, const double *x, const double *sig, void *user)
         return 1;
     }
     c->rows++;
-    fprintf(c->f, "%.12g", t);
-    for (int64_t k = 0; k < c->nx; k++) fprintf(c->f, ",%.12g", x[k]);
-    for (int64_t k = 0; k < c->nlog; k++) fprintf(c->f, ",%.12g", sig[k]);
-    fputc('\n', c->f);
+    jg_io_write_csv_row(c->f, t, c->nx, x, c->nlog, sig);
     if (c->plot && (c->plot_st = jg_plot_add(c->plot, t, c->plot_states ? x : sig, &c->plot_err)))
         return 1;
     if (c->pr.on) progress_update(&c->pr, t);
     return 0;
-}
-
-/* A name as a JSON string (quotes, backslashes and control characters
- * escaped: Simulink names hold newlines). */
-static void put_json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-        else if (ch == '\n') fputs("\\n", f);
-        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-        else fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
-/* A CSV field (RFC 4180): quoted, with doubled quotes, when it holds a comma,
- * a quote or a line break. */
-static void put_csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-/* The operating point {"t": T, "states": {...}} by state name.  Errors: JG_IO. */
-static jg_status_t save_op(const char *path, const jg_program_t *p, const jg_sim_t *s,
-                           jg_error_t *err)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) return jg_error_set(err, JG_IO, "%s: cannot write", path);
-    fprintf(f, "{\"t\": %.17g, \"states\": {", jg_sim_time(s));
-    const double *x = jg_sim_states(s);
-    for (int64_t k = 0; k < jg_program_nstates(p); k++) {
-        fprintf(f, "%s\n  ", k ? "," : "");
-        put_json_string(f, jg_program_state_name(p, k));
-        fprintf(f, ": %.17g", x[k]);
-    }
-    fprintf(f, "\n}}\n");
-    if (fclose(f)) return jg_error_set(err, JG_IO, "%s: write failed", path);
-    return JG_OK;
 }
 
 static int no_rhs(double t, const double *x, double *dx, void *user)
@@ -446,21 +395,12 @@ int cmd_simulate(int argc, char **argv)
     }
     c.pr = (progress_t){.on = !no_progress && progress_wanted(f),
                         .name = jg_program_name(p), .t0 = o.t0, .tstop = o.tstop, .start = wall()};
-    fprintf(f, "time");
-    for (int64_t k = 0; k < c.nx; k++) {
-        fputc(',', f);
-        put_csv_field(f, jg_program_state_name(p, k));
-    }
-    for (int64_t k = 0; k < c.nlog; k++) {
-        fputc(',', f);
-        put_csv_field(f, jg_sim_logged_name(s, k));
-    }
-    fputc('\n', f);
+    jg_io_write_csv_header(f, p, s);
     jg_status_t run_st = JG_OK;
     if (op_path) {
         run_st = jg_sim_run(s, op_t, log_row, &c, &err);
         if (!run_st && c.over) run_st = over_error(&c, &err);
-        if (!run_st && !c.plot_st && save_op(op_path, p, s, &err)) {
+        if (!run_st && !c.plot_st && jg_io_write_op(op_path, p, jg_sim_time(s), jg_sim_states(s), &err)) {
             progress_end(&c.pr, jg_sim_time(s));
             rc = cli_fail(&err);
             goto done;

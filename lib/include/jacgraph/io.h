@@ -1,12 +1,15 @@
 /* jacgraph/io.h -- writers: linear models as text, JSON and Matrix Market;
  * Jacobian graphs as Graphviz dot (cgraph) and SVG (gvc); models as Simulink
- * files (MDL, SLX). */
+ * files (MDL, SLX); simulation trajectories as CSV and operating points as
+ * JSON; solver Jacobians as text, JSON, Matrix Market and an SVG spy plot. */
 #ifndef JACGRAPH_IO_H
 #define JACGRAPH_IO_H
 #include "jacgraph/export.h"
 #include <stdio.h>
 #include "jacgraph/linearize.h"
 #include "jacgraph/graph.h"
+#include "jacgraph/simulate.h"
+#include "jacgraph/solverjac.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,6 +66,67 @@ typedef enum {
  * temporary file), so memory is the parsed JSON plus one system's index. */
 JG_API jg_status_t jg_io_write_simulink(const char *json_text, size_t len, int format, const char *path,
                                         jg_error_t *err);
+
+/* ---- simulation output */
+
+/* The CSV header line: "time", the state names (jg_program_state_name), then
+ * the logged signal names of s (jg_sim_logged_name; s may be NULL: none),
+ * comma-separated; a name holding a comma, a quote or a line break is quoted
+ * with its quotes doubled (RFC 4180).  Stream errors are left on f (check
+ * ferror/fclose as for fprintf).  Cost: linear in the names' length. */
+JG_API void jg_io_write_csv_header(FILE *f, const jg_program_t *p, const jg_sim_t *s);
+
+/* One CSV row matching jg_io_write_csv_header: t, then x[0..nx), then
+ * sig[0..nlog) with 12 significant digits (%.12g) -- the arguments of a
+ * jg_sim_log_fn.  Stream errors are left on f.  Cost: O(nx + nlog). */
+JG_API void jg_io_write_csv_row(FILE *f, double t, int64_t nx, const double *x, int64_t nlog,
+                                const double *sig);
+
+/* An operating point file at path, {"t": T, "states": {"NAME": VALUE, ...}},
+ * one state of p per line, names escaped as JSON strings (control characters
+ * included), values with 17 significant digits so that jg_lin_read_op reads
+ * back exactly x[0..jg_program_nstates(p)) at time t.  Errors: JG_ARG (NULL
+ * argument), JG_IO naming the file (cannot open; write failed: the partial
+ * file is removed when it is a regular file).  Cost: O(nstates). */
+JG_API jg_status_t jg_io_write_op(const char *path, const jg_program_t *p, double t, const double *x,
+                                  jg_error_t *err);
+
+/* ---- solver Jacobian (jacgraph/solverjac.h) */
+
+typedef enum {
+    JG_IO_JAC_TEXT = 1,   /* report: model, method and reason, pattern size,
+                             colors, f evaluations per Jacobian, then J_x as a
+                             table with state names (up to 12 states) or as
+                             "(row, column) value" lines of the nonzeros */
+    JG_IO_JAC_JSON = 2,   /* {"model", "t", "states", "requested", "method",
+                             "reason", "n", "pattern_nnz", "max_row_nnz",
+                             "colors", "fevals_per_jacobian", "pattern": {i, j},
+                             "color", "J": {rows, cols, i, j, x}} (0-based) */
+    JG_IO_JAC_MM = 3      /* Matrix Market coordinate real general of the
+                             nonzeros of J_x, the model, time, method and one
+                             "% state K: NAME" line per state in comments
+                             (control characters in names become spaces) */
+} jg_io_jac_format_t;
+
+/* J_x of sj (J from jg_sjac_alloc, filled by jg_sjac_eval at time t) with its
+ * pattern and coloring, to f in `format`, state names from p.  `requested` is
+ * the method name asked for (JSON only; may be NULL).  Nothing is retained.
+ * Errors: JG_ARG (NULL argument, J not n x n compressed-column, unknown
+ * format), JG_NOMEM ("out of memory writing JSON"; text: the dense table);
+ * stream errors are left on f.  Cost: O(nnz) (text with n <= 12: O(n^2)
+ * time and memory). */
+JG_API jg_status_t jg_io_write_jacobian(FILE *f, jg_io_jac_format_t format, const jg_program_t *p,
+                                        const jg_sjac_t *sj, const cs_dl *J, const char *requested,
+                                        double t, jg_error_t *err);
+
+/* A spy plot of sj's structural pattern at path (SVG): one square per entry,
+ * black where J (as for jg_io_write_jacobian, rows sorted in each column) is
+ * nonzero, grey for a structural zero; state names as labels up to 40
+ * states.  Errors: JG_ARG, JG_IO naming the file (a partial regular file is
+ * removed).  Cost: O(nnz log n). */
+JG_API jg_status_t jg_io_write_jacobian_svg(const char *path, const jg_program_t *p,
+                                            const jg_sjac_t *sj, const cs_dl *J, double t,
+                                            jg_error_t *err);
 
 #ifdef __cplusplus
 }
