@@ -1,12 +1,15 @@
 /* testlib.h -- small helpers the C tests share: JSON written with ' for ", a
  * scratch directory under $TMPDIR, whole files read and written, and a qsort
- * comparator for strings.  Header-only, like tap.h and fixture.h. */
+ * comparator for strings, the external Simulink corpus' skip and import
+ * problems.  Header-only, like tap.h and fixture.h. */
 #ifndef JG_TESTS_TESTLIB_H
 #define JG_TESTS_TESTLIB_H
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>   /* rmdir, for what tl_tmpdir made */
+#include "jacgraph/jacgraph.h"
+#include "tap.h"
 
 /* JSON is written with ' for " (readable in C strings) and converted here.
  * The result lives in a static buffer that the next call overwrites. */
@@ -66,6 +69,41 @@ __attribute__((unused)) static char *tl_slurp(const char *path, size_t *len)
 __attribute__((unused)) static int tl_cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Is the external corpus file absent?  Then the skip line and an ok
+ * "# SKIP what" are printed and 1 returned. */
+__attribute__((unused)) static int tl_corpus_absent(const char *file, const char *what)
+{
+    if (!access(file, R_OK)) return 0;
+    printf("skipped: external corpus not present\n");
+    tap_ok(1, "# SKIP %s", what);
+    return 1;
+}
+
+__attribute__((unused)) static char *tl_warned;
+__attribute__((unused)) static void tl_keep_warning(void *ctx, const char *msg)
+{
+    (void)ctx;
+    if (strstr(msg, "cannot be imported")) {
+        free(tl_warned);
+        tl_warned = strdup(msg);
+    }
+}
+
+/* Import file and return its problem list, "\n  PATH (TYPE): reason" each:
+ * the "cannot be imported" warning, else the error message when the import
+ * failed, else "" (the caller frees it); the import's status in *st. */
+__attribute__((unused)) static char *tl_import_problems(const char *file, jg_status_t *st)
+{
+    jg_import_opts_t o = {.warn = tl_keep_warning};
+    jg_model_t *m = NULL;
+    jg_error_t err;
+    *st = jg_import_load(file, &o, &m, &err);
+    jg_model_free(m);
+    char *list = tl_warned ? tl_warned : strdup(*st ? err.msg : "");
+    tl_warned = NULL;
+    return list;
 }
 
 #endif

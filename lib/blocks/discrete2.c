@@ -183,48 +183,10 @@ const jg_block_type_t jg_block_discretefilter = {
 
 /* ------------------------------------------------------ DiscreteZeroPole */
 
-/* Monic polynomial (descending powers) with the real roots of vector v. */
-static int real_roots_poly(jg_block_t *b, jg_setup_t *s, const char *name, const jg_value_t *v,
-                           double **coef, int64_t *deg)
-{
-    int64_t k = jg_value_numel(v);
-    if (k > 0 && v->rows != 1 && v->cols != 1)
-        return jg_setup_error(b, s, JG_PARAM, name,
-                              "expected a vector of real roots, got a %lldx%lld matrix (complex "
-                              "roots are not supported here)",
-                              (long long)v->rows, (long long)v->cols);
-    double *c = jg_setup_alloc(s, sizeof(double) * (size_t)(k + 1));
-    if (!c) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    c[0] = 1;
-    for (int64_t r = 0; r < k; r++) {   /* times (z - root) */
-        if (!isfinite(v->x[r]))
-            return jg_setup_error(b, s, JG_PARAM, name, "element %lld is not a finite number",
-                                  (long long)r + 1);
-        c[r + 1] = 0;
-        for (int64_t j = r + 1; j > 0; j--) c[j] -= v->x[r] * c[j - 1];
-    }
-    *coef = c;
-    *deg = k;
-    return JG_BLOCK_DONE;
-}
-
 /* DiscreteZeroPole: H(z) = Gain prod(z - Zeros) / prod(z - Poles), real
  * roots only, Gain a scalar, #Zeros <= #Poles.  Defaults as Simulink saves
  * them: Zeros [1], Poles [0 1], Gain 1, SampleTime 1.  SISO; the states start
  * at 0. */
-static int dzp_param(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v, const double *def,
-                     int64_t ndef)
-{
-    int r = jg_setup_num(b, s, name, v);
-    if (r < 0) return JG_BLOCK_FAIL;
-    if (r == 0) {
-        v->rows = 1;
-        v->cols = ndef;
-        v->x = (double *)def;   /* read only */
-    }
-    return JG_BLOCK_DONE;
-}
-
 static int dzp_setup(jg_block_t *b, jg_setup_t *s)
 {
     static const double zdef[] = {1}, pdef[] = {0, 1}, kdef[] = {1};
@@ -232,21 +194,16 @@ static int dzp_setup(jg_block_t *b, jg_setup_t *s)
     if (!d) return JG_BLOCK_FAIL;
     d->scalar_only = d->one_default = 1;
     jg_value_t z, p, k;
-    if (dzp_param(b, s, "Zeros", &z, zdef, 1) || dzp_param(b, s, "Poles", &p, pdef, 2) ||
-        dzp_param(b, s, "Gain", &k, kdef, 1))
+    if (jg_setup_num_vec_def(b, s, "Zeros", &z, zdef, 1) ||
+        jg_setup_num_vec_def(b, s, "Poles", &p, pdef, 2) ||
+        jg_setup_num_vec_def(b, s, "Gain", &k, kdef, 1))
         return JG_BLOCK_FAIL;
     if (jg_value_numel(&k) != 1 || !isfinite(k.x[0]))
         return jg_setup_error(b, s, JG_PARAM, "Gain", "expected a finite scalar (one output only)");
     double *num, *den;
     int64_t nz, np;
-    if (real_roots_poly(b, s, "Zeros", &z, &num, &nz) || real_roots_poly(b, s, "Poles", &p, &den, &np))
+    if (jg_setup_zpk_poly(b, s, &z, &p, k.x[0], 0, &num, &nz, &den, &np))
         return JG_BLOCK_FAIL;
-    if (nz > np)
-        return jg_setup_error(b, s, JG_PARAM, "Zeros",
-                              "%lld zeros but only %lld poles: expected a proper system (no more "
-                              "zeros than poles)",
-                              (long long)nz, (long long)np);
-    for (int64_t j = 0; j <= nz; j++) num[j] *= k.x[0];
     if (jg_setup_tf_realize(b, s, &d->mx, num, nz + 1, den, np + 1, "Zeros", "Poles") != JG_BLOCK_DONE)
         return JG_BLOCK_FAIL;
     return flt_finish(b, s, d, NULL);

@@ -37,6 +37,20 @@ typedef struct {
     int64_t n[2];       /* extent along each indexed dimension */
 } direct_t;
 
+/* A parameter that, when present, must be the literal want (what else it
+ * could be is not supported: why). */
+static int only_literal(jg_block_t *b, jg_setup_t *s, const char *param, const char *want,
+                        const char *why)
+{
+    const char *str = NULL;
+    int r = jg_setup_str(b, s, param, &str);
+    if (r < 0) return JG_BLOCK_FAIL;
+    if (r > 0 && strcmp(str, want))
+        return jg_setup_error(b, s, JG_PARAM, param, "is \"%s\": only \"%s\" is supported (%s)",
+                              str, want, why);
+    return JG_BLOCK_DONE;
+}
+
 static int direct_setup(jg_block_t *b, jg_setup_t *s)
 {
     direct_t *d = jg_setup_alloc(s, sizeof *d);
@@ -53,21 +67,13 @@ static int direct_setup(jg_block_t *b, jg_setup_t *s)
                               nd.x[0]);
     d->dims = (int)nd.x[0];
 
+    if (only_literal(b, s, "InputsSelectThisObjectFromTable", "Element",
+                     "selecting a column, vector or 2-D matrix of the table is not") ||
+        only_literal(b, s, "TableIsInput", "off",
+                     "the table must be the Table parameter, not an input signal"))
+        return JG_BLOCK_FAIL;
     const char *str = NULL;
-    int r = jg_setup_str(b, s, "InputsSelectThisObjectFromTable", &str);
-    if (r < 0) return JG_BLOCK_FAIL;
-    if (r > 0 && strcmp(str, "Element"))
-        return jg_setup_error(b, s, JG_PARAM, "InputsSelectThisObjectFromTable",
-                              "is \"%s\": only \"Element\" is supported (selecting a column, "
-                              "vector or 2-D matrix of the table is not)",
-                              str);
-    r = jg_setup_str(b, s, "TableIsInput", &str);
-    if (r < 0) return JG_BLOCK_FAIL;
-    if (r > 0 && strcmp(str, "off"))
-        return jg_setup_error(b, s, JG_PARAM, "TableIsInput",
-                              "is \"%s\": only \"off\" is supported (the table must be the "
-                              "Table parameter, not an input signal)",
-                              str);
+    int r;
     d->diag = DIAG_WARNING;
     r = jg_setup_str(b, s, "DiagnosticForOutOfRangeInput", &str);
     if (r < 0) return JG_BLOCK_FAIL;

@@ -265,9 +265,8 @@ static int lti_realize(jg_block_t *b, jg_setup_t *s, ss_t *d, const double *num,
     return jg_setup_ports(b, s, 1, 1);
 }
 
-/* Numeric parameter with a vector default (copied to the arena). */
-static int lti_param(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v,
-                     const double *def, int64_t ndef)
+int jg_setup_num_vec_def(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v,
+                         const double *def, int64_t ndef)
 {
     int r = jg_setup_num(b, s, name, v);
     if (r < 0) return JG_BLOCK_FAIL;
@@ -282,7 +281,7 @@ static int lti_param(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t 
 int jg_setup_poly_param(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v,
                         const double *def, int64_t ndef)
 {
-    if (lti_param(b, s, name, v, def, ndef) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
+    if (jg_setup_num_vec_def(b, s, name, v, def, ndef) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
     if (jg_value_numel(v) == 0 || (v->rows != 1 && v->cols != 1))
         return jg_setup_error(b, s, JG_PARAM, name,
                               "expected a non-empty vector of coefficients, highest power first "
@@ -317,20 +316,27 @@ const jg_block_type_t jg_block_transferfcn = {
 /* -------------------------------------------------------------- ZeroPole */
 
 /* Monic polynomial with the given roots, highest power first (deg + 1
- * coefficients).  Roots are a real vector, or a k x 2 matrix (k >= 2) of rows
- * [re im]; a root with im != 0 needs its conjugate among the rows so that the
- * coefficients are real.  1 x 2 stays two real roots: a complex pair always
- * takes two rows. */
-static int lti_roots_poly(jg_block_t *b, jg_setup_t *s, const char *name, const jg_value_t *v,
-                          double **coef, int64_t *deg)
+ * coefficients).  With complex_ok, roots are a real vector, or a k x 2 matrix
+ * (k >= 2) of rows [re im]; a root with im != 0 needs its conjugate among the
+ * rows so that the coefficients are real.  1 x 2 stays two real roots: a
+ * complex pair always takes two rows.  Without (DiscreteZeroPole), only a
+ * vector of finite real roots. */
+static int roots_poly(jg_block_t *b, jg_setup_t *s, const char *name, const jg_value_t *v,
+                      int complex_ok, double **coef, int64_t *deg)
 {
     int64_t k = jg_value_numel(v);
-    int cplx = v->rows >= 2 && v->cols == 2;
-    if (k > 0 && !cplx && v->rows != 1 && v->cols != 1)
+    int cplx = complex_ok && v->rows >= 2 && v->cols == 2;
+    if (k > 0 && !cplx && v->rows != 1 && v->cols != 1) {
+        if (!complex_ok)
+            return jg_setup_error(b, s, JG_PARAM, name,
+                                  "expected a vector of real roots, got a %lldx%lld matrix "
+                                  "(complex roots are not supported here)",
+                                  (long long)v->rows, (long long)v->cols);
         return jg_setup_error(b, s, JG_PARAM, name,
                               "expected a vector of real roots or a k x 2 matrix of [re im] "
                               "rows, got %lldx%lld",
                               (long long)v->rows, (long long)v->cols);
+    }
     int64_t nroot = cplx ? v->rows : k;
     double *c = jg_setup_alloc(s, sizeof(double) * (size_t)(nroot + 1));
     char *used = jg_setup_alloc(s, (size_t)nroot + 1);
@@ -340,6 +346,9 @@ static int lti_roots_poly(jg_block_t *b, jg_setup_t *s, const char *name, const 
     for (int64_t r = 0; r < nroot; r++) {
         if (used[r]) continue;
         double re = cplx ? v->x[2 * r] : v->x[r], im = cplx ? v->x[2 * r + 1] : 0;
+        if (!complex_ok && !isfinite(re))
+            return jg_setup_error(b, s, JG_PARAM, name, "element %lld is not a finite number",
+                                  (long long)r + 1);
         if (im == 0) {               /* times (s - re) */
             c[len] = 0;
             for (int64_t j = len; j > 0; j--) c[j] -= re * c[j - 1];
@@ -371,6 +380,22 @@ static int lti_roots_poly(jg_block_t *b, jg_setup_t *s, const char *name, const 
     return JG_BLOCK_DONE;
 }
 
+int jg_setup_zpk_poly(jg_block_t *b, jg_setup_t *s, const jg_value_t *z, const jg_value_t *p,
+                      double gain, int complex_ok, double **num, int64_t *nz, double **den,
+                      int64_t *np)
+{
+    if (roots_poly(b, s, "Zeros", z, complex_ok, num, nz) != JG_BLOCK_DONE ||
+        roots_poly(b, s, "Poles", p, complex_ok, den, np) != JG_BLOCK_DONE)
+        return JG_BLOCK_FAIL;
+    if (*nz > *np)
+        return jg_setup_error(b, s, JG_PARAM, "Zeros",
+                              "%lld zeros but only %lld poles: expected a proper system (no "
+                              "more zeros than poles)",
+                              (long long)*nz, (long long)*np);
+    for (int64_t j = 0; j <= *nz; j++) (*num)[j] *= gain;
+    return JG_BLOCK_DONE;
+}
+
 static const double zp_zeros_def[] = {1}, zp_poles_def[] = {0, -1}, zp_gain_def[] = {1};
 
 static int zeropole_setup(jg_block_t *b, jg_setup_t *s)
@@ -378,9 +403,9 @@ static int zeropole_setup(jg_block_t *b, jg_setup_t *s)
     ss_t *d = NULL;
     if (ss_alloc(b, s, &d) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
     jg_value_t z, p, k;   /* Simulink defaults: (s - 1) / (s (s + 1)) */
-    if (lti_param(b, s, "Zeros", &z, zp_zeros_def, 1) != JG_BLOCK_DONE ||
-        lti_param(b, s, "Poles", &p, zp_poles_def, 2) != JG_BLOCK_DONE ||
-        lti_param(b, s, "Gain", &k, zp_gain_def, 1) != JG_BLOCK_DONE)
+    if (jg_setup_num_vec_def(b, s, "Zeros", &z, zp_zeros_def, 1) != JG_BLOCK_DONE ||
+        jg_setup_num_vec_def(b, s, "Poles", &p, zp_poles_def, 2) != JG_BLOCK_DONE ||
+        jg_setup_num_vec_def(b, s, "Gain", &k, zp_gain_def, 1) != JG_BLOCK_DONE)
         return JG_BLOCK_FAIL;
     if (jg_value_numel(&k) != 1)
         return jg_setup_error(b, s, JG_PARAM, "Gain",
@@ -388,15 +413,8 @@ static int zeropole_setup(jg_block_t *b, jg_setup_t *s)
                               (long long)k.rows, (long long)k.cols);
     double *num, *den;
     int64_t nz, np;
-    if (lti_roots_poly(b, s, "Zeros", &z, &num, &nz) != JG_BLOCK_DONE ||
-        lti_roots_poly(b, s, "Poles", &p, &den, &np) != JG_BLOCK_DONE)
+    if (jg_setup_zpk_poly(b, s, &z, &p, k.x[0], 1, &num, &nz, &den, &np) != JG_BLOCK_DONE)
         return JG_BLOCK_FAIL;
-    if (nz > np)
-        return jg_setup_error(b, s, JG_PARAM, "Zeros",
-                              "%lld zeros but only %lld poles: expected a proper system (no "
-                              "more zeros than poles)",
-                              (long long)nz, (long long)np);
-    for (int64_t j = 0; j <= nz; j++) num[j] *= k.x[0];
     return lti_realize(b, s, d, num, nz + 1, den, np + 1, "Zeros", "Poles");
 }
 

@@ -338,6 +338,18 @@ int jg_setup_tf_realize(jg_block_t *b, jg_setup_t *s, jg_ss_matrices_t *d, const
  * ndef values def when absent. */
 int jg_setup_poly_param(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v,
                         const double *def, int64_t ndef);
+/* A numeric parameter with the ndef values def (a row, copied to the arena)
+ * when absent.  JG_BLOCK_DONE or JG_BLOCK_FAIL. */
+int jg_setup_num_vec_def(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v,
+                         const double *def, int64_t ndef);
+/* Zero-pole-gain to num/den (ZeroPole, DiscreteZeroPole): the monic
+ * polynomials (highest power first, arena) with roots "Zeros" z and "Poles"
+ * p, num times gain; nz <= np (a proper system) or an error naming "Zeros".
+ * complex_ok: roots may also be k x 2 rows [re im] with conjugates present;
+ * else only vectors of finite real roots.  Cost O(np^2). */
+int jg_setup_zpk_poly(jg_block_t *b, jg_setup_t *s, const jg_value_t *z, const jg_value_t *p,
+                      double gain, int complex_ok, double **num, int64_t *nz, double **den,
+                      int64_t *np);
 /* out = M1 v1 + M2 v2 for row-major M1 (rows x n1) and M2 (rows x n2). */
 static inline void jg_affine(double *out, int64_t rows, const double *m1, const double *v1,
                              int64_t n1, const double *m2, const double *v2, int64_t n2)

@@ -191,7 +191,7 @@ static jg_status_t block_outputs(jg_work_t *w, int32_t b, jg_error_t *err)
     jg__work_gather(w, b);
     if (!B->type->outputs) return JG_OK;
     jg__work_make_eval(w, b, &e, err);
-    if (B->type->outputs(B, &e)) return err && err->status ? err->status : JG_NUMERIC;
+    if (B->type->outputs(B, &e)) return jg__work_fail(err);
     for (int q = 0; q < B->nout; q++)
         for (int64_t k = 0; k < B->out_w[q]; k++)
             if (!isfinite(e.y[q][k]))
@@ -248,7 +248,7 @@ jg_status_t jg_work_derivatives(jg_work_t *w, double *dx, jg_error_t *err)
         jg_eval_t e;
         jg__work_make_eval(w, b, &e, err);
         e.dx = dx + B->x_off;
-        if (B->type->derivatives(B, &e)) return err && err->status ? err->status : JG_NUMERIC;
+        if (B->type->derivatives(B, &e)) return jg__work_fail(err);
     }
     return JG_OK;
 }
@@ -268,7 +268,7 @@ jg_status_t jg_work_jacobians(jg_work_t *w, jg_error_t *err)
         if (!B->npart) continue;
         jg_eval_t e;
         jg__work_make_eval(w, b, &e, err);
-        if (B->type->jacobian(B, &e)) return err && err->status ? err->status : JG_NUMERIC;
+        if (B->type->jacobian(B, &e)) return jg__work_fail(err);
     }
     return JG_OK;
 }
@@ -282,16 +282,10 @@ jg_status_t jg__work_update(jg_work_t *w, int init, const signed char *fired, jg
         const jg_block_t *B = &p->blocks[b];
         if (!init && (B->rate >= 0 ? !w->rate_hit[B->rate] : B->ts.period != 0)) continue;
         jg_eval_t tmp, *e = block_ctx(w, b, &tmp, err);
-        e->xdw = w->xd + B->d_off;
-        e->xw = w->x + B->x_off;
-        e->init = init;
-        e->zc_fired = fired && B->nzc ? fired + B->zc_off : NULL;
-        int r = B->type->update(B, e);
-        e->xdw = NULL;
-        e->xw = NULL;
-        e->init = 0;
-        e->zc_fired = NULL;
-        if (r) return err && err->status ? err->status : JG_NUMERIC;
+        jg_status_t st = jg__work_call_update(B->type->update, B, e, w->xd + B->d_off,
+                                              w->x + B->x_off, init,
+                                              fired && B->nzc ? fired + B->zc_off : NULL, err);
+        if (st) return st;
     }
     return JG_OK;
 }
@@ -306,7 +300,7 @@ jg_status_t jg__work_zc(jg_work_t *w, double *z, jg_error_t *err)
         e->zcv = z + B->zc_off;
         int r = B->type->zc(B, e);
         e->zcv = NULL;
-        if (r) return err && err->status ? err->status : JG_NUMERIC;
+        if (r) return jg__work_fail(err);
     }
     return JG_OK;
 }

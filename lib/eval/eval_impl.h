@@ -79,6 +79,34 @@ static inline void jg__work_make_eval(const jg_work_t *w, int32_t b, jg_eval_t *
     e->init = 0;
 }
 
+/* The status of a block function that failed: the one it set in err, else
+ * JG_NUMERIC. */
+static inline jg_status_t jg__work_fail(const jg_error_t *err)
+{
+    return err && err->status ? err->status : JG_NUMERIC;
+}
+
+/* Block B's update function on its context e, given its writable states
+ * (xdw discrete, xw continuous), the initial-update flag and the fired
+ * zero crossings (NULL: none); those fields are cleared again after, as
+ * the context is reused.  JG_OK or jg__work_fail's status. */
+static inline jg_status_t jg__work_call_update(int (*update)(const jg_block_t *, jg_eval_t *),
+                                               const jg_block_t *B, jg_eval_t *e, double *xdw,
+                                               double *xw, int init,
+                                               const signed char *zc_fired, jg_error_t *err)
+{
+    e->xdw = xdw;
+    e->xw = xw;
+    e->init = init;
+    e->zc_fired = zc_fired;
+    int r = update(B, e);
+    e->xdw = NULL;
+    e->xw = NULL;
+    e->init = 0;
+    e->zc_fired = NULL;
+    return r ? jg__work_fail(err) : JG_OK;
+}
+
 /* Solve algebraic loop l of the program on the work's signals (algloop.c):
  * Newton with the analytic loop Jacobian, line search, Broyden updates; one
  * LU solve for a loop of linear blocks. */

@@ -882,7 +882,7 @@ jg_status_t jg__plan_derivatives(jg_work_t *w, double *dx, jg_error_t *err)
         e->dx = dx + d->x_off;
         int r = d->derivatives(d->B, e);
         e->dx = NULL;
-        if (r) return err && err->status ? err->status : JG_NUMERIC;
+        if (r) return jg__work_fail(err);
     }
     return JG_OK;
 }
@@ -907,18 +907,11 @@ jg_status_t jg__plan_update(jg_work_t *w, int init, const signed char *fired, jg
     for (int32_t i = 0; i < P->nupd; i++) {
         const plan_upd_t *d = &P->upd[i];
         if (!init && (d->rate >= 0 ? !w->rate_hit[d->rate] : !d->cont)) continue;
-        jg_eval_t *e = d->e;
-        ctx_set(e, w, err);
-        e->xdw = d->xdw;
-        e->xw = d->xw;
-        e->init = init;
-        e->zc_fired = fired && d->zc_off >= 0 ? fired + d->zc_off : NULL;
-        int r = d->update(d->B, e);
-        e->xdw = NULL;
-        e->xw = NULL;
-        e->init = 0;
-        e->zc_fired = NULL;
-        if (r) return err && err->status ? err->status : JG_NUMERIC;
+        ctx_set(d->e, w, err);
+        jg_status_t st = jg__work_call_update(d->update, d->B, d->e, d->xdw, d->xw, init,
+                                              fired && d->zc_off >= 0 ? fired + d->zc_off : NULL,
+                                              err);
+        if (st) return st;
     }
     return JG_OK;
 }

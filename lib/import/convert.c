@@ -1215,22 +1215,13 @@ typedef struct warn_ctx {
     const jg_import_opts_t *o;
 } warn_ctx_t;
 
-static void script_warn(void *ctx, const char *source, int line, const char *msg)
-{
-    const jg_import_opts_t *o = ctx;
-    if (!o || !o->warn) return;
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s:%d: %s", source, line, msg);
-    o->warn(o->warn_ctx, buf);
-}
-
 /* Run a callback's code into a workspace and store the values as JSON. */
 static jg_status_t run_script(conv_t *c, const char *code, const char *what, jg_ws_t *ws,
                               jg_expr_lookup_fn parent, void *pctx)
 {
     char source[512];
     snprintf(source, sizeof source, "%s of '%s'", what, c->file);
-    jg_status_t st = jg_ws_run(ws, code, source, parent, pctx, script_warn, (void *)c->ic->o);
+    jg_status_t st = jg_ws_run(ws, code, source, parent, pctx, jg__import_script_warn, (void *)c->ic->o);
     if (st) return fail(c, st, "%s: out of memory", source);
     return JG_OK;
 }

@@ -248,7 +248,7 @@ static int root_lookup(void *ctx, const char *name, jg_expr_value_t *out, jg_exp
     return r;
 }
 
-static void script_warn(void *ctx, const char *source, int line, const char *msg)
+void jg__import_script_warn(void *ctx, const char *source, int line, const char *msg)
 {
     const jg_import_opts_t *o = ctx;
     if (!o || !o->warn) return;
@@ -307,7 +307,7 @@ static jg_status_t load_workspace(json_t *root, const char *file, const jg_impor
         free(buf);
         return jg_error_set(err, JG_NOMEM, "out of memory");
     }
-    st = jg_ws_run(ws, buf, file, root_lookup, root, script_warn, (void *)o);
+    st = jg_ws_run(ws, buf, file, root_lookup, root, jg__import_script_warn, (void *)o);
     free(buf);
     if (st) {
         jg_ws_free(ws);
