@@ -335,7 +335,9 @@ static jg_status_t run_kernel(const jg_program_t *p, const char *name, const jg_
     double t1 = now();
     st = jg_sim_run(s, tstop, NULL, NULL, err);
     r->secs = now() - t1;
-    jg_sim_stats(s, &r->st);
+    jg_sim_stats_t ss;
+    jg_sim_stats(s, &ss);
+    r->st = ss.solver;
     memcpy(xend, jg_sim_states(s), sizeof(double) * (size_t)jg_program_nstates(p));
     jg_sim_free(s);
     return st;
@@ -628,10 +630,10 @@ static int profile_kernel(const char *kind, int64_t n, long k, const char *solve
         fprintf(stderr, "bench_sim: %s\n", err.msg);
         return 2;
     }
-    jg_solver_stats_t st;
-    jg_sim_stats(s, &st);
+    jg_sim_stats_t ss;
+    jg_sim_stats(s, &ss);
     printf("jg_sim_run of the %s model with %s: %lld steps, %lld evaluations\n", kind, solver,
-           (long long)st.steps, (long long)st.fevals);
+           (long long)ss.solver.steps, (long long)ss.solver.fevals);
     jg_sim_free(s);
     jg_program_free(p);
     return 0;

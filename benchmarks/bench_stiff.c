@@ -364,8 +364,9 @@ static int run_diagram(const ctx_t *c, const char *method, rrow_t *r, double *x,
         jg_sim_free(sim);
         return -1;
     }
-    jg_solver_stats_t st;
-    jg_sim_stats(sim, &st);
+    jg_sim_stats_t sst;
+    jg_sim_stats(sim, &sst);
+    jg_solver_stats_t st = sst.solver;
     memcpy(x, jg_sim_states(sim), sizeof(double) * (size_t)c->n);
     jg_sim_free(sim);
     *secs = sh_now() - t0;

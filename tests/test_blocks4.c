@@ -484,7 +484,7 @@ static jg_status_t simulate(const char *json, double tstop, rec_t *r, jg_error_t
     jg_program_t *p = NULL;
     jg_sim_t *s = NULL;
     jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = tstop, .out_step = 0,
-                       .zc = JG_ZC_NONADAPTIVE};
+                       .zc = JG_ZC_MODE_NONADAPTIVE};
     o.so.rtol = 1e-10;
     o.so.atol = 1e-12;
     memset(r, 0, sizeof *r);

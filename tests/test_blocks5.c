@@ -65,7 +65,7 @@ static jg_status_t sim(const char *json, jg_sim_opts_t o, rec_t *r, jg_sim_stats
         r->nx = jg_program_nstates(p);
         st = jg_sim_run(s, o.tstop, record, r, err);
     }
-    if (!st && ss) jg_sim_stats2(s, ss);
+    if (!st && ss) jg_sim_stats(s, ss);
     if (!st && ss && ss->stop_block) {   /* the path lives in the program: copy what the test needs */
         static char path[64];
         snprintf(path, sizeof path, "%s", ss->stop_block);

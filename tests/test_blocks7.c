@@ -72,7 +72,7 @@ static jg_status_t sim_model(jg_model_t *m, const char *solver, double h, double
     if (!st) st = jg_sim_run(s, tstop, record, r, err);
     if (!st) {
         jg_sim_stats_t ss;
-        jg_sim_stats2(s, &ss);
+        jg_sim_stats(s, &ss);
         r->events = ss.events;
     }
     jg_sim_free(s);

@@ -244,7 +244,7 @@ static void simulate_file(const char *path, double tstop, double rtol, double at
         o->nx = jg_program_nstates(p);
         o->t = jg_sim_time(s);
         memcpy(o->x, jg_sim_states(s), sizeof(double) * (size_t)(o->nx < 8 ? o->nx : 8));
-        jg_sim_stats2(s, &o->stats);
+        jg_sim_stats(s, &o->stats);
         const char *why = NULL, *used = jg_sim_jacobian(s, &why);
         snprintf(o->method, sizeof o->method, "%s", used ? used : "(none)");
     } else {

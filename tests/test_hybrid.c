@@ -176,7 +176,7 @@ static jg_status_t run(const char *json, jg_sim_opts_t o, rec_t *r, jg_sim_stats
     jg_status_t st = compile(json, &m, &p, err);
     if (!st) st = jg_sim_create(p, &o, &s, err);
     if (!st) st = jg_sim_run(s, o.tstop, record, r, err);
-    if (s && ss) jg_sim_stats2(s, ss);
+    if (s && ss) jg_sim_stats(s, ss);
     jg_sim_free(s);
     jg_program_free(p);
     jg_model_free(m);
@@ -234,7 +234,7 @@ static void test_step_event(void)
     for (int k = 0; k < r.n; k++) worst = fmax(worst, fabs(r.y[k] - fmax(0, r.t[k] - 0.7137)));
     tap_ok(!st && ss.events == 1, "the Step time is one zero-crossing event (%ld)", ss.events);
     tap_ok(worst < 1e-12, "ramp after the step exact to %.1e", worst);
-    o.zc = JG_ZC_OFF;
+    o.zc = JG_ZC_MODE_OFF;
     st = run(json, o, &r, &ss, &err);
     tap_ok(!st && ss.events == 0, "--zc off: no event located");
 }
@@ -269,13 +269,13 @@ static void test_chattering(void)
     st = run(json, o, &r, &ss, &err);
     tap_ok(st == JG_NUMERIC && strstr(err.msg, "consecutive zero crossings (50)"), "--max-zc 50 is honoured");
     o.max_zc = 0;
-    o.zc = JG_ZC_ADAPTIVE;
+    o.zc = JG_ZC_MODE_ADAPTIVE;
     st = run(json, o, &r, &ss, &err);
     double worst = 0;
     for (int k = 0; k < r.n; k++) worst = fmax(worst, fabs(r.y[k] - fmax(0, 1 - r.t[k])));
     tap_ok(!st && r.n == 25 && fabs(r.t[r.n - 1] - 1.2) < 1e-12, "adaptive: the run completes");
     tap_ok(worst < 1e-4, "adaptive: x = max(0, 1 - t) within %.1e", worst);
-    o.zc = JG_ZC_OFF;
+    o.zc = JG_ZC_MODE_OFF;
     st = run(json, o, &r, &ss, &err);
     tap_ok(!st && ss.events == 0, "off: completes without locating");
 }

@@ -360,7 +360,7 @@ static void test_projection(void)
     st = run(&r, json, "ode15s", 0, 30, &a15);
     jg_sim_stats_t ss;
     memset(&ss, 0, sizeof ss);
-    if (!st) jg_sim_stats2(r.s, &ss);
+    if (!st) jg_sim_stats(r.s, &ss);
     tap_ok(!st && a15.maxr < 1e-10 && ss.solver.steps < 2000,
            "ode15s with projection inside CVODE: |R| %.2g < 1e-10 in %ld steps (< 2000)", a15.maxr,
            ss.solver.steps);
@@ -391,7 +391,7 @@ static void test_zero_crossings(void)
     acc_t a = {.ires = -1};
     jg_status_t st = run(&r, "{'blocks':[{'name':'S','type':'PTSaw','Level':0.5}]}", "ode45", 0, 1.75, &a);
     jg_sim_stats_t ss;
-    if (!st) jg_sim_stats2(r.s, &ss);
+    if (!st) jg_sim_stats(r.s, &ss);
     tap_ok(!st && ss.events == 3 && a.drops == 3, "PTSaw: 3 located crossings, 3 resets by update() in [0, 1.75]");
     tap_ok(!st && fabs(jg_sim_states(r.s)[0] - 0.25) < 1e-9 && a.xmax < 0.5 + 1e-9,
            "PTSaw: x(1.75) = 0.25, never above the level");

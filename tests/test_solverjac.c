@@ -698,7 +698,7 @@ static void test_simulate(void)
         const char *used = NULL;
         int ok = !jg_sim_create(p, &so, &s, &err) && (used = jg_sim_jacobian(s, &why)) &&
                  !strcmp(used, name) && !jg_sim_run(s, 1, NULL, NULL, &err);
-        if (ok) jg_sim_stats2(s, &st);
+        if (ok) jg_sim_stats(s, &st);
         long per = METHODS[k] == JG_SJAC_FULL_PERTURBATION ? 2 : METHODS[k] == JG_SJAC_SPARSE_PERTURBATION ? 2 : 0;
         tap_ok(ok && st.solver.jevals > 0 && st.solver.fevals_jac == per * st.solver.jevals,
                "ode23s --jacobian %s: %ld Jacobians, %ld f evaluations for them%s%s", name,

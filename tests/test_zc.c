@@ -75,7 +75,7 @@ static void simulate(const char *json, double tstop, int tight, jg_zc_mode_t zc,
         o->r.nsig = (int)jg_sim_nlogged(s);
         o->r.nx = (int)jg_program_nstates(p);
         o->st = jg_sim_run(s, tstop, record, &o->r, &o->err);
-        jg_sim_stats2(s, &o->stats);
+        jg_sim_stats(s, &o->stats);
         if (!o->st && fabs(jg_sim_time(s) - tstop) > 1e-12) {
             o->st = JG_INTERNAL;
             snprintf(o->err.msg, sizeof o->err.msg, "stopped at t = %.17g", jg_sim_time(s));
@@ -513,8 +513,8 @@ static void check_bounce(const char *json, const char *what, jg_zc_mode_t zc)
 
 static void test_bounce(void)
 {
-    check_bounce(q(bounce), "bouncing ball, ode45 default tolerances", JG_ZC_NONADAPTIVE);
-    check_bounce(q(bounce), "bouncing ball, adaptive location", JG_ZC_ADAPTIVE);
+    check_bounce(q(bounce), "bouncing ball, ode45 default tolerances", JG_ZC_MODE_NONADAPTIVE);
+    check_bounce(q(bounce), "bouncing ball, adaptive location", JG_ZC_MODE_ADAPTIVE);
     /* the model file itself, when the tests run from the source tree */
     FILE *fp = fopen("graphs/bounce.json", "r");
     if (fp) {
@@ -522,11 +522,11 @@ static void test_bounce(void)
         size_t n = fread(text, 1, sizeof text - 1, fp);
         text[n] = 0;
         fclose(fp);
-        check_bounce(text, "graphs/bounce.json", JG_ZC_NONADAPTIVE);
+        check_bounce(text, "graphs/bounce.json", JG_ZC_MODE_NONADAPTIVE);
     }
     /* past the Zeno time the run must end, not hang */
     run_t r;
-    simulate(q(bounce), 3.0, 0, JG_ZC_NONADAPTIVE, &r);
+    simulate(q(bounce), 3.0, 0, JG_ZC_MODE_NONADAPTIVE, &r);
     tap_ok(!r.st, "bouncing ball to t = 3, past the Zeno time %.4f: the run completes (%ld events)",
            t_zeno, r.stats.events);
     rec_free(&r.r);
@@ -557,7 +557,7 @@ static void test_resets(void)
                  "{'src':'I:1','dst':'Out1:1'},{'src':'I:2','dst':'Out2:1'}]}",
                  c[k].reset);
         run_t r;
-        simulate(q(json), c[k].tstop, 1, JG_ZC_NONADAPTIVE, &r);
+        simulate(q(json), c[k].tstop, 1, JG_ZC_MODE_NONADAPTIVE, &r);
         double x = r.r.n ? X(&r.r, r.r.n - 1, 0) : NAN;
         tap_ok(!r.st && fabs(x - c[k].want) < 1e-8, "Integrator ExternalReset %s: x(%g) = %.12g (error %.1e)",
                c[k].what, c[k].tstop, x, fabs(x - c[k].want));
@@ -573,7 +573,7 @@ static void test_resets(void)
                    "{'name':'Out1','type':'Outport','Port':1},{'name':'Out2','type':'Outport','Port':2}],"
                    "'lines':[{'src':'One:1','dst':'I:1'},{'src':'Sin:1','dst':'I:2'},"
                    "{'src':'I:1','dst':'Out1:1'},{'src':'I:2','dst':'Out2:1'}]}"),
-                 4, 1, JG_ZC_NONADAPTIVE, &r);
+                 4, 1, JG_ZC_MODE_NONADAPTIVE, &r);
         int k = 1;
         while (k < r.r.n && !(S(&r.r, k, 1) < S(&r.r, k - 1, 1))) k++;
         /* row k - 1: the reset step at pi, y = state = 0.5 + pi; row k: after */
@@ -599,7 +599,7 @@ static void test_resets(void)
                    "{'name':'Out1','type':'Outport','Port':1}],"
                    "'lines':[{'src':'One:1','dst':'I:1'},{'src':'R:1','dst':'I:2'},"
                    "{'src':'I:1','dst':'Out1:1'}]}"),
-                 4, 0, JG_ZC_NONADAPTIVE, &r);
+                 4, 0, JG_ZC_MODE_NONADAPTIVE, &r);
         double x = r.r.n ? X(&r.r, r.r.n - 1, 0) : NAN;
         tap_ok(!r.st && fabs(x - 2.5) < 1e-9,
                "Integrator reset rising by a Step -1 -> 1 at t = 1.5: x(4) = 2.5 (got %.12g)", x);
@@ -616,7 +616,7 @@ static void test_resets(void)
                    "{'name':'Out1','type':'Outport','Port':1}],"
                    "'lines':[{'src':'One:1','dst':'I:1'},{'src':'Sin:1','dst':'I:2'},"
                    "{'src':'I:1','dst':'Out1:1'}]}"),
-                 5, 1, JG_ZC_NONADAPTIVE, &r);
+                 5, 1, JG_ZC_MODE_NONADAPTIVE, &r);
         double x1 = r.r.n ? X(&r.r, r.r.n - 1, 0) : NAN, x2 = r.r.n ? X(&r.r, r.r.n - 1, 1) : NAN;
         tap_ok(!r.st && fabs(x1 - (5 - PI)) < 1e-8 && fabs(x2 - (4 - PI)) < 1e-8,
                "Integrator vector reset: element 1 reset at pi, element 2 at pi + 1 (x(5) = %.10g, %.10g)",
@@ -634,7 +634,7 @@ static void test_resets(void)
                    "{'name':'Out1','type':'Outport','Port':1}],"
                    "'lines':[{'src':'One:1','dst':'I:1'},{'src':'R:1','dst':'I:2'},"
                    "{'src':'I:1','dst':'Out1:1'}]}"),
-                 4, 1, JG_ZC_NONADAPTIVE, &r);
+                 4, 1, JG_ZC_MODE_NONADAPTIVE, &r);
         double x = r.r.n ? X(&r.r, r.r.n - 1, 0) : NAN;
         tap_ok(!r.st && fabs(x - 1) < 1e-8,
                "Integrator ExternalReset level (Step 1 -> 0 at t = 2): held at -1 until 2, x(4) = 1 "
@@ -651,7 +651,7 @@ static void test_resets(void)
                    "{'name':'Out1','type':'Outport','Port':1}],"
                    "'lines':[{'src':'One:1','dst':'I:1'},{'src':'X0:1','dst':'I:2'},"
                    "{'src':'I:1','dst':'Out1:1'}]}"),
-                 2, 1, JG_ZC_NONADAPTIVE, &r);
+                 2, 1, JG_ZC_MODE_NONADAPTIVE, &r);
         double x = r.r.n ? X(&r.r, r.r.n - 1, 0) : NAN, y0 = r.r.n ? S(&r.r, 0, 0) : NAN;
         tap_ok(!r.st && fabs(x - 7) < 1e-9 && y0 == 5,
                "Integrator InitialConditionSource external: x(0) = 5 from the IC port, x(2) = 7 "
@@ -665,7 +665,7 @@ static void test_resets(void)
                    "{'name':'Out1','type':'Outport','Port':1}],"
                    "'lines':[{'src':'Zero:1','dst':'I:1'},{'src':'Sin:1','dst':'I:2'},"
                    "{'src':'Clk:1','dst':'I:3'},{'src':'I:1','dst':'Out1:1'}]}"),
-                 5, 1, JG_ZC_NONADAPTIVE, &r);
+                 5, 1, JG_ZC_MODE_NONADAPTIVE, &r);
         x = r.r.n ? X(&r.r, r.r.n - 1, 0) : NAN;
         tap_ok(!r.st && fabs(x - PI) < 1e-8,
                "Integrator reset falling with the IC port = t: x := pi at the crossing (got %.12g)", x);
@@ -682,7 +682,7 @@ static void test_limits(void)
                "{'name':'Out1','type':'Outport','Port':1},{'name':'Out2','type':'Outport','Port':2}],"
                "'lines':[{'src':'One:1','dst':'I:1'},{'src':'I:1','dst':'Out1:1'},"
                "{'src':'I:2','dst':'Out2:1'}]}"),
-             3, 0, JG_ZC_NONADAPTIVE, &r);
+             3, 0, JG_ZC_MODE_NONADAPTIVE, &r);
     int last = r.r.n - 1;
     tap_ok(!r.st && last > 0 && X(&r.r, last, 0) == 2 && S(&r.r, last, 0) == 2 && S(&r.r, last, 1) == 1 &&
                step_at(&r.r, 2, 1e-9),
@@ -701,7 +701,7 @@ static void test_limits(void)
                "{'name':'Out3','type':'Outport','Port':3}],"
                "'lines':[{'src':'Sin:1','dst':'I:1'},{'src':'I:1','dst':'Out1:1'},"
                "{'src':'I:2','dst':'Out2:1'},{'src':'I:3','dst':'Out3:1'}]}"),
-             7, 1, JG_ZC_NONADAPTIVE, &r);
+             7, 1, JG_ZC_MODE_NONADAPTIVE, &r);
     double worst = 0, t_up = 2 * PI / 3, t_lo = 2 * PI - acos(0.75);
     int sat_ok = 1;
     for (int k = 0; !r.st && k < r.r.n; k++) {
@@ -813,7 +813,7 @@ static void test_kinks(void)
             json = sine_model(c[k].blk, c[k].xb, c[k].xl);
         }
         run_t r;
-        simulate(json, 7, 1, JG_ZC_NONADAPTIVE, &r);
+        simulate(json, 7, 1, JG_ZC_MODE_NONADAPTIVE, &r);
         double x = r.r.n ? X(&r.r, r.r.n - 1, 0) : NAN;
         double want = integral(f, c[k].kinks, c[k].nk, 7);
         int at = 1;
@@ -833,7 +833,7 @@ static void test_relay(void)
      * its integral over [0, 7] is the time on */
     run_t r;
     simulate(sine_model("'type':'Relay','OnSwitchValue':0.5,'OffSwitchValue':-0.5", "", ""), 7, 1,
-             JG_ZC_NONADAPTIVE, &r);
+             JG_ZC_MODE_NONADAPTIVE, &r);
     double at[8], want[3] = {PI / 6, 7 * PI / 6, 13 * PI / 6};
     int n = r.st ? 0 : changes(&r.r, 0, at, 8), ok = n == 3;
     for (int k = 0; ok && k < 3; k++) ok = at[k] >= want[k] - 1e-12 && at[k] - want[k] < 1e-6;
@@ -851,7 +851,7 @@ static void test_relay(void)
                "{'name':'B','type':'Relay','OnSwitchValue':0.5,'OffSwitchValue':-0.5,'OnOutputValue':3,"
                "'OffOutputValue':-2},{'name':'Out1','type':'Outport','Port':1}],"
                "'lines':[{'src':'Cos:1','dst':'B:1'},{'src':'B:1','dst':'Out1:1'}]}"),
-             3, 1, JG_ZC_NONADAPTIVE, &r);
+             3, 1, JG_ZC_MODE_NONADAPTIVE, &r);
     n = r.st ? 0 : changes(&r.r, 0, at, 8);
     tap_ok(!r.st && S(&r.r, 0, 0) == 3 && n == 1 && at[0] - 2 * PI / 3 >= -1e-12 && at[0] - 2 * PI / 3 < 1e-6,
            "Relay on cos t: on at t0 (u = 1 >= 0.5), off where cos t = -0.5 (t = 2pi/3)");
@@ -872,7 +872,7 @@ static void test_hitcrossing(void)
         snprintf(blk, sizeof blk, "'type':'HitCrossing','HitCrossingOffset':0.5,'HitCrossingDirection':'%s'",
                  c[k].dir);
         run_t r;
-        simulate(sine_model(blk, "", ""), 7, 0, JG_ZC_NONADAPTIVE, &r);
+        simulate(sine_model(blk, "", ""), 7, 0, JG_ZC_MODE_NONADAPTIVE, &r);
         int n = 0, ok = 1;
         for (int i = 0; !r.st && i < r.r.n; i++) {
             double y = S(&r.r, i, 0);
@@ -896,7 +896,7 @@ static void test_hitcrossing(void)
                "{'name':'H','type':'HitCrossing','HitCrossingOffset':0.5,'ShowOutputPort':'off'},"
                "{'name':'I','type':'Integrator'},{'name':'Out1','type':'Outport','Port':1}],"
                "'lines':[{'src':'Sin:1','dst':['H:1','I:1']},{'src':'I:1','dst':'Out1:1'}]}"),
-             3, 0, JG_ZC_NONADAPTIVE, &r);
+             3, 0, JG_ZC_MODE_NONADAPTIVE, &r);
     tap_ok(!r.st && step_at(&r.r, PI / 6, 1e-6) && step_at(&r.r, 5 * PI / 6, 1e-6),
            "HitCrossing without output port: major steps at pi/6 and 5pi/6");
     rec_free(&r.r);
@@ -911,7 +911,7 @@ static void test_step(void)
     simulate(q("{'blocks':[{'name':'S','type':'Step','Time':1.2345,'Before':-1,'After':2},"
                "{'name':'I','type':'Integrator'},{'name':'Out1','type':'Outport','Port':1}],"
                "'lines':[{'src':'S:1','dst':['I:1','Out1:1']}]}"),
-             3, 0, JG_ZC_NONADAPTIVE, &r);
+             3, 0, JG_ZC_MODE_NONADAPTIVE, &r);
     double x = r.r.n ? X(&r.r, r.r.n - 1, 0) : NAN, want = -1.2345 + 2 * (3 - 1.2345);
     double at[4];
     int n = r.st ? 0 : changes(&r.r, 0, at, 4);
@@ -926,7 +926,7 @@ static void test_step(void)
     simulate(q("{'blocks':[{'name':'S','type':'Step','Time':1.2345,'Before':-1,'After':2},"
                "{'name':'I','type':'Integrator'},{'name':'Out1','type':'Outport','Port':1}],"
                "'lines':[{'src':'S:1','dst':['I:1','Out1:1']}]}"),
-             3, 0, JG_ZC_OFF, &r);
+             3, 0, JG_ZC_MODE_OFF, &r);
     n = r.st ? 0 : changes(&r.r, 0, at, 4);
     tap_ok(!r.st && n == 1 && at[0] >= 1.2345, "Step with zero-crossing location off: switches at the first "
                                                "major step after Time (t = %.6g)", n ? at[0] : NAN);

@@ -321,9 +321,9 @@ int cmd_simulate(int argc, char **argv)
     o.max_zc = maxzc == -1 ? 0 : (int)maxzc;
     if (o.zc_tol < 0) return cli_usage(a.cmd, "--zc-tol expects a non-negative number");
     if (zc) {
-        if (!strcmp(zc, "nonadaptive")) o.zc = JG_ZC_NONADAPTIVE;
-        else if (!strcmp(zc, "adaptive")) o.zc = JG_ZC_ADAPTIVE;
-        else if (!strcmp(zc, "off")) o.zc = JG_ZC_OFF;
+        if (!strcmp(zc, "nonadaptive")) o.zc = JG_ZC_MODE_NONADAPTIVE;
+        else if (!strcmp(zc, "adaptive")) o.zc = JG_ZC_MODE_ADAPTIVE;
+        else if (!strcmp(zc, "off")) o.zc = JG_ZC_MODE_OFF;
         else return cli_usage(a.cmd, "--zc expects nonadaptive, adaptive or off, got '%s'", zc);
     }
     if (op_path && !(op_t >= o.t0 && op_t <= o.tstop))
@@ -435,7 +435,7 @@ int cmd_simulate(int argc, char **argv)
         goto done;
     }
     jg_sim_stats_t ss;
-    jg_sim_stats2(s, &ss);
+    jg_sim_stats(s, &ss);
     if (ss.stop_block)   /* a Stop block ended the run: say so, whatever --stats says */
         fprintf(stderr, "%s: stopped by block '%s' at t = %.17g\n", jg_program_name(p),
                 ss.stop_block, ss.stop_time);

@@ -369,12 +369,7 @@ static void jac_fevals(const jg_sim_t *s, jg_solver_stats_t *st)
     st->fevals_jac += js.fevals + js.fevals_base;
     st->fevals += js.fevals + js.fevals_base;
 }
-void jg_sim_stats(const jg_sim_t *s, jg_solver_stats_t *st)
-{
-    jg_solver_get_stats(s->solver, st);
-    jac_fevals(s, st);
-}
-void jg_sim_stats2(const jg_sim_t *s, jg_sim_stats_t *st)
+void jg_sim_stats(const jg_sim_t *s, jg_sim_stats_t *st)
 {
     *st = s->st;
     jg_solver_get_stats(s->solver, &st->solver);
@@ -435,7 +430,7 @@ static double next_hit(const jg_sim_t *s)
 static double band(const jg_sim_t *s, int64_t i)
 {
     (void)i;
-    return s->o.zc == JG_ZC_ADAPTIVE ? s->o.zc_tol : 0;
+    return s->o.zc == JG_ZC_MODE_ADAPTIVE ? s->o.zc_tol : 0;
 }
 
 /* Did signal i cross zero from a to b in direction dir (Simulink's rule: rising
@@ -561,7 +556,7 @@ static jg_status_t find_event(jg_sim_t *s, double t0, double t1, double *te, int
         s->fired[i] = (signed char)(crossed_i(s, i, s->zl[i], s->zr[i], dir) ? (s->zr[i] > s->zl[i] ? 1 : -1) : 0);
         if (s->fired[i]) {
             *any = 1;
-            if (!s->fixed && s->o.zc != JG_ZC_OFF && !s->loc_off[i]) locate = 1;
+            if (!s->fixed && s->o.zc != JG_ZC_MODE_OFF && !s->loc_off[i]) locate = 1;
         }
     }
     if (!*any || !locate) {
@@ -577,7 +572,7 @@ static jg_status_t find_event(jg_sim_t *s, double t0, double t1, double *te, int
     for (int it = 0; it < 200; it++) {
         double tres = 4 * DBL_EPSILON * fmax(fabs(tb), 1e-300);
         if (tb - ta <= tres) break;
-        if (s->o.zc == JG_ZC_ADAPTIVE) {   /* inside the band: located well enough */
+        if (s->o.zc == JG_ZC_MODE_ADAPTIVE) {   /* inside the band: located well enough */
             int in = 1;
             for (int64_t i = 0; i < nz && in; i++) {
                 if (s->loc_off[i] || !crossed_i(s, i, s->za[i], s->zb[i], 0)) continue;
@@ -635,7 +630,7 @@ static jg_status_t find_event(jg_sim_t *s, double t0, double t1, double *te, int
     s->consecutive = tb - s->t_last_event <= ctol ? s->consecutive + 1 : 1;
     s->t_last_event = tb;
     if (s->consecutive > s->o.max_zc) {
-        if (s->o.zc == JG_ZC_NONADAPTIVE) {
+        if (s->o.zc == JG_ZC_MODE_NONADAPTIVE) {
             char who[512];
             fired_blocks(s, who, sizeof who);
             return jg_error_set(err, JG_NUMERIC,

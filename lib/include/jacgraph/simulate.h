@@ -30,7 +30,7 @@ typedef struct jg_sim jg_sim_t;
  * off for a signal that exceeds max_zc consecutive crossings, on again once it
  * stops crossing.  Off: crossings are not detected (blocks still switch at
  * the next major step).  Fixed-step solvers detect crossings at step ends. */
-typedef enum { JG_ZC_NONADAPTIVE = 0, JG_ZC_ADAPTIVE = 1, JG_ZC_OFF = 2 } jg_zc_mode_t;
+typedef enum { JG_ZC_MODE_NONADAPTIVE = 0, JG_ZC_MODE_ADAPTIVE = 1, JG_ZC_MODE_OFF = 2 } jg_zc_mode_t;
 
 typedef struct jg_sim_opts {
     const char *solver;       /* jg_solver_names(); NULL: "ode45" */
@@ -91,7 +91,7 @@ JG_API const char *jg_sim_logged_name(const jg_sim_t *s, int64_t k);
 /* Integrate up to t_until (clamped to tstop), calling log at t0 (first call
  * only) and at every output point.  A Stop block whose input is nonzero at a
  * major step ends the run after that step (logged even off the output grid):
- * JG_OK, jg_sim_time() is that step's time, jg_sim_stats2() names the block
+ * JG_OK, jg_sim_time() is that step's time, jg_sim_stats() names the block
  * and the time, and further calls return at once.  Errors: those of evaluation (block domain
  * errors naming the block and time, JG_NONLINEAR_LOOP) and of the solver
  * (JG_NUMERIC "step size too small at t = ..."). */
@@ -100,8 +100,9 @@ JG_API jg_status_t jg_sim_run(jg_sim_t *s, double t_until, jg_sim_log_fn log, vo
 
 JG_API double jg_sim_time(const jg_sim_t *s);
 JG_API const double *jg_sim_states(const jg_sim_t *s);   /* nstates values at jg_sim_time */
-JG_API void jg_sim_stats(const jg_sim_t *s, jg_solver_stats_t *st);
-JG_API void jg_sim_stats2(const jg_sim_t *s, jg_sim_stats_t *st);
+/* Counters of the run so far: the solver's (st->solver) and the simulation's
+ * (events, sample hits, resets, sparsing, the Stop block). */
+JG_API void jg_sim_stats(const jg_sim_t *s, jg_sim_stats_t *st);
 /* Discrete states (jg_sim_ndstates values) at jg_sim_time. */
 JG_API int64_t jg_sim_ndstates(const jg_sim_t *s);
 JG_API const double *jg_sim_dstates(const jg_sim_t *s);
