@@ -142,9 +142,8 @@ expect_err "document shape" 4 \
     "$J" linearize "$d/t10.json"
 
 echo '{"blocks":[{"name":"G","type":"Gain","Gian":3},{"name":"T","type":"Terminator"}],"lines":[{"src":"G:1","dst":"T:1"}]}' >"$d/t11.json"
-expect_err "a misspelt parameter is a warning" 0 \
-    "jacgraph: warning: block 'G' (Gain): unknown parameter 'Gian' ignored
-jacgraph: warning: input 1 of block 'G' is unconnected; it reads zero" \
+expect_err "a misspelt parameter is an error that names the nearest one" 4 \
+    "jacgraph: error: block 'G' (Gain): unknown parameter 'Gian' (did you mean 'Gain'?)" \
     "$J" linearize "$d/t11.json"
 
 # ---- regressions: root Inport straight into a root Outport has D = 1; two

@@ -155,9 +155,12 @@ static void test_setup(void)
     jg_status_t st = fx_load(&f, q("{'parameters':{'aa':1.5},'blocks':[{'name':'PP','type':'PredPrey',"
                                    "'a':'aa','Foo':1,'Projection':'off'}]}"),
                              NULL);
-    int nw = st ? 0 : jg_program_nwarnings(f.p);
-    tap_ok(!st && nw == 1 && !strcmp(jg_program_warning(f.p, 0), "block 'PP' (PredPrey): unknown parameter 'Foo' ignored"),
-           "unknown parameters warn; Projection and the plugin's own do not");
+    tap_ok(st == JG_PARAM && strstr(f.err.msg, "block 'PP' (PredPrey): unknown parameter 'Foo'"),
+           "an unknown parameter is an error; Projection and the plugin's own are known");
+    fx_unload(&f);
+    st = fx_load(&f, q("{'parameters':{'aa':1.5},'blocks':[{'name':'PP','type':'PredPrey',"
+                       "'a':'aa','Projection':'off'}]}"),
+                 NULL);
     if (!st) {
         jg_linsys_t *ls = NULL;
         st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &ls, NULL, &f.err);

@@ -109,6 +109,8 @@ static int pid_setup(jg_block_t *b, jg_setup_t *s)
             if (!(d->p[k].x = jg_setup_alloc(s, sizeof(double))))
                 return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
             d->p[k].x[0] = k == PN ? 1 : defs[k];
+            /* the library block's dialog keeps them (a PI has a D field): known, unused */
+            jg__param_ignore(b, s, pid_names[k]);
             continue;
         }
         if (jg__param_limit(b, s, pid_names[k], defs[k], &d->p[k]) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;

@@ -2,6 +2,7 @@
  * trace signal elements through virtual routing, declare Jacobian patterns,
  * sort (Simulink, "How Simulink Works": "compilation" and "link"). */
 #define _GNU_SOURCE   /* qsort_r */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -185,9 +186,29 @@ static jg_status_t flatten(jg__cctx_t *c, const json_t *sysj, int32_t parent_sys
 
 /* ------------------------------------------------------------- set up */
 
+/* Edit distance of two short names, case-insensitive (for "did you mean"). */
+static int name_distance(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    if (na > 63 || nb > 63) return 99;
+    int d[64][64];
+    for (size_t i = 0; i <= na; i++) d[i][0] = (int)i;
+    for (size_t j = 0; j <= nb; j++) d[0][j] = (int)j;
+    for (size_t i = 1; i <= na; i++)
+        for (size_t j = 1; j <= nb; j++) {
+            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            int v = d[i - 1][j - 1] + cost;
+            if (d[i - 1][j] + 1 < v) v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            d[i][j] = v;
+        }
+    return d[na][nb];
+}
+
 /* A misspelt parameter silently taking its default is the worst kind of wrong
- * number: name every key the block's setup did not read. */
-static void warn_unknown_params(jg__cctx_t *c, const jg_block_t *b)
+ * number: every key the block's setup did not read is an error, with the
+ * nearest parameter it does read. */
+static jg_status_t check_unknown_params(jg__cctx_t *c, const jg_block_t *b)
 {
     static const char *const structural[] = {"name", "type", "blocks", "lines", "parameters",
                                              "description"};
@@ -198,10 +219,27 @@ static void warn_unknown_params(jg__cctx_t *c, const jg_block_t *b)
         for (size_t k = 0; !known && k < sizeof structural / sizeof *structural; k++)
             known = !strcmp(key, structural[k]);
         for (int k = 0; !known && k < c->nseen; k++) known = !strcmp(key, c->seen[k]);
-        if (!known)
-            jg__warn(c->p, "block '%s' (%s): unknown parameter '%s' ignored", b->path,
-                     b->type->name, key);
+        if (known) continue;
+        const char *best = NULL;
+        int bd = 99;
+        for (int k = 0; k < c->nseen; k++) {
+            int dd = name_distance(key, c->seen[k]);
+            if (dd < bd) bd = dd, best = c->seen[k];
+        }
+        int len = (int)strlen(key);
+        if (best && bd <= (len > 6 ? len / 3 : 2))
+            return jg_error_set(c->err, JG_PARAM,
+                                "block '%s' (%s): unknown parameter '%s' (did you mean '%s'?)",
+                                b->path, b->type->name, key, best);
+        char list[512] = "";
+        size_t n = 0;
+        for (int k = 0; k < c->nseen && n < sizeof list - 1; k++)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "", c->seen[k]);
+        return jg_error_set(c->err, JG_PARAM, "block '%s' (%s): unknown parameter '%s'%s%s%s",
+                            b->path, b->type->name, key, c->nseen ? " (it reads " : "", list,
+                            c->nseen ? ")" : "");
     }
+    return JG_OK;
 }
 
 static jg_status_t setup_blocks(jg__cctx_t *c, jg_setup_t *s)
@@ -215,7 +253,8 @@ static jg_status_t setup_blocks(jg__cctx_t *c, jg_setup_t *s)
         if (b->type->setup(b, s) != JG_BLOCK_DONE) return c->err ? c->err->status : JG_PARAM;
         if (!b->virt && jg__setup_sample_time(b, s) != JG_BLOCK_DONE)
             return c->err ? c->err->status : JG_PARAM;
-        warn_unknown_params(c, b);
+        jg_status_t ust = check_unknown_params(c, b);
+        if (ust) return ust;
         if (b->virt && (b->type->flags & (JG_BT_PORT_IN | JG_BT_PORT_OUT))) {
             /* inner port blocks: Inport has one output, Outport one input */
             int in = (b->type->flags & JG_BT_PORT_IN) != 0;

@@ -115,7 +115,7 @@ static const jg__sl_bmap_t blocks[] = {
      {P("Zeros", NULL, "[1]"), P("Poles", NULL, "[0 1]"), P("Gain", NULL, "[1]")}},
     {"DiscreteIntegrator", "DiscreteIntegrator", JG__SLB_CUSTOM, "1",
      {P("IntegratorMethod", NULL, "Integration: Forward Euler"), P("gainval", NULL, "1.0"),
-      P("InitialCondition", NULL, "0"), P("ExternalReset", NULL, "none")}},
+      P("InitialCondition", NULL, "0")}},
     /* lookup tables */
     {"Lookup_n-D", NULL, JG__SLB_CUSTOM, NULL,
      {P("NumberOfTableDimensions", NULL, "2"), P("BreakpointsForDimension1", NULL, "[10,22,31]"),

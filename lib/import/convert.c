@@ -723,6 +723,11 @@ static void conv_block(conv_t *c, blk_t *b, const char *sys_ts)
         if (is_on(param(c, b, "WrapState", "off"))) problem(c, b, "wrapped states are not supported");
     } else if (!strcmp(t, "DiscreteIntegrator")) {
         if (is_on(param(c, b, "LimitOutput", "off"))) problem(c, b, "limits of the Discrete-Time Integrator are not supported");
+        const char *rst = param(c, b, "ExternalReset", "none");
+        if (strcmp(rst, "none") && strcmp(rst, "None"))
+            problem(c, b, "an external reset of the Discrete-Time Integrator is not supported");
+        if (strcmp(param(c, b, "InitialConditionSource", "internal"), "internal"))
+            problem(c, b, "an external initial condition of the Discrete-Time Integrator is not supported");
     } else if (!strcmp(t, "UnitDelay")) {
         const char *ic = own_param(b->n, "InitialCondition");
         if (!ic) ic = own_param(b->n, "X0");
