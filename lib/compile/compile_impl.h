@@ -1,7 +1,18 @@
-/* Compiler context shared by compile.c and setup.c. */
+/* Compiler context and stages shared by the files of lib/compile. */
 #ifndef JG_COMPILE_IMPL_H
 #define JG_COMPILE_IMPL_H
+#include <jansson.h>
 #include "program_impl.h"
+
+/* Compiler-private data of a SubSystem block: its inner port blocks. */
+typedef struct {
+    int32_t *in_blk;    /* inner Inport block for each input port */
+    int32_t *out_blk;   /* inner Outport block for each output port */
+} jg__subsys_t;
+
+typedef struct {
+    int64_t *ptr, *idx;   /* consumers of each global output port (global input ports) */
+} jg__consumers_t;
 
 typedef struct jg__cctx {
     jg_program_t *p;
@@ -23,5 +34,28 @@ static inline void jg__seen(jg__cctx_t *c, const char *name)
  * the sort). */
 int jg__setup_sample_time(jg_block_t *b, jg_setup_t *s);
 jg_status_t jg__resolve_sample_times(jg__cctx_t *c);
+
+/* The stages of jg_program_compile (compile.c), in their order; each returns
+ * JG_OK or an error set in c->err (or err). */
+/* flatten.c: upper bounds of the blocks and systems jg__flatten makes */
+void jg__count_blocks(const json_t *sys, int32_t *nb, int32_t *ns);
+/* flatten.c: copy name[0..len) to d with every '/' doubled; returns the bytes written */
+size_t jg__put_escaped(char *d, const char *name, size_t len);
+/* flatten.c: depth-first blocks and systems of sysj, paths in the hash table */
+jg_status_t jg__flatten(jg__cctx_t *c, const json_t *sysj, int32_t parent_sys,
+                        int32_t sys_block, jg_error_t *err);
+/* lines.c: global ports, each input's driver, signal names */
+jg_status_t jg__connect_lines(jg__cctx_t *c);
+/* widths.c: the consumers of each output port (cs->ptr, cs->idx: malloc'd, the
+ * caller frees them), then the widths of every port */
+jg_status_t jg__build_consumers(jg_program_t *p, jg__consumers_t *cs, jg_error_t *err);
+jg_status_t jg__propagate_widths(jg__cctx_t *c, jg_setup_t *s, const jg__consumers_t *cs);
+/* trace.c: signal vector offsets and every real input element's source */
+jg_status_t jg__layout(jg__cctx_t *c);
+/* patterns.c: Jacobian patterns and direct feedthrough per input port */
+jg_status_t jg__patterns(jg__cctx_t *c, jg_setup_t *s);
+/* sort.c: sorted order and algebraic loops (igraph; the caller installs
+ * igraph's ignoring error handlers around it) */
+jg_status_t jg__sort_blocks(jg__cctx_t *c);
 
 #endif
