@@ -23,30 +23,9 @@ static int vec_param(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t 
     return JG_BLOCK_DONE;
 }
 
-/* One input, one output: width max(input, np); a scalar input expands
- * against an np-element parameter (np = 1: output = input). */
-static int param_widths(jg_block_t *b, jg_setup_t *s, int64_t np, const char *pname)
-{
-    if (b->in_w[0] < 0) {
-        if (np == 1 && b->out_w[0] >= 0) {
-            b->in_w[0] = b->out_w[0];   /* a reader fixed the width: pass it back */
-        } else {
-            if (np > 1) b->out_w[0] = np;   /* u is 1 or np wide: known already */
-            if (!s->force) return JG_BLOCK_AGAIN;
-            b->in_w[0] = np;   /* nothing drives the width: follow the parameter */
-        }
-    }
-    int64_t w = b->in_w[0];
-    if (np != 1 && w != 1 && np != w)
-        return jg_setup_error(b, s, JG_WIDTH, pname, "has %lld elements but the input has width %lld",
-                              (long long)np, (long long)w);
-    b->out_w[0] = np > w ? np : w;
-    return JG_BLOCK_DONE;
-}
-
 static int same_widths(jg_block_t *b, jg_setup_t *s)
 {
-    return param_widths(b, s, 1, NULL);
+    return jg__widths_param(b, s, 1, NULL, 1);
 }
 
 /* Diagonal d part, or a column for a scalar input expanded. */
@@ -92,7 +71,7 @@ static int bias_setup(jg_block_t *b, jg_setup_t *s)
 static int bias_widths(jg_block_t *b, jg_setup_t *s)
 {
     const bias_t *d = b->data;
-    return param_widths(b, s, jg_value_numel(&d->bias), "Bias");
+    return jg__widths_param(b, s, jg_value_numel(&d->bias), "Bias", 1);
 }
 
 static int bias_outputs(const jg_block_t *b, jg_eval_t *e)
@@ -293,7 +272,7 @@ static int quantizer_setup(jg_block_t *b, jg_setup_t *s)
 static int quantizer_widths(jg_block_t *b, jg_setup_t *s)
 {
     const quantizer_t *d = b->data;
-    return param_widths(b, s, jg_value_numel(&d->q), "QuantizationInterval");
+    return jg__widths_param(b, s, jg_value_numel(&d->q), "QuantizationInterval", 1);
 }
 
 static int quantizer_outputs(const jg_block_t *b, jg_eval_t *e)

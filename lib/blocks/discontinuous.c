@@ -63,22 +63,6 @@ static int vparams(jg_block_t *b, jg_setup_t *s, const char *const *names, const
     return JG_BLOCK_DONE;
 }
 
-/* One input, one output: width max(input, numel(parameters)); a scalar input
- * expands against vector parameters (as Saturation does). */
-static int param_widths(jg_block_t *b, jg_setup_t *s, int64_t np, const char *pname)
-{
-    if (b->in_w[0] < 0) {
-        if (!s->force) return JG_BLOCK_AGAIN;
-        b->in_w[0] = np;   /* nothing drives the width: follow the parameters */
-    }
-    int64_t w = b->in_w[0];
-    if (np != 1 && w != 1 && np != w)
-        return jg_setup_error(b, s, JG_WIDTH, pname, "has %lld elements but the input has width %lld",
-                              (long long)np, (long long)w);
-    b->out_w[0] = np > w ? np : w;
-    return JG_BLOCK_DONE;
-}
-
 /* Diagonal d part, or a column for a scalar input expanded. */
 static int diag_or_column(jg_block_t *b, jg_setup_t *s)
 {
@@ -122,7 +106,7 @@ static int deadzone_setup(jg_block_t *b, jg_setup_t *s)
 static int deadzone_widths(jg_block_t *b, jg_setup_t *s)
 {
     const dz_t *d = b->data;
-    int r = param_widths(b, s, d->n, d->which ? "UpperValue" : "LowerValue");
+    int r = jg__widths_param(b, s, d->n, d->which ? "UpperValue" : "LowerValue", 0);
     if (r != JG_BLOCK_DONE) return r;
     /* u - LowerValue per element, then u - UpperValue: the zone entered or left */
     return jg_setup_zc(b, s, 2 * b->out_w[0], NULL) < 0 ? JG_BLOCK_FAIL : JG_BLOCK_DONE;
@@ -181,7 +165,7 @@ static int sign_setup(jg_block_t *b, jg_setup_t *s)
 
 static int sign_widths(jg_block_t *b, jg_setup_t *s)
 {
-    int r = param_widths(b, s, 1, NULL);
+    int r = jg__widths_param(b, s, 1, NULL, 0);
     if (r != JG_BLOCK_DONE) return r;
     /* zero crossing u; discrete state: the output at the last major step */
     if (jg_setup_zc(b, s, b->out_w[0], NULL) < 0 || jg_setup_dstates(b, s, b->out_w[0]) < 0)
@@ -440,7 +424,7 @@ static int relay_setup(jg_block_t *b, jg_setup_t *s)
 static int relay_widths(jg_block_t *b, jg_setup_t *s)
 {
     const relay_t *d = b->data;
-    int r = param_widths(b, s, d->n, relay_names[d->which]);
+    int r = jg__widths_param(b, s, d->n, relay_names[d->which], 0);
     if (r != JG_BLOCK_DONE) return r;
     if (jg_setup_zc(b, s, b->out_w[0], NULL) < 0 || jg_setup_dstates(b, s, b->out_w[0]) < 0)
         return JG_BLOCK_FAIL;

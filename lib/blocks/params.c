@@ -143,3 +143,22 @@ int64_t jg__param_vectors(jg_block_t *b, jg_setup_t *s, const char *const *names
     }
     return w;
 }
+
+int jg__widths_param(jg_block_t *b, jg_setup_t *s, int64_t np, const char *pname, int pass_back)
+{
+    if (b->in_w[0] < 0) {
+        if (pass_back && np == 1 && b->out_w[0] >= 0) {
+            b->in_w[0] = b->out_w[0];   /* a reader fixed the width: pass it back */
+        } else {
+            if (pass_back && np > 1) b->out_w[0] = np;   /* u is 1 or np wide: known already */
+            if (!s->force) return JG_BLOCK_AGAIN;
+            b->in_w[0] = np;   /* nothing drives the width: follow the parameters */
+        }
+    }
+    int64_t w = b->in_w[0];
+    if (np != 1 && w != 1 && np != w)
+        return jg_setup_error(b, s, JG_WIDTH, pname, "has %lld elements but the input has width %lld",
+                              (long long)np, (long long)w);
+    b->out_w[0] = np > w ? np : w;
+    return JG_BLOCK_DONE;
+}

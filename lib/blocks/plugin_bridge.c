@@ -458,42 +458,37 @@ static int pl_init_discrete(const jg_block_t *b, double *xd0)
     return 0;
 }
 
-static int pl_outputs(const jg_block_t *b, jg_eval_t *e)
+/* One run-time callback of the plugin's type on block b; a nonzero return is
+ * reported with the callback's name. */
+static int pl_call(const jg_block_t *b, jg_eval_t *e, int (*fn)(const jg_plugin_ctx_t *),
+                   const char *what)
 {
-    const jg__pltype_t *T = jg__pltype_of(b);
-    if (!T->pt.outputs) return 0;
     jg_plugin_ctx_t c;
     jg__plhost_t h;
     jg__plugin_ctx(&c, &h, b, e);
-    int r = T->pt.outputs(&c);
-    return r ? jg__plugin_failed(&h, "outputs", r) : 0;
+    int r = fn(&c);
+    return r ? jg__plugin_failed(&h, what, r) : 0;
+}
+
+static int pl_outputs(const jg_block_t *b, jg_eval_t *e)
+{
+    const jg__pltype_t *T = jg__pltype_of(b);
+    return T->pt.outputs ? pl_call(b, e, T->pt.outputs, "outputs") : 0;
 }
 
 static int pl_derivatives(const jg_block_t *b, jg_eval_t *e)
 {
-    jg_plugin_ctx_t c;
-    jg__plhost_t h;
-    jg__plugin_ctx(&c, &h, b, e);
-    int r = jg__pltype_of(b)->pt.derivatives(&c);
-    return r ? jg__plugin_failed(&h, "derivatives", r) : 0;
+    return pl_call(b, e, jg__pltype_of(b)->pt.derivatives, "derivatives");
 }
 
 static int pl_update(const jg_block_t *b, jg_eval_t *e)
 {
-    jg_plugin_ctx_t c;
-    jg__plhost_t h;
-    jg__plugin_ctx(&c, &h, b, e);
-    int r = jg__pltype_of(b)->pt.update(&c);
-    return r ? jg__plugin_failed(&h, "update", r) : 0;
+    return pl_call(b, e, jg__pltype_of(b)->pt.update, "update");
 }
 
 static int pl_zc(const jg_block_t *b, jg_eval_t *e)
 {
-    jg_plugin_ctx_t c;
-    jg__plhost_t h;
-    jg__plugin_ctx(&c, &h, b, e);
-    int r = jg__pltype_of(b)->pt.zero_crossings(&c);
-    return r ? jg__plugin_failed(&h, "zero_crossings", r) : 0;
+    return pl_call(b, e, jg__pltype_of(b)->pt.zero_crossings, "zero_crossings");
 }
 
 static int pl_jacobian(const jg_block_t *b, jg_eval_t *e)

@@ -393,6 +393,11 @@ int jg__param_ignore(jg_block_t *b, jg_setup_t *s, const char *name);
 int jg__param_port_count(jg_block_t *b, jg_setup_t *s, double def, double *n, const char **str);
 int jg__param_port_count_error(jg_block_t *b, jg_setup_t *s, int r, const char *str);
 int jg__widths_same(jg_block_t *b, jg_setup_t *s);
+/* One input, one output of width max(input, np) for np-element parameters
+ * (scalars expand; pname names them in the error).  pass_back: a width a
+ * reader fixed flows back to the input, and np > 1 fixes the output at once
+ * (the arithmetic blocks); off, only drivers decide (the discontinuities). */
+int jg__widths_param(jg_block_t *b, jg_setup_t *s, int64_t np, const char *pname, int pass_back);
 /* np scalar-or-vector parameters names[k] (defaults defs[k]) into out[np]:
  * finite, non-empty, the non-scalar ones of one length.  Returns that common
  * numel (1 when all are scalars) or -1 after an error. */
