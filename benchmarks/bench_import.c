@@ -10,7 +10,7 @@
  * converts it to .mdl and .slx (timed: the "write" column), and each file is
  * read `--runs` times; the medians of read and compile, and of `--lin-runs`
  * graph-method linearizations, are reported.  Every format's linear model
- * is compared with the JSON one (jg_linsys_diff; "diff" column): the three
+ * is compared with the JSON one (jg_lin_sys_diff; "diff" column): the three
  * encodings must describe the same model.  Rows: "json (model_read)" is the
  * plain JSON reader jg_model_read, the baseline; "json", "mdl" and "slx" go
  * through jg_import_load, which sniffs the content.
@@ -87,7 +87,7 @@ static int run_generate(const char *jacgraph, const char *kind, const char *n, c
 
 /* Read (with the row's reader), compile, linearize; *sys keeps the first
  * linearization for the comparison. */
-static int measure(const row_t *r, const char *path, int runs, int lin_runs, result_t *res, jg_linsys_t **sys)
+static int measure(const row_t *r, const char *path, int runs, int lin_runs, result_t *res, jg_lin_sys_t **sys)
 {
     double *tr = calloc((size_t)runs, sizeof *tr), *tc = calloc((size_t)runs, sizeof *tc);
     double *tl = calloc((size_t)lin_runs, sizeof *tl);
@@ -124,15 +124,15 @@ static int measure(const row_t *r, const char *path, int runs, int lin_runs, res
         goto done;
     }
     for (int k = 0; k < lin_runs; k++) {
-        jg_linsys_t *s = NULL;
+        jg_lin_sys_t *s = NULL;
         double t0 = jgb_now();
-        if (jg_lin_run(l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &err) != JG_OK) {
+        if (jg_lin_run(l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &s, NULL, &err) != JG_OK) {
             snprintf(res->err, sizeof res->err, "%s", err.msg);
             goto done;
         }
         tl[k] = jgb_now() - t0;
         if (!*sys) *sys = s;
-        else jg_linsys_free(s);
+        else jg_lin_sys_free(s);
     }
     res->read = jgb_median(tr, runs);
     res->compile = jgb_median(tc, runs);
@@ -230,7 +230,7 @@ int main(int argc, char **argv)
                      "\"write\" is jg_io_write_simulink converting the JSON text; \"read\" is jg_import_load "
                      "(jg_model_read for the first row) up to the jg_model; \"compile\" is "
                      "jg_program_compile; \"linearize\" is the graph method with Markowitz elimination; "
-                     "\"diff\" is jg_linsys_diff against the JSON model's linearization.\n\n",
+                     "\"diff\" is jg_lin_sys_diff against the JSON model's linearization.\n\n",
                 runs, lin_runs, seed);
         print_header(mdf);
     }
@@ -264,11 +264,11 @@ int main(int argc, char **argv)
             wt[f] = jgb_now() - t0;
         }
         free(text);
-        jg_linsys_t *ref = NULL;
+        jg_lin_sys_t *ref = NULL;
         for (int r = 0; r < 4; r++) {
             result_t x;
             memset(&x, 0, sizeof x);
-            jg_linsys_t *sys = NULL;
+            jg_lin_sys_t *sys = NULL;
             snprintf(path, sizeof path, "%s.%s", base, rows[r].ext);
             x.bytes = file_size(path);
             x.write = wt[r];
@@ -277,16 +277,16 @@ int main(int argc, char **argv)
                 else {
                     const char *which = NULL;
                     x.diff = sys->nx == ref->nx && sys->nu == ref->nu && sys->ny == ref->ny
-                                 ? jg_linsys_diff(sys, ref, &which) : 1e300;
+                                 ? jg_lin_sys_diff(sys, ref, &which) : 1e300;
                     if (!(x.diff <= 1e-12)) failed = 1;
                 }
             } else failed = 1;
-            jg_linsys_free(sys);
+            jg_lin_sys_free(sys);
             print_row(stdout, model, &rows[r], &x);
             fflush(stdout);
             if (mdf) print_row(mdf, model, &rows[r], &x);
         }
-        jg_linsys_free(ref);
+        jg_lin_sys_free(ref);
         if (tmp)
             for (int r = 1; r < 4; r++) {
                 snprintf(path, sizeof path, "%s.%s", base, rows[r].ext);

@@ -35,7 +35,7 @@ static const char usage[] =
     "  --matrix-max-blocks N    skip the matrix algorithm on models above N blocks\n"
     "  --no-matrix              skip the matrix algorithm everywhere\n"
     "  --no-fork                measure in this process (no peak RSS; for debuggers)\n"
-    "  --tol T                  agreement tolerance of jg_linsys_diff (default 1e-10)\n"
+    "  --tol T                  agreement tolerance of jg_lin_sys_diff (default 1e-10)\n"
     "  --md FILE                the markdown tables (also printed on stdout)\n"
     "  --csv FILE               every measured column\n"
     "  --svg FILE               time and memory against model size, log-log\n"
@@ -134,7 +134,7 @@ static uint64_t splitmix(uint64_t *s)
 
 static double unif(uint64_t *s) { return (double)(splitmix(s) >> 11) * 0x1.0p-53 * 2.0 - 1.0; }
 
-static int trajectory(const model_t *md, jg_reduce_t red, traj_t *t)
+static int trajectory(const model_t *md, jg_graph_reduce_t red, traj_t *t)
 {
     jgb_steady_heap();
     jg_error_t err;
@@ -142,7 +142,7 @@ static int trajectory(const model_t *md, jg_reduce_t red, traj_t *t)
     jg_model_t *m = NULL;
     jg_program_t *p = NULL;
     jg_lin_t *l = NULL;
-    jg_linsys_t *s0 = NULL;
+    jg_lin_sys_t *s0 = NULL;
     int rc = 1, n = t->points;
     double *v[13];
     for (int k = 0; k < 13; k++) v[k] = calloc((size_t)n + 1, sizeof(double));
@@ -168,8 +168,8 @@ static int trajectory(const model_t *md, jg_reduce_t red, traj_t *t)
     x0 = malloc(sizeof(double) * (size_t)(t->nx + 1));
     memcpy(x0, jg_lin_states(l), sizeof(double) * (size_t)t->nx);
     /* symbolic work once, at the initial point (not counted) */
-    if (jg_lin_run(l, JG_METHOD_GRAPH, red, &s0, NULL, &err)) goto fail;
-    jg_linsys_free(s0);
+    if (jg_lin_run(l, JG_LIN_GRAPH, red, &s0, NULL, &err)) goto fail;
+    jg_lin_sys_free(s0);
     s0 = NULL;
     uint64_t rng = t->seed;
     int nm = 0, np = 0;
@@ -177,9 +177,9 @@ static int trajectory(const model_t *md, jg_reduce_t red, traj_t *t)
         double *x = jg_lin_states(l);
         for (int64_t i = 0; i < t->nx; i++) x[i] = x0[i] + t->spread * (1 + fabs(x0[i])) * unif(&rng);
         jg_lin_stats_t st;
-        jg_linsys_t *a = NULL, *b = NULL, *c = NULL;
+        jg_lin_sys_t *a = NULL, *b = NULL, *c = NULL;
         double w0 = jgb_now();
-        if (jg_lin_run(l, JG_METHOD_GRAPH, red, &a, &st, &err)) {   /* e.g. a domain error */
+        if (jg_lin_run(l, JG_LIN_GRAPH, red, &a, &st, &err)) {   /* e.g. a domain error */
             t->failed++;
             continue;
         }
@@ -193,14 +193,14 @@ static int trajectory(const model_t *md, jg_reduce_t red, traj_t *t)
         jg_lin_t *l2 = NULL;
         double w2 = jgb_now();
         if (jg_lin_create(p, NULL, &l2, &err)) {
-            jg_linsys_free(a);
+            jg_lin_sys_free(a);
             goto fail;
         }
         memcpy(jg_lin_states(l2), x, sizeof(double) * (size_t)t->nx);
         double w3 = jgb_now();
-        if (jg_lin_run(l2, JG_METHOD_GRAPH, red, &b, &st, &err)) {
+        if (jg_lin_run(l2, JG_LIN_GRAPH, red, &b, &st, &err)) {
             jg_lin_free(l2);
-            jg_linsys_free(a);
+            jg_lin_sys_free(a);
             goto fail;
         }
         double w4 = jgb_now();
@@ -213,22 +213,22 @@ static int trajectory(const model_t *md, jg_reduce_t red, traj_t *t)
         v[9][np] = st.t_replay;
         v[10][np] = st.t_lft;
         t->rb_sum += w4 - w2;
-        double d = jg_linsys_diff(a, b, NULL);
+        double d = jg_lin_sys_diff(a, b, NULL);
         if (!isnan(t->max_diff) && !(d <= t->max_diff)) t->max_diff = d;
         if (nm < t->matrix_points) {
             double w5 = jgb_now();
-            if (jg_lin_run(l, JG_METHOD_MATRIX, JG_REDUCE_NONE, &c, NULL, &err)) {
-                jg_linsys_free(a);
-                jg_linsys_free(b);
+            if (jg_lin_run(l, JG_LIN_MATRIX, JG_GRAPH_REDUCE_NONE, &c, NULL, &err)) {
+                jg_lin_sys_free(a);
+                jg_lin_sys_free(b);
                 goto fail;
             }
             v[11][nm++] = jgb_now() - w5;
-            d = jg_linsys_diff(a, c, NULL);
+            d = jg_lin_sys_diff(a, c, NULL);
             if (!isnan(t->max_diff) && !(d <= t->max_diff)) t->max_diff = d;
         }
-        jg_linsys_free(a);
-        jg_linsys_free(b);
-        jg_linsys_free(c);
+        jg_lin_sys_free(a);
+        jg_lin_sys_free(b);
+        jg_lin_sys_free(c);
         np++;
     }
     t->matrix_points = nm;
@@ -517,7 +517,7 @@ static void write_md(FILE *f, const char *title, const jgb_opts_t *o, const jgb_
                "Do, M); with vertex elimination = the Jacobian graph, %s elimination (A_r, B_r, C_r, "
                "D_r).  Times are medians of at least %d runs, more (up to %d) until the runs took %.2g s, "
                "fewer once they took %.0f s (column runs g/m).\n\n",
-            jg_reduce_name(o->reduce), o->repeat, o->max_runs, o->min_time, o->max_time);
+            jg_graph_reduce_name(o->reduce), o->repeat, o->max_runs, o->min_time, o->max_time);
     fprintf(f, "#### Table 1 layout\n\n");
     jgb_table1_header(f);
     for (int k = 0; k < n; k++)
@@ -571,12 +571,12 @@ int main(int argc, char **argv)
         } else if (OPT("--max-time")) {
             o.max_time = atof(argv[++i]);
         } else if (OPT("--reduce")) {
-            int r = jg_reduce_parse(argv[++i]);
+            int r = jg_graph_reduce_parse(argv[++i]);
             if (r < 0) {
                 fprintf(stderr, "bench_linearize: unknown reduction '%s'\n", argv[i]);
                 return 2;
             }
-            o.reduce = (jg_reduce_t)r;
+            o.reduce = (jg_graph_reduce_t)r;
         } else if (OPT("--matrix-max-blocks")) {
             o.matrix_max_blocks = atoll(argv[++i]);
         } else if (!strcmp(a, "--no-matrix")) {
@@ -671,7 +671,7 @@ int main(int argc, char **argv)
     }
     if (svg_path && nm) {
         char t[512];
-        snprintf(t, sizeof t, "jacgraph: Jacobian graph (%s) vs matrix algorithm", jg_reduce_name(o.reduce));
+        snprintf(t, sizeof t, "jacgraph: Jacobian graph (%s) vs matrix algorithm", jg_graph_reduce_name(o.reduce));
         if (write_svg(svg_path, rows, nm, t)) rc = 1;
     }
     free(rows);

@@ -10,7 +10,7 @@
  *   hand     a hand-written C right-hand side passed to jg_solver_create;
  *   diagram  the block diagram's right-hand side passed to jg_solver_create,
  *            exactly as lib/sim/simulate.c evaluates it (copy the states into
- *            the work, jg_work_outputs, jg_work_derivatives);
+ *            the work, jg_eval_outputs, jg_eval_derivatives);
  *   kernel   jg_sim_create + jg_sim_run (the simulation kernel itself, no
  *            logger), for reference.
  * The block diagram is generated here as JSON (no external generator) in one of
@@ -37,7 +37,7 @@
  * --profile K evaluates the diagram's right-hand side K times and nothing else
  * timed, for
  *     valgrind --tool=callgrind --toggle-collect=bench_bd_rhs build/benchmarks/bench_sim --profile 200
- * (one evaluation before, outside bench_bd_rhs: the first jg_work_outputs
+ * (one evaluation before, outside bench_bd_rhs: the first jg_eval_outputs
  * compiles the evaluation plan; --profile-hand K: the hand-written one, toggle
  * bench_hand_rhs; --profile-kernel K: K fixed steps of the first --solvers in
  * jg_sim_run, toggle bench_kernel_run).
@@ -135,7 +135,7 @@ __attribute__((noinline)) int bench_hand_rhs(double t, const double *x, double *
 
 /* The block diagram's right-hand side, as lib/sim/simulate.c's rhs(). */
 typedef struct {
-    jg_work_t *w;
+    jg_eval_work_t *w;
     int64_t n;
     jg_error_t *err;
 } bd_t;
@@ -143,9 +143,9 @@ typedef struct {
 __attribute__((noinline)) int bench_bd_rhs(double t, const double *x, double *dx, void *user)
 {
     bd_t *d = user;
-    memcpy(jg_work_states(d->w), x, sizeof(double) * (size_t)d->n);
-    if (jg_work_outputs(d->w, t, d->err)) return -1;
-    return jg_work_derivatives(d->w, dx, d->err) ? -1 : 0;
+    memcpy(jg_eval_states(d->w), x, sizeof(double) * (size_t)d->n);
+    if (jg_eval_outputs(d->w, t, d->err)) return -1;
+    return jg_eval_derivatives(d->w, dx, d->err) ? -1 : 0;
 }
 
 /* ----------------------------------------------------- the JSON model */
@@ -432,7 +432,7 @@ static jg_status_t measure_model(const char *kind, const cfg_t *c, char **solver
     const int64_t n = c->n;
     ode_t ode;
     jg_program_t *p = NULL;
-    jg_work_t *w = NULL;
+    jg_eval_work_t *w = NULL;
     double *x0 = malloc(sizeof(double) * (size_t)n), *xh = malloc(sizeof(double) * (size_t)n),
            *xd = malloc(sizeof(double) * (size_t)n), *xk = malloc(sizeof(double) * (size_t)n);
     double *th = malloc(sizeof(double) * (size_t)c->max_runs),
@@ -444,7 +444,7 @@ static jg_status_t measure_model(const char *kind, const cfg_t *c, char **solver
         goto done;
     }
     if ((st = load_program(kind, n, &p, err))) goto done;
-    if ((st = jg_work_create(p, &w, err))) goto done;
+    if ((st = jg_eval_create(p, &w, err))) goto done;
     if ((st = jg_program_initial_states(p, x0, err))) goto done;
     for (int64_t i = 0; i < n; i++)
         if (x0[i] != par_x0(i)) {
@@ -509,7 +509,7 @@ static jg_status_t measure_model(const char *kind, const cfg_t *c, char **solver
         r->kernel = median(tk, k);
     }
 done:
-    jg_work_free(w);
+    jg_eval_free(w);
     jg_program_free(p);
     ode_free(&ode);
     free(x0);
@@ -530,8 +530,8 @@ static void report(FILE *f, const cfg_t *c, const row_t *rows, int nrows, const 
     fprintf(f, "### Simulation kernel overhead: %lld states, t in [0, %g]\n\n", (long long)c->n,
             c->tstop);
     fprintf(f, "ode45: rtol %g, atol %g; fixed-step solvers: step %g.  hand = hand-written C "
-               "right-hand side, diagram = the block diagram's (jg_work_outputs + "
-               "jg_work_derivatives), both under jg_solver_step; kernel = jg_sim_run.  Medians of "
+               "right-hand side, diagram = the block diagram's (jg_eval_outputs + "
+               "jg_eval_derivatives), both under jg_solver_step; kernel = jg_sim_run.  Medians of "
                "at least %d runs of each, alternated, more (up to %d) until they took %g s "
                "(column runs).\n\n",
             c->rtol, c->atol, c->step, c->repeat, c->max_runs, c->min_time);
@@ -575,11 +575,11 @@ static int profile(const char *kind, int64_t n, long k, int hand)
 {
     jg_error_t err = {0};
     jg_program_t *p = NULL;
-    jg_work_t *w = NULL;
+    jg_eval_work_t *w = NULL;
     ode_t ode;
     double *x0 = malloc(sizeof(double) * (size_t)n), *dx = malloc(sizeof(double) * (size_t)n);
     if (!x0 || !dx || ode_init(&ode, n)) return 2;
-    if (load_program(kind, n, &p, &err) || jg_work_create(p, &w, &err) ||
+    if (load_program(kind, n, &p, &err) || jg_eval_create(p, &w, &err) ||
         jg_program_initial_states(p, x0, &err)) {
         fprintf(stderr, "bench_sim: %s\n", err.msg);
         return 2;
@@ -587,7 +587,7 @@ static int profile(const char *kind, int64_t n, long k, int hand)
     bd_t bd = {w, n, &err};
     double sum = 0;
     /* the first evaluation builds the plan (lib/eval): not what is profiled */
-    if (!hand && jg_work_outputs(w, 0, &err)) {
+    if (!hand && jg_eval_outputs(w, 0, &err)) {
         fprintf(stderr, "bench_sim: %s\n", err.msg);
         return 2;
     }
@@ -601,7 +601,7 @@ static int profile(const char *kind, int64_t n, long k, int hand)
     }
     printf("%s right-hand side of the %s model evaluated %ld times (checksum %.6g)\n",
            hand ? "hand-written" : "block-diagram", kind, k, sum);
-    jg_work_free(w);
+    jg_eval_free(w);
     jg_program_free(p);
     ode_free(&ode);
     free(x0);

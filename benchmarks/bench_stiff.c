@@ -14,17 +14,17 @@
  *      (benchmarks/bruss_hand.c) to the last bit;
  *   2. per solver Jacobian method (jacgraph/solverjac.h: full-perturbation,
  *      sparse-perturbation, full-analytical, sparse-analytical; the full ones
- *      up to --full-max states) creates the jg_sjac_t (graph build,
+ *      up to --full-max states) creates the jg_solverjac_t (graph build,
  *      elimination, pattern, coloring: the "setup" column, one run), checks
  *      its J_x at x0 against the hand-written analytic Jacobian (the largest
- *      difference relative to the largest entry), then times jg_sjac_eval at
+ *      difference relative to the largest entry), then times jg_solverjac_eval at
  *      (0, x0) given f(x0), as the solvers call it, for all methods
  *      interleaved: round after round, one sample per method, a sample being
  *      a batch of evaluations sized to take about 5 ms, until every method
  *      has --repeat samples and --min-time seconds (a method stops at
  *      --max-runs samples or after --max-time seconds); reports the medians
  *      per evaluation (CPU and wall) and the evaluations of f per Jacobian
- *      (counted by the jg_sjac_t's statistics);
+ *      (counted by the jg_solverjac_t's statistics);
  *   3. reports the colors of the column grouping against the largest number of
  *      entries in a row of the structural pattern (a lower bound on colors);
  *   4. up to --run-max states, integrates the ODE over [0, --tstop] with
@@ -178,11 +178,11 @@ static int run_cmd(char *const argv[], char *msg, size_t len)
 }
 
 /* the diagram's f at (t, x) on work w */
-static jg_status_t diagram_f(jg_work_t *w, int64_t n, double t, const double *x, double *dx, jg_error_t *err)
+static jg_status_t diagram_f(jg_eval_work_t *w, int64_t n, double t, const double *x, double *dx, jg_error_t *err)
 {
-    memcpy(jg_work_states(w), x, sizeof(double) * (size_t)n);
-    jg_status_t st = jg_work_outputs(w, t, err);
-    return st ? st : jg_work_derivatives(w, dx, err);
+    memcpy(jg_eval_states(w), x, sizeof(double) * (size_t)n);
+    jg_status_t st = jg_eval_outputs(w, t, err);
+    return st ? st : jg_eval_derivatives(w, dx, err);
 }
 
 /* ------------------------------------------------------------ one size */
@@ -222,17 +222,17 @@ static double jac_diff(const ctx_t *c, const cs_dl *J)
 
 /* One method under measurement. */
 typedef struct {
-    jg_sjac_t *J;
+    jg_solverjac_t *J;
     cs_dl *M;
     double *fx;
     int batch;             /* evaluations per timed sample */
     int nsamp;
     double *wall, *cpu;    /* per evaluation, one per sample */
     double total;          /* wall seconds of the samples */
-    jg_sjac_stats_t s0;
+    jg_solverjac_stats_t s0;
 } meas_t;
 
-/* Create method m's jg_sjac_t (timed: the setup), check its J_x at x0
+/* Create method m's jg_solverjac_t (timed: the setup), check its J_x at x0
  * against the hand-written one (one warm-up evaluation, also timed to size
  * the batches).  Returns 0, 1 when skipped (r->skip), -1 on error. */
 static int method_open(const ctx_t *c, int m, meas_t *q, jrow_t *r, row_t *row, jg_error_t *err)
@@ -250,24 +250,24 @@ static int method_open(const ctx_t *c, int m, meas_t *q, jrow_t *r, row_t *row, 
     if (!q->fx || !q->wall) goto nomem;
     q->cpu = q->wall + cap;
     double t0 = sh_cpu();
-    if (jg_sjac_create(c->p, meth_name[m], NULL, &q->J, err)) return -1;
+    if (jg_solverjac_create(c->p, meth_name[m], NULL, &q->J, err)) return -1;
     r->t_setup = sh_cpu() - t0;
-    if (jg_sjac_method(q->J) != (jg_sjac_method_t)(m + 1)) {
-        jg_error_set(err, JG_INTERNAL, "%s: the jg_sjac_t uses %s (%s)", meth_name[m],
-                     jg_sjac_method_name(jg_sjac_method(q->J)), jg_sjac_reason(q->J));
+    if (jg_solverjac_method(q->J) != (jg_solverjac_method_t)(m + 1)) {
+        jg_error_set(err, JG_INTERNAL, "%s: the jg_solverjac_t uses %s (%s)", meth_name[m],
+                     jg_solverjac_method_name(jg_solverjac_method(q->J)), jg_solverjac_reason(q->J));
         return -1;
     }
     if (row->ncolors < 0) {   /* the structure is the same for every method */
-        const cs_dl *S = jg_sjac_structure(q->J);
+        const cs_dl *S = jg_solverjac_structure(q->J);
         row->nnz = S->p[n];
-        row->maxrow = jg_sjac_max_row_nnz(q->J);
-        row->ncolors = jg_sjac_ncolors(q->J);
+        row->maxrow = jg_solverjac_max_row_nnz(q->J);
+        row->ncolors = jg_solverjac_ncolors(q->J);
     }
-    q->M = jg_sjac_alloc(q->J);
+    q->M = jg_solverjac_alloc(q->J);
     if (!q->M) goto nomem;
-    if (diagram_f(jg_sjac_work(q->J), n, 0, c->x0, q->fx, err)) return -1;
+    if (diagram_f(jg_solverjac_work(q->J), n, 0, c->x0, q->fx, err)) return -1;
     t0 = sh_now();
-    if (jg_sjac_eval(q->J, 0, c->x0, q->fx, q->M, err)) return -1;   /* warm-up */
+    if (jg_solverjac_eval(q->J, 0, c->x0, q->fx, q->M, err)) return -1;   /* warm-up */
     double tw = sh_now() - t0;
     /* samples of at least 5 ms, so that short evaluations are not clock noise */
     q->batch = tw >= 5e-3 ? 1 : tw <= 5e-6 ? 1000 : (int)ceil(5e-3 / tw);
@@ -279,7 +279,7 @@ static int method_open(const ctx_t *c, int m, meas_t *q, jrow_t *r, row_t *row, 
                      "(relative; tolerance %g)", meth_name[m], r->diff, tol);
         return -1;
     }
-    jg_sjac_get_stats(q->J, &q->s0);
+    jg_solverjac_get_stats(q->J, &q->s0);
     return 0;
 nomem:
     jg_error_set(err, JG_NOMEM, "%s: out of memory at %" PRId64 " states", meth_name[m], n);
@@ -291,7 +291,7 @@ static void method_close(meas_t *q)
     free(q->fx);
     free(q->wall);
     cs_dl_spfree(q->M);
-    jg_sjac_free(q->J);
+    jg_solverjac_free(q->J);
     memset(q, 0, sizeof *q);
 }
 
@@ -321,7 +321,7 @@ static int time_methods(const ctx_t *c, meas_t *q, jrow_t *r, jg_error_t *err)
                 continue;
             double ta = sh_now(), ca = sh_cpu();
             for (int b = 0; b < x->batch; b++)
-                if (jg_sjac_eval(x->J, 0, c->x0, x->fx, x->M, err)) return -1;
+                if (jg_solverjac_eval(x->J, 0, c->x0, x->fx, x->M, err)) return -1;
             double cw = sh_cpu() - ca, tw = sh_now() - ta;
             x->cpu[x->nsamp] = cw / x->batch;
             x->wall[x->nsamp++] = tw / x->batch;
@@ -331,8 +331,8 @@ static int time_methods(const ctx_t *c, meas_t *q, jrow_t *r, jg_error_t *err)
     for (int m = 0; m < NMETH; m++) {
         meas_t *x = &q[m];
         if (!x->J) continue;
-        jg_sjac_stats_t s1;
-        jg_sjac_get_stats(x->J, &s1);
+        jg_solverjac_stats_t s1;
+        jg_solverjac_get_stats(x->J, &s1);
         long evals = (long)x->nsamp * x->batch;
         r[m].runs = x->nsamp;
         r[m].batch = x->batch;
@@ -463,7 +463,7 @@ static int measure_size(const opts_t *o, const char *dir, row_t *row)
     jg_error_t err = {0};
     jg_model_t *mdl = NULL;
     jg_program_t *p = NULL;
-    jg_work_t *w = NULL;
+    jg_eval_work_t *w = NULL;
     double *x0 = NULL, *fd = NULL, *fh = NULL;
     ctx_t c = {0};
     sh_bruss_t b;
@@ -514,7 +514,7 @@ static int measure_size(const opts_t *o, const char *dir, row_t *row)
         jg_error_set(&err, JG_NOMEM, "out of memory at %" PRId64 " states", n);
         goto fail;
     }
-    if (jg_program_initial_states(p, x0, &err) || jg_work_create(p, &w, &err) ||
+    if (jg_program_initial_states(p, x0, &err) || jg_eval_create(p, &w, &err) ||
         diagram_f(w, n, 0, x0, fd, &err))
         goto fail;
     sh_bruss_rhs(&b, x0, fh);
@@ -571,7 +571,7 @@ fail:
     snprintf(row->err, sizeof row->err, "%s", err.msg);
     bad = 1;
 done:
-    jg_work_free(w);
+    jg_eval_free(w);
     jg_program_free(p);
     jg_model_free(mdl);
     free(x0);
@@ -642,8 +642,8 @@ static void write_md(FILE *f, const opts_t *o, const row_t *rows, int nrows)
                    " | %.1e |\n",
                 r->n, r->nx, r->ny, r->file_mb, r->t_compile, r->nnz, r->maxrow, r->ncolors, r->fdiff);
     }
-    fprintf(f, "\nPer Jacobian (`jg_sjac_eval` given f(x0), as the solvers call it; the methods are timed "
-               "interleaved, one sample of `batch` evaluations per method and round; setup = `jg_sjac_create`: "
+    fprintf(f, "\nPer Jacobian (`jg_solverjac_eval` given f(x0), as the solvers call it; the methods are timed "
+               "interleaved, one sample of `batch` evaluations per method and round; setup = `jg_solverjac_create`: "
                "graph build, elimination, pattern, coloring, once):\n\n");
     fprintf(f, "| states | method | samples x batch | CPU ms per Jacobian (wall) | f evals per Jacobian | setup ms | "
                "full-perturbation / this | max rel diff vs hand J |\n|--:|---|--:|--:|--:|--:|--:|--:|\n");

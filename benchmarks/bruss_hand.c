@@ -21,7 +21,7 @@
  * The Jacobian is analytic and sparse: per column six entries (the state
  * itself, its four neighbours of the same species, the other species at the
  * same point), written into CVODE's compressed-column SUNSparseMatrix with the
- * rows of each column sorted, the pattern jg_sjac_structure gives for the
+ * rows of each column sorted, the pattern jg_solverjac_structure gives for the
  * diagram.  Linear solver KLU (SUNLinSol_KLU).  CVODE options as lib/sim/cvode.c
  * sets them: BDF, maximum order 5, scalar tolerances, CVODE's own initial
  * step, the given maximum step (jacgraph's default (tstop - t0)/50), stop time

@@ -471,10 +471,10 @@ int main(int argc, char **argv)
     jg_model_t *m = NULL;
     jg_program_t *p = NULL;
     jg_lin_t *l = NULL;
-    jg_linsys_t *ref = NULL;
+    jg_lin_sys_t *ref = NULL;
     if (jg_model_read(model, &m, &err) || jg_program_compile(m, &p, &err) ||
         jg_lin_create(p, NULL, &l, &err) ||
-        jg_lin_run(l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &ref, NULL, &err))
+        jg_lin_run(l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &ref, NULL, &err))
         die("%s", err.msg);
     prog = p;
     json_error_t je;
@@ -541,7 +541,7 @@ done:
     sl_free(&ext_in);
     sl_free(&ext_out);
     json_decref(root);
-    jg_linsys_free(ref);
+    jg_lin_sys_free(ref);
     jg_lin_free(l);
     jg_program_free(p);
     jg_model_free(m);

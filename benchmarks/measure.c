@@ -66,7 +66,7 @@ void jgb_opts_default(jgb_opts_t *o)
     o->max_time = 60;
     o->min_time = 0.5;
     o->max_runs = 1000;
-    o->reduce = JG_REDUCE_MARKOWITZ;
+    o->reduce = JG_GRAPH_REDUCE_MARKOWITZ;
     o->matrix = 1;
     o->fork = 1;
     o->tol = 1e-10;
@@ -116,17 +116,17 @@ static cs_dl *read_csc(FILE *f)
     return A;
 }
 
-static int write_sys(FILE *f, const jg_linsys_t *s)
+static int write_sys(FILE *f, const jg_lin_sys_t *s)
 {
     int64_t h[3] = {s->nx, s->nu, s->ny};
     return fwrite(h, sizeof h, 1, f) != 1 || write_csc(f, s->A) || write_csc(f, s->B) ||
            write_csc(f, s->C) || write_csc(f, s->D);
 }
 
-static jg_linsys_t *read_sys(FILE *f)
+static jg_lin_sys_t *read_sys(FILE *f)
 {
     int64_t h[3];
-    jg_linsys_t *s = calloc(1, sizeof *s);
+    jg_lin_sys_t *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     if (fread(h, sizeof h, 1, f) != 1) {
         free(s);
@@ -137,7 +137,7 @@ static jg_linsys_t *read_sys(FILE *f)
     s->C = read_csc(f);
     s->D = read_csc(f);
     if (!s->A || !s->B || !s->C || !s->D) {
-        jg_linsys_free(s);   /* names are NULL: fine */
+        jg_lin_sys_free(s);   /* names are NULL: fine */
         return NULL;
     }
     s->nx = h[0];
@@ -203,13 +203,13 @@ static int warmup(void)
     jg_model_t *m = NULL;
     jg_program_t *p = NULL;
     jg_lin_t *l = NULL;
-    jg_linsys_t *a = NULL, *b = NULL;
+    jg_lin_sys_t *a = NULL, *b = NULL;
     int rc = jg_model_parse(warmup_json, "warmup", &m, NULL) || jg_program_compile(m, &p, NULL) ||
              jg_lin_create(p, NULL, &l, NULL) ||
-             jg_lin_run(l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &a, NULL, NULL) ||
-             jg_lin_run(l, JG_METHOD_MATRIX, JG_REDUCE_NONE, &b, NULL, NULL);
-    jg_linsys_free(a);
-    jg_linsys_free(b);
+             jg_lin_run(l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &a, NULL, NULL) ||
+             jg_lin_run(l, JG_LIN_MATRIX, JG_GRAPH_REDUCE_NONE, &b, NULL, NULL);
+    jg_lin_sys_free(a);
+    jg_lin_sys_free(b);
     jg_lin_free(l);
     jg_program_free(p);
     jg_model_free(m);
@@ -250,7 +250,7 @@ static void run_task(const jgb_source_t *src, const jgb_opts_t *o, int task, FIL
     jg_model_t *m = NULL;
     jg_program_t *p = NULL;
     jg_lin_t *l = NULL;
-    jg_linsys_t *keep = NULL;
+    jg_lin_sys_t *keep = NULL;
     int rep = o->repeat < 1 ? 1 : o->repeat;
     int n = rep > o->max_runs ? rep : o->max_runs;
     double *v1[6], *v2[6];
@@ -294,28 +294,28 @@ static void run_task(const jgb_source_t *src, const jgb_opts_t *o, int task, FIL
         if (k > 0 && o->max_time > 0 && spent >= o->max_time) break;
         if (k >= rep && spent >= o->min_time) break;   /* enough runs and enough time */
         jg_lin_stats_t s1, s2;
-        jg_linsys_t *a = NULL, *b = NULL;
+        jg_lin_sys_t *a = NULL, *b = NULL;
         if (k > 0 && task == TASK_GRAPH) {   /* a first run needs a new jg_lin_t */
             jg_lin_free(l);
             if (new_lin(p, o, &l, &err)) goto fail;
         }
         if (task == TASK_GRAPH) {
-            if (jg_lin_run(l, JG_METHOD_GRAPH, o->reduce, &a, &s1, &err)) goto fail;
-            if (jg_lin_run(l, JG_METHOD_GRAPH, o->reduce, &b, &s2, &err)) {
-                jg_linsys_free(a);
+            if (jg_lin_run(l, JG_LIN_GRAPH, o->reduce, &a, &s1, &err)) goto fail;
+            if (jg_lin_run(l, JG_LIN_GRAPH, o->reduce, &b, &s2, &err)) {
+                jg_lin_sys_free(a);
                 goto fail;
             }
             record(v1, k, &s1);
             record(v2, k, &s2);
             spent += s1.t_total + s2.t_total;
-            double d = jg_linsys_diff(b, a, NULL);
+            double d = jg_lin_sys_diff(b, a, NULL);
             if (!isnan(r.self_diff) && !(d <= r.self_diff)) r.self_diff = d;   /* NaN sticks */
             r.gs = s1.graph;
             r.bytes_lft = s1.bytes_lft;
             r.lft_n = s1.lft_n;
-            jg_linsys_free(b);
+            jg_lin_sys_free(b);
         } else {
-            if (jg_lin_run(l, JG_METHOD_MATRIX, JG_REDUCE_NONE, &a, &s1, &err)) goto fail;
+            if (jg_lin_run(l, JG_LIN_MATRIX, JG_GRAPH_REDUCE_NONE, &a, &s1, &err)) goto fail;
             record(v1, k, &s1);
             spent += s1.t_total;
             r.bytes_lft = s1.bytes_matrix;
@@ -326,7 +326,7 @@ static void run_task(const jgb_source_t *src, const jgb_opts_t *o, int task, FIL
             r.nu = a->nu;
             r.ny = a->ny;
         } else {
-            jg_linsys_free(a);
+            jg_lin_sys_free(a);
         }
         r.runs = k + 1;
     }
@@ -341,7 +341,7 @@ fail:
 done:
     if (fwrite(&r, sizeof r, 1, out) != 1 || (keep && write_sys(out, keep))) r.status = 1;
     fflush(out);
-    jg_linsys_free(keep);
+    jg_lin_sys_free(keep);
     jg_lin_free(l);
     jg_program_free(p);
     jg_model_free(m);
@@ -353,7 +353,7 @@ done:
 
 /* Run a task in a child (or here), read its report; *rss in KiB (0 in-process). */
 static int spawn(const jgb_source_t *src, const jgb_opts_t *o, int task, part_t *r,
-                 jg_linsys_t **sys, long *rss)
+                 jg_lin_sys_t **sys, long *rss)
 {
     memset(r, 0, sizeof *r);
     *sys = NULL;
@@ -416,7 +416,7 @@ int jgb_measure(const jgb_source_t *src, const jgb_opts_t *o, jgb_row_t *row)
     memset(row, 0, sizeof *row);
     snprintf(row->label, sizeof row->label, "%s", src->label);
     part_t base, g, mx;
-    jg_linsys_t *sb = NULL, *sg = NULL, *sm = NULL;
+    jg_lin_sys_t *sb = NULL, *sg = NULL, *sm = NULL;
     double tc[3];
     int ntc = 0;
     if (spawn(src, o, TASK_BASE, &base, &sb, &row->rss_base_kib)) {
@@ -456,7 +456,7 @@ int jgb_measure(const jgb_source_t *src, const jgb_opts_t *o, jgb_row_t *row)
         if (spawn(src, o, TASK_MATRIX, &mx, &sm, &row->rss_matrix_kib)) {
             snprintf(row->err, sizeof row->err, "matrix algorithm: %.900s", mx.err);
             row->status = mx.lib;
-            jg_linsys_free(sg);
+            jg_lin_sys_free(sg);
             return 1;
         }
         tc[ntc++] = mx.t_compile;
@@ -467,7 +467,7 @@ int jgb_measure(const jgb_source_t *src, const jgb_opts_t *o, jgb_row_t *row)
         const char *which = "?";
         double d = NAN;
         if (sg && sm && sg->nx == sm->nx && sg->nu == sm->nu && sg->ny == sm->ny)
-            d = jg_linsys_diff(sg, sm, &which);
+            d = jg_lin_sys_diff(sg, sm, &which);
         if (!isnan(row->max_diff) && !(d <= row->max_diff)) row->max_diff = d;
     }
     row->t_compile = jgb_median(tc, ntc);
@@ -479,9 +479,9 @@ int jgb_measure(const jgb_source_t *src, const jgb_opts_t *o, jgb_row_t *row)
         rc = 1;
     }
     row->ok = !rc;
-    jg_linsys_free(sg);
-    jg_linsys_free(sm);
-    jg_linsys_free(sb);
+    jg_lin_sys_free(sg);
+    jg_lin_sys_free(sm);
+    jg_lin_sys_free(sb);
     return rc;
 }
 

@@ -11,7 +11,7 @@
  *     wait4, so the two algorithms never share a heap; rss_*_kib - rss_base_kib
  *     is what the algorithm itself added at its peak.
  *   - each child writes its medians and its first result (A, B, C, D) to a
- *     temporary file; the parent compares the two results (jg_linsys_diff) and
+ *     temporary file; the parent compares the two results (jg_lin_sys_diff) and
  *     fails the row above the tolerance.
  *   - the graph child times, per repetition, a first run on a new jg_lin_t
  *     (block Jacobians, graph build, symbolic elimination, numeric replay, LFT)
@@ -50,11 +50,11 @@ typedef struct jgb_opts {
     double min_time;          /* ...and more, up to max_runs, until the runs took this long (s) */
     int max_runs;             /* (1000) */
     double max_time;          /* stop repeating once the runs took this long (s); <= 0: no limit */
-    jg_reduce_t reduce;       /* graph algorithm's elimination (markowitz) */
+    jg_graph_reduce_t reduce;       /* graph algorithm's elimination (markowitz) */
     int64_t matrix_max_blocks;/* skip the matrix algorithm above this many blocks (0: never) */
     int matrix;               /* 0: skip the matrix algorithm */
     int fork;                 /* 1: children with peak RSS; 0: in-process, no RSS */
-    double tol;               /* agreement tolerance of jg_linsys_diff (1e-10) */
+    double tol;               /* agreement tolerance of jg_lin_sys_diff (1e-10) */
     const jg_lin_opts_t *io;  /* linearization I/O (NULL: root Inports/Outports) */
     const char *op_path;      /* operating-point file (NULL: default point) */
 } jgb_opts_t;

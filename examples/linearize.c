@@ -19,7 +19,7 @@ int main(int argc, char **argv)
     jg_model_t *m = NULL;
     jg_program_t *p = NULL;
     jg_lin_t *l = NULL;
-    jg_linsys_t *s = NULL;
+    jg_lin_sys_t *s = NULL;
     jg_status_t st = JG_OK;
     if (argc != 2) {
         fprintf(stderr, "usage: %s MODEL\n", argv[0]);
@@ -28,7 +28,7 @@ int main(int argc, char **argv)
     st = jg_import_load(argv[1], &io, &m, &err);
     if (!st) st = jg_program_compile(m, &p, &err);
     if (!st) st = jg_lin_create(p, &(jg_lin_opts_t){0}, &l, &err);   /* root In/Outports */
-    if (!st) st = jg_lin_run(l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &err);
+    if (!st) st = jg_lin_run(l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &s, NULL, &err);
     if (st) goto done;
     printf("%s: %lld states, %lld inputs, %lld outputs\n", jg_model_name(m), (long long)s->nx,
            (long long)s->nu, (long long)s->ny);
@@ -38,7 +38,7 @@ int main(int argc, char **argv)
     print("D", s->D, s->output_names, s->input_names);
 done:
     if (st) fprintf(stderr, "error (%s): %s\n", jg_status_name(st), err.msg);
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     jg_lin_free(l);
     jg_program_free(p);
     jg_model_free(m);

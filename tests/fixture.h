@@ -12,7 +12,7 @@
 typedef struct {
     jg_model_t *m;
     jg_program_t *p;
-    jg_work_t *w;
+    jg_eval_work_t *w;
     jg_lin_t *l;
     jg_error_t err;
 } fx_t;
@@ -25,7 +25,7 @@ __attribute__((unused)) static jg_status_t fx_load(fx_t *f, const char *json,
     memset(f, 0, sizeof *f);
     jg_status_t st = jg_model_parse(json, "<test>", &f->m, &f->err);
     if (!st) st = jg_program_compile(f->m, &f->p, &f->err);
-    if (!st) st = jg_work_create(f->p, &f->w, &f->err);
+    if (!st) st = jg_eval_create(f->p, &f->w, &f->err);
     if (!st) st = jg_lin_create(f->p, o, &f->l, &f->err);
     return st;
 }
@@ -33,7 +33,7 @@ __attribute__((unused)) static jg_status_t fx_load(fx_t *f, const char *json,
 __attribute__((unused)) static void fx_unload(fx_t *f)
 {
     jg_lin_free(f->l);
-    jg_work_free(f->w);
+    jg_eval_free(f->w);
     jg_program_free(f->p);
     jg_model_free(f->m);
 }
@@ -71,20 +71,20 @@ __attribute__((unused)) static const char *fx_blk_model(const char *blk, int nin
 }
 
 /* D (ny x nu, row-major, dense) by method m at inputs u (Markowitz reduction). */
-__attribute__((unused)) static jg_status_t fx_dmat(fx_t *f, jg_method_t m, const double *u, double *D,
+__attribute__((unused)) static jg_status_t fx_dmat(fx_t *f, jg_lin_method_t m, const double *u, double *D,
                                                    int64_t *ny, int64_t *nu)
 {
     double *in = jg_lin_inputs(f->l);
-    for (int64_t k = 0; k < jg_work_ninput_elems(f->w); k++) in[k] = u[k];
-    jg_linsys_t *s = NULL;
-    jg_status_t st = jg_lin_run(f->l, m, JG_REDUCE_MARKOWITZ, &s, NULL, &f->err);
+    for (int64_t k = 0; k < jg_eval_ninput_elems(f->w); k++) in[k] = u[k];
+    jg_lin_sys_t *s = NULL;
+    jg_status_t st = jg_lin_run(f->l, m, JG_GRAPH_REDUCE_MARKOWITZ, &s, NULL, &f->err);
     if (st) return st;
     *ny = s->ny;
     *nu = s->nu;
     memset(D, 0, sizeof(double) * (size_t)(s->ny * s->nu));
     for (int64_t j = 0; j < s->D->n; j++)
         for (int64_t k = s->D->p[j]; k < s->D->p[j + 1]; k++) D[s->D->i[k] * s->nu + j] = s->D->x[k];
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     return JG_OK;
 }
 
@@ -92,10 +92,10 @@ __attribute__((unused)) static jg_status_t fx_dmat(fx_t *f, jg_method_t m, const
  * the derivatives of the Integrator Y of fx_blk_model. */
 __attribute__((unused)) static jg_status_t fx_value_at(fx_t *f, double t, const double *u, double *y)
 {
-    double *in = jg_work_inputs(f->w);
-    for (int64_t k = 0; k < jg_work_ninput_elems(f->w); k++) in[k] = u[k];
-    jg_status_t st = jg_work_outputs(f->w, t, &f->err);
-    if (!st) st = jg_work_derivatives(f->w, y, &f->err);
+    double *in = jg_eval_inputs(f->w);
+    for (int64_t k = 0; k < jg_eval_ninput_elems(f->w); k++) in[k] = u[k];
+    jg_status_t st = jg_eval_outputs(f->w, t, &f->err);
+    if (!st) st = jg_eval_derivatives(f->w, y, &f->err);
     return st;
 }
 
@@ -137,9 +137,9 @@ __attribute__((unused)) static void fx_check_case(const fx_case_t *c, const char
     if (!st && ev > 1e-14)
         for (int i = 0; i < c->ny; i++) printf("#   y[%d] = %.17g, expected %.17g\n", i, y[i], c->y[i]);
     tap_ok(!st && ev <= 1e-14, "%s: value (error %.1e)", c->what, ev);
-    if (!st) st = fx_dmat(&f, JG_METHOD_GRAPH, c->u, Dg, &ny, &nu2);
-    if (!st) st = fx_dmat(&f, JG_METHOD_MATRIX, c->u, Dm, &ny2, &nu3);
-    if (!st) st = fx_dmat(&f, JG_METHOD_PERTURB, c->u, Dp, &ny2, &nu3);
+    if (!st) st = fx_dmat(&f, JG_LIN_GRAPH, c->u, Dg, &ny, &nu2);
+    if (!st) st = fx_dmat(&f, JG_LIN_MATRIX, c->u, Dm, &ny2, &nu3);
+    if (!st) st = fx_dmat(&f, JG_LIN_PERTURB, c->u, Dp, &ny2, &nu3);
     /* central differences of the value, h relative to |u| */
     for (int k = 0; !st && k < nu; k++) {
         double u[FX_MAXW], yp[FX_MAXW], ym[FX_MAXW], h = 1e-6 * fmax(1, fabs(c->u[k]));
@@ -197,14 +197,14 @@ __attribute__((unused)) static char *fx_gen_text(const jg_gen_random_opts_t *o, 
 
 /* Every linearization path, each to be held to the others. */
 __attribute__((unused)) static const struct {
-    jg_method_t m;
-    jg_reduce_t r;
+    jg_lin_method_t m;
+    jg_graph_reduce_t r;
     const char *name;
-} paths[] = {{JG_METHOD_GRAPH, JG_REDUCE_NONE, "graph/none"},
-             {JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, "graph/markowitz"},
-             {JG_METHOD_GRAPH, JG_REDUCE_FULL, "graph/full"},
-             {JG_METHOD_MATRIX, JG_REDUCE_NONE, "matrix"},
-             {JG_METHOD_PERTURB, JG_REDUCE_NONE, "perturb"}};
+} paths[] = {{JG_LIN_GRAPH, JG_GRAPH_REDUCE_NONE, "graph/none"},
+             {JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, "graph/markowitz"},
+             {JG_LIN_GRAPH, JG_GRAPH_REDUCE_FULL, "graph/full"},
+             {JG_LIN_MATRIX, JG_GRAPH_REDUCE_NONE, "matrix"},
+             {JG_LIN_PERTURB, JG_GRAPH_REDUCE_NONE, "perturb"}};
 #define NPATHS (int)(sizeof paths / sizeof *paths)
 
 #endif

@@ -98,13 +98,13 @@ static void test_sources(void)
                                 "{'name':'Out1','type':'Outport','Port':1}],"
                                 "'lines':[{'src':'In1:1','dst':'Sum:1'},{'src':'S:1','dst':'Sum:2'},"
                                 "{'src':'C:1','dst':'Sum:3'},{'src':'Sum:1','dst':'Out1:1'}]}"), NULL);
-    jg_linsys_t *s = NULL;
+    jg_lin_sys_t *s = NULL;
     if (!st) {
         jg_lin_set_time(f.l, 2);
-        st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_NONE, &s, NULL, &f.err);
+        st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_NONE, &s, NULL, &f.err);
     }
     const jg_graph_t *g = NULL;
-    if (!st) st = jg_lin_graph(f.l, JG_REDUCE_NONE, &g, &f.err);
+    if (!st) st = jg_lin_graph(f.l, JG_GRAPH_REDUCE_NONE, &g, &f.err);
     int src_edges = 0;
     for (int64_t e = 0; !st && e < jg_graph_nedges(g); e++) {
         jg_edge_info_t ei;
@@ -117,7 +117,7 @@ static void test_sources(void)
     tap_ok(!st && s->nu == 1 && s->ny == 1 && s->D->p[1] == 1 && s->D->x[0] == 1 && src_edges == 0,
            "Step and Clock are constants to linearization: D = 1, no edge into them");
     if (st) printf("#   %s\n", f.err.msg);
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     fx_unload(&f);
 }
 
@@ -561,16 +561,16 @@ static void test_regress_model(void)
     jg_status_t st = jg_model_read("tests/data/regress_time_blocks.json", &f.m, &f.err);
     if (!st) st = jg_program_compile(f.m, &f.p, &f.err);
     if (!st) st = jg_lin_create(f.p, NULL, &f.l, &f.err);
-    const jg_method_t ms[3] = {JG_METHOD_GRAPH, JG_METHOD_MATRIX, JG_METHOD_PERTURB};
-    jg_linsys_t *s[3] = {NULL, NULL, NULL};
-    for (int k = 0; !st && k < 3; k++) st = jg_lin_run(f.l, ms[k], JG_REDUCE_MARKOWITZ, &s[k], NULL, &f.err);
+    const jg_lin_method_t ms[3] = {JG_LIN_GRAPH, JG_LIN_MATRIX, JG_LIN_PERTURB};
+    jg_lin_sys_t *s[3] = {NULL, NULL, NULL};
+    for (int k = 0; !st && k < 3; k++) st = jg_lin_run(f.l, ms[k], JG_GRAPH_REDUCE_MARKOWITZ, &s[k], NULL, &f.err);
     const char *which = "";
-    double d1 = st ? INFINITY : jg_linsys_diff(s[0], s[1], &which);
-    double d2 = st ? INFINITY : jg_linsys_diff(s[0], s[2], &which);
+    double d1 = st ? INFINITY : jg_lin_sys_diff(s[0], s[1], &which);
+    double d2 = st ? INFINITY : jg_lin_sys_diff(s[0], s[2], &which);
     tap_ok(!st && d1 < 1e-13 && d2 < 1e-7 && s[0]->nx == 3,
            "tests/data/regress_time_blocks.json: graph = matrix (%.1e), = perturbation (%.1e)", d1, d2);
     if (st) printf("#   %s\n", f.err.msg);
-    for (int k = 0; k < 3; k++) jg_linsys_free(s[k]);
+    for (int k = 0; k < 3; k++) jg_lin_sys_free(s[k]);
     jg_lin_free(f.l);
     jg_program_free(f.p);
     jg_model_free(f.m);

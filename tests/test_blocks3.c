@@ -108,20 +108,20 @@ static void same_linearization(const char *what, const char *ja, const char *jb)
     if (!st) st = load(&b, jb);
     else memset(&b, 0, sizeof b);
     for (int k = 0; !st && k < NPATHS; k++) {
-        jg_linsys_t *sa = NULL, *sb = NULL;
+        jg_lin_sys_t *sa = NULL, *sb = NULL;
         const char *which = "";
         st = jg_lin_run(a.l, paths[k].m, paths[k].r, &sa, NULL, &a.err);
         if (!st) st = jg_lin_run(b.l, paths[k].m, paths[k].r, &sb, NULL, &b.err);
         int shape = !st && sa->nx == sb->nx && sa->nu == sb->nu && sa->ny == sb->ny;
-        double d = shape ? jg_linsys_diff(sa, sb, &which) : INFINITY;
+        double d = shape ? jg_lin_sys_diff(sa, sb, &which) : INFINITY;
         tap_ok(!st && shape && d == 0, "%s: %s identical (difference %.1e in %s)", what,
                paths[k].name, d, which);
         if (st) printf("#   %s%s\n", a.err.msg, b.err.msg);
-        jg_linsys_free(sa);
-        jg_linsys_free(sb);
+        jg_lin_sys_free(sa);
+        jg_lin_sys_free(sb);
     }
     for (int r = 0; !st && r < 2; r++) {
-        jg_reduce_t red = r ? JG_REDUCE_MARKOWITZ : JG_REDUCE_NONE;
+        jg_graph_reduce_t red = r ? JG_GRAPH_REDUCE_MARKOWITZ : JG_GRAPH_REDUCE_NONE;
         const jg_graph_t *ga = NULL, *gb = NULL;
         st = jg_lin_graph(a.l, red, &ga, &a.err);
         if (!st) st = jg_lin_graph(b.l, red, &gb, &b.err);
@@ -131,7 +131,7 @@ static void same_linearization(const char *what, const char *ja, const char *jb)
             jg_graph_count(gb, &vb, &eb);
         }
         tap_ok(!st && va == vb && ea == eb, "%s: graph %s V:%lld E:%lld, with lines V:%lld E:%lld",
-               what, jg_reduce_name(red), (long long)va, (long long)ea, (long long)vb, (long long)eb);
+               what, jg_graph_reduce_name(red), (long long)va, (long long)ea, (long long)vb, (long long)eb);
     }
     fx_unload(&a);
     fx_unload(&b);
@@ -143,9 +143,9 @@ static void test_goto(void)
                        direct_model);
     /* the hand result: A = [-1 0; 3 0], B = [1 0; 0 0], C = I, D = [0 0; 0 1] */
     fx_t f;
-    jg_linsys_t *s = NULL;
+    jg_lin_sys_t *s = NULL;
     jg_status_t st = load(&f, goto_model);
-    if (!st) st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &f.err);
+    if (!st) st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &s, NULL, &f.err);
     double A[4], B[4], C[4], D[4];
     if (!st) {
         dense(s->A, A);
@@ -159,7 +159,7 @@ static void test_goto(void)
            "Goto/From model: A, B, C, D by hand");
     tap_ok(!st && jg_program_nreal(f.p) == 9, "Goto, From and GotoTagVisibility are virtual (%d real blocks)",
            st ? -1 : jg_program_nreal(f.p));
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     fx_unload(&f);
 
     /* a vector through Goto/From, the From before its Goto in the file (the
@@ -174,14 +174,14 @@ static void test_goto(void)
         "{'src':'In1:1','dst':'M:1'},{'src':'In2:1','dst':'M:2'},{'src':'M:1','dst':'G:1'}]}";
     st = load(&f, vec);
     s = NULL;
-    if (!st) st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_NONE, &s, NULL, &f.err);
+    if (!st) st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_NONE, &s, NULL, &f.err);
     double Dv[9] = {0};
     if (!st) dense(s->D, Dv);
     int32_t fb = st ? -1 : jg_program_find_block(f.p, "F");
     tap_ok(!st && s->ny == 3 && s->nu == 3 && Dv[0] == 1 && Dv[4] == 2 && Dv[8] == 3 && Dv[1] == 0 &&
                jg_program_port_width(f.p, fb, 1, 0) == 3,
            "a width-3 Mux through Goto/From (From first in the file): width 3, D = diag(1, 2, 3)");
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     fx_unload(&f);
 
     /* shadowing: a local Goto in Sub hides the global one of the same tag */
@@ -198,12 +198,12 @@ static void test_goto(void)
         "{'src':'Sub:1','dst':'Out2:1'}]}";
     st = load(&f, shadow);
     s = NULL;
-    if (!st) st = jg_lin_run(f.l, JG_METHOD_MATRIX, JG_REDUCE_NONE, &s, NULL, &f.err);
+    if (!st) st = jg_lin_run(f.l, JG_LIN_MATRIX, JG_GRAPH_REDUCE_NONE, &s, NULL, &f.err);
     double Ds[4] = {0};
     if (!st) dense(s->D, Ds);
     tap_ok(!st && Ds[0] == 1 && Ds[1] == 0 && Ds[2] == 0 && Ds[3] == 5,
            "a local Goto shadows a global one of the same tag in its system: D = [1 0; 0 5]");
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     fx_unload(&f);
 
     /* an I/O point on a From's output traces to the Goto's driver */
@@ -216,11 +216,11 @@ static void test_goto(void)
     jg_lin_opts_t o = {.nout = 1, .out = outs};
     st = fx_load(&f, q(io), &o);
     s = NULL;
-    if (!st) st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &f.err);
+    if (!st) st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &s, NULL, &f.err);
     tap_ok(!st && s->ny == 1 && s->nu == 1 && fx_entry(s->D, 0, 0) == 2,
            "an output point on a From measures its Goto's signal (D = 2)");
     if (st) printf("#   %s\n", f.err.msg);
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     fx_unload(&f);
 
     /* errors */
@@ -295,10 +295,10 @@ static void test_goto(void)
  * Y it drives: evaluate at t = 0 with inputs u. */
 static jg_status_t eval_y(fx_t *f, const double *u, int64_t nu, double *y)
 {
-    double *in = jg_work_inputs(f->w);
+    double *in = jg_eval_inputs(f->w);
     for (int64_t k = 0; k < nu; k++) in[k] = u[k];
-    jg_status_t st = jg_work_outputs(f->w, 0, &f->err);
-    if (!st) st = jg_work_derivatives(f->w, y, &f->err);
+    jg_status_t st = jg_eval_outputs(f->w, 0, &f->err);
+    if (!st) st = jg_eval_derivatives(f->w, y, &f->err);
     return st;
 }
 
@@ -306,14 +306,14 @@ static jg_status_t eval_y(fx_t *f, const double *u, int64_t nu, double *y)
 static jg_status_t d_by(fx_t *f, int k, const double *u, double *D, int64_t *ny, int64_t *nu)
 {
     double *in = jg_lin_inputs(f->l);
-    for (int64_t i = 0; i < jg_work_ninput_elems(f->w); i++) in[i] = u[i];
-    jg_linsys_t *s = NULL;
+    for (int64_t i = 0; i < jg_eval_ninput_elems(f->w); i++) in[i] = u[i];
+    jg_lin_sys_t *s = NULL;
     jg_status_t st = jg_lin_run(f->l, paths[k].m, paths[k].r, &s, NULL, &f->err);
     if (st) return st;
     *ny = s->ny;
     *nu = s->nu;
     dense(s->D, D);
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     return JG_OK;
 }
 
@@ -350,7 +350,7 @@ static void test_constraint(void)
             int64_t ny = 0, nu = 0;
             jg_status_t s2 = d_by(&f, k, &u, D, &ny, &nu);
             double want = -1 / (2 * sgn * sqrt(2));
-            double tol = paths[k].m == JG_METHOD_PERTURB ? 1e-7 : 1e-12;
+            double tol = paths[k].m == JG_LIN_PERTURB ? 1e-7 : 1e-12;
             tap_ok(!s2 && ny == 1 && nu == 1 && fabs(D[0] - want) <= tol * fabs(want),
                    "AlgebraicConstraint z^2 - 2 + u = 0 at z = %+.4f: dz/du = -1/(2z) by %s (got %.17g)",
                    sgn * sqrt(2), paths[k].name, D[0]);
@@ -386,7 +386,7 @@ static void test_constraint(void)
         jg_status_t s2 = d_by(&f, k, u, D, &ny, &nu);
         double e = 0;
         for (int i = 0; i < 4; i++) e = fmax(e, fabs(D[i] - Kinv[i]));
-        double tol = paths[k].m == JG_METHOD_PERTURB ? 1e-8 : 1e-14;
+        double tol = paths[k].m == JG_LIN_PERTURB ? 1e-8 : 1e-14;
         tap_ok(!s2 && ny == 2 && nu == 2 && e <= tol,
                "linear AlgebraicConstraint: D = -K^-1 by %s (error %.1e)", paths[k].name, e);
         if (s2) printf("#   %s\n", f.err.msg);
@@ -419,7 +419,7 @@ static void test_ic(void)
         double D[4] = {NAN}, u[2] = {1, 2};
         int64_t ny = 0, nu = 0;
         jg_status_t s2 = d_by(&f, k, u, D, &ny, &nu);
-        double tol = paths[k].m == JG_METHOD_PERTURB ? 1e-8 : 0;
+        double tol = paths[k].m == JG_LIN_PERTURB ? 1e-8 : 0;
         tap_ok(!s2 && ny == 2 && nu == 2 && fabs(D[0] - 1) <= tol && fabs(D[3] - 1) <= tol &&
                    fabs(D[1]) <= tol && fabs(D[2]) <= tol,
                "IC linearizes to D = I by %s", paths[k].name);
@@ -451,7 +451,7 @@ static void test_ic(void)
 
 /* H(s) = D + C (sI - A)^-1 B of a SISO system, by complex Gaussian
  * elimination with partial pivoting (n <= 10). */
-static double complex freq(const jg_linsys_t *s, double complex z)
+static double complex freq(const jg_lin_sys_t *s, double complex z)
 {
     int n = (int)s->nx;
     double complex M[10][11];
@@ -521,15 +521,15 @@ static void test_pade(void)
         snprintf(par, sizeof par, "'DelayTime':%g,'PadeOrder':%d", T, n);
         fx_t f;
         jg_status_t st = load(&f, td_model(par, 1));
-        jg_linsys_t *s[NPATHS] = {NULL};
+        jg_lin_sys_t *s[NPATHS] = {NULL};
         for (int k = 0; !st && k < NPATHS; k++)
             st = jg_lin_run(f.l, paths[k].m, paths[k].r, &s[k], NULL, &f.err);
         if (st) printf("#   %s\n", f.err.msg);
         double dpath = 0;
         const char *which = "";
         for (int k = 1; !st && k < NPATHS; k++) {
-            double d = jg_linsys_diff(s[k], s[0], &which);
-            dpath = fmax(dpath, paths[k].m == JG_METHOD_PERTURB ? d * 1e-6 : d);
+            double d = jg_lin_sys_diff(s[k], s[0], &which);
+            dpath = fmax(dpath, paths[k].m == JG_LIN_PERTURB ? d * 1e-6 : d);
         }
         tap_ok(!st && s[0]->nx == n && dpath <= 1e-14,
                "TransportDelay PadeOrder %d: %d states, all paths agree", n, n);
@@ -550,18 +550,18 @@ static void test_pade(void)
                    "order %.2f (expected %d)",
                    n, e1, e2, order, 2 * n + 1);
         }
-        for (int k = 0; k < NPATHS; k++) jg_linsys_free(s[k]);
+        for (int k = 0; k < NPATHS; k++) jg_lin_sys_free(s[k]);
         fx_unload(&f);
     }
     /* a vector delay: per-element DelayTime, block-diagonal realization */
     fx_t f;
     jg_status_t st = load(&f, td_model("'DelayTime':[0.5,2],'PadeOrder':2,'InitialOutput':[1,-1]", 2));
-    jg_linsys_t *s = NULL;
-    if (!st) st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &f.err);
+    jg_lin_sys_t *s = NULL;
+    if (!st) st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &s, NULL, &f.err);
     double e = 0;
     for (int el = 0; !st && el < 2; el++) {
         /* the element's own 2 x 2 block */
-        jg_linsys_t one = *s;
+        jg_lin_sys_t one = *s;
         double Ta = el ? 2 : 0.5;
         cs_dl *A = cs_dl_spalloc(2, 2, 4, 1, 1), *B = cs_dl_spalloc(2, 1, 2, 1, 1),
               *C = cs_dl_spalloc(1, 2, 2, 1, 1), *D = cs_dl_spalloc(1, 1, 1, 1, 1);
@@ -584,14 +584,14 @@ static void test_pade(void)
     tap_ok(!st && s->nx == 4 && e < 1e-13,
            "vector TransportDelay, DelayTime [0.5 2]: two decoupled order-2 Pade blocks (error %.1e)", e);
     if (st) printf("#   %s\n", f.err.msg);
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     /* the Pade states start at the equilibrium of InitialOutput: with the
      * input at InitialOutput, the linearization-mode output is InitialOutput */
-    double *in = jg_work_inputs(f.w);
+    double *in = jg_eval_inputs(f.w);
     in[0] = 1;
     in[1] = -1;
-    if (!st) st = jg_work_outputs(f.w, 0, &f.err);
-    const double *sig = st ? NULL : jg_work_signals(f.w);
+    if (!st) st = jg_eval_outputs(f.w, 0, &f.err);
+    const double *sig = st ? NULL : jg_eval_signals(f.w);
     /* signals: In1 (2), TD (2) */
     tap_ok(!st && fabs(sig[2] - 1) < 1e-14 && fabs(sig[3] + 1) < 1e-14,
            "Pade states start at the equilibrium of InitialOutput (y = %g, %g)", st ? NAN : sig[2],

@@ -234,14 +234,14 @@ static void test_virtual(void)
         "{'src':'W:1','dst':'Out2:1'}]}";
     fx_t f;
     jg_status_t st = fx_load(&f, q(chain), NULL);
-    jg_linsys_t *s = NULL;
-    if (!st) st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &f.err);
+    jg_lin_sys_t *s = NULL;
+    if (!st) st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &s, NULL, &f.err);
     if (st) printf("#   %s\n", f.err.msg);
     int32_t u = st ? -1 : jg_program_find_block(f.p, "U");
     tap_ok(!st && s->ny == 4 && jg_program_port_width(f.p, u, 1, 0) == 3 && jg_program_nreal(f.p) == 5,
            "a width-3 Constant through the four pass-throughs into UnaryMinus and Width: 4 outputs, "
            "5 real blocks");
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     fx_unload(&f);
 }
 
@@ -313,11 +313,11 @@ static void test_eval_error(void)
     /* the linearization at an out-of-range point fails with the same error */
     double *in = jg_lin_inputs(f.l);
     in[0] = -2, in[1] = 1, in[2] = 2, in[3] = 3;
-    jg_linsys_t *s = NULL;
-    st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_NONE, &s, NULL, &f.err);
+    jg_lin_sys_t *s = NULL;
+    st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_NONE, &s, NULL, &f.err);
     tap_ok(st != JG_OK, "MultiPortSwitch: linearizing with the control out of range fails (%s)",
            jg_status_name(st));
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     fx_unload(&f);
 }
 

@@ -27,8 +27,8 @@ static const char *src_model(const char *blk)
 /* Outputs of the source at time t (not in a simulation: no held pieces). */
 static jg_status_t src_at(fx_t *f, double t, double *y)
 {
-    jg_status_t st = jg_work_outputs(f->w, t, &f->err);
-    return st ? st : jg_work_derivatives(f->w, y, &f->err);
+    jg_status_t st = jg_eval_outputs(f->w, t, &f->err);
+    return st ? st : jg_eval_derivatives(f->w, y, &f->err);
 }
 
 typedef struct {
@@ -333,7 +333,7 @@ static void test_pulse(void)
 /* ------------------------------------------------- Derivative, RateLimiter */
 
 /* SISO transfer function D + C (s I - A)^-1 B at a real s, nx <= 4. */
-static double tf_at(const jg_linsys_t *L, double s)
+static double tf_at(const jg_lin_sys_t *L, double s)
 {
     int n = (int)L->nx;
     double M[4][5] = {{0}};
@@ -370,21 +370,21 @@ static void test_derivative(void)
     jg_status_t st = fx_load(&f, siso_model("'type':'Derivative','CoefficientInTFapproximation':0.01"), NULL);
     int ok = !st && jg_program_nstates(f.p) == 1;
     for (int k = 0; ok && k < NPATHS; k++) {
-        jg_linsys_t *L = NULL;
+        jg_lin_sys_t *L = NULL;
         ok = !jg_lin_run(f.l, paths[k].m, paths[k].r, &L, NULL, &f.err);
         double g1 = ok ? tf_at(L, 1) : NAN, g5 = ok ? tf_at(L, 5) : NAN;
         ok = ok && fabs(g1 - 1 / 1.01) < 1e-8 && fabs(g5 - 5 / 1.05) < 1e-7;
         if (!ok) printf("#   %s: G(1) = %.17g, G(5) = %.17g\n", paths[k].name, g1, g5);
-        jg_linsys_free(L);
+        jg_lin_sys_free(L);
     }
     tap_ok(ok, "Derivative linearizes to s/(c s + 1) by every path (c = 0.01)");
     fx_unload(&f);
     st = fx_load(&f, siso_model("'type':'Derivative','CoefficientInTFapproximation':'inf'"), NULL);
-    jg_linsys_t *L = NULL;
-    if (!st) st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &L, NULL, &f.err);
+    jg_lin_sys_t *L = NULL;
+    if (!st) st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &L, NULL, &f.err);
     tap_ok(!st && fabs(tf_at(L, 10) - 10 / (1e-5 + 1)) < 1e-6,
            "c = inf (Simulink's default) takes c = 1e-6: G(10) = 10/(1e-5 + 1)");
-    jg_linsys_free(L);
+    jg_lin_sys_free(L);
     fx_unload(&f);
 
     rec_t r;
@@ -430,16 +430,16 @@ static void test_rate_limiter(void)
 
     fx_t f;
     st = fx_load(&f, siso_model("'type':'RateLimiter'"), NULL);
-    jg_linsys_t *L = NULL;
-    if (!st) st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &L, NULL, &f.err);
+    jg_lin_sys_t *L = NULL;
+    if (!st) st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &L, NULL, &f.err);
     tap_ok(!st && fx_entry(L->D, 0, 0) == 1, "RateLimiter linearizes as a gain 1 (LinearizeAsGain on)");
-    jg_linsys_free(L);
+    jg_lin_sys_free(L);
     fx_unload(&f);
     st = fx_load(&f, siso_model("'type':'RateLimiter','LinearizeAsGain':'off'"), NULL);
     L = NULL;
-    if (!st) st = jg_lin_run(f.l, JG_METHOD_PERTURB, JG_REDUCE_NONE, &L, NULL, &f.err);
+    if (!st) st = jg_lin_run(f.l, JG_LIN_PERTURB, JG_GRAPH_REDUCE_NONE, &L, NULL, &f.err);
     tap_ok(!st && fx_entry(L->D, 0, 0) == 0, "LinearizeAsGain off: gain 0 (perturbation agrees)");
-    jg_linsys_free(L);
+    jg_lin_sys_free(L);
     fx_unload(&f);
 }
 
@@ -533,9 +533,9 @@ static void test_pid_jacobian(void)
             double *x = jg_lin_states(f.l);
             for (int64_t i = 0; i < nx; i++) x[i] = xs[p][i];
             jg_lin_inputs(f.l)[0] = 0.3;
-            jg_linsys_t *G = NULL, *P = NULL;
-            st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &G, NULL, &f.err);
-            if (!st) st = jg_lin_run(f.l, JG_METHOD_PERTURB, JG_REDUCE_NONE, &P, NULL, &f.err);
+            jg_lin_sys_t *G = NULL, *P = NULL;
+            st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &G, NULL, &f.err);
+            if (!st) st = jg_lin_run(f.l, JG_LIN_PERTURB, JG_GRAPH_REDUCE_NONE, &P, NULL, &f.err);
             for (int64_t i = 0; !st && i < nx + 1; i++)
                 for (int64_t j = 0; j < nx + 1; j++) {
                     const cs_dl *mg = i < nx ? (j < nx ? G->A : G->B) : (j < nx ? G->C : G->D);
@@ -544,8 +544,8 @@ static void test_pid_jacobian(void)
                     double a = fx_entry(mg, r, cc), b = fx_entry(mp, r, cc);
                     worst = fmax(worst, fabs(a - b) / fmax(1, fabs(b)));
                 }
-            jg_linsys_free(G);
-            jg_linsys_free(P);
+            jg_lin_sys_free(G);
+            jg_lin_sys_free(P);
         }
         tap_ok(!st && worst < 1e-6, "PID Jacobian = perturbation inside and beyond the limits (config %d, %.1e)", c + 1,
                worst);
@@ -555,11 +555,11 @@ static void test_pid_jacobian(void)
     /* unsaturated parallel PID: P + I/s + D N s/(s + N) */
     fx_t f;
     jg_status_t st = fx_load(&f, siso_model("'type':'PIDController','P':2,'I':3,'D':0.5,'N':20"), NULL);
-    jg_linsys_t *L = NULL;
-    if (!st) st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &L, NULL, &f.err);
+    jg_lin_sys_t *L = NULL;
+    if (!st) st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &L, NULL, &f.err);
     double s = 4, want = 2 + 3 / s + 0.5 * 20 * s / (s + 20);
     tap_ok(!st && L->nx == 2 && fabs(tf_at(L, s) - want) < 1e-12, "PID transfer function P + I/s + D N s/(s+N) at s = 4");
-    jg_linsys_free(L);
+    jg_lin_sys_free(L);
     fx_unload(&f);
     st = fx_load(&f, siso_model("'type':'PIDController','Controller':'I'"), NULL);
     tap_ok(!st && jg_program_nstates(f.p) == 1, "an I controller: one state and no feedthrough");

@@ -49,10 +49,10 @@ static const char *one_block(const char *blk, const char *c1, const char *c2)
 static jg_status_t eval_block(const char *json, double *y, int64_t ny, fx_t *f)
 {
     jg_status_t st = fx_load(f, json, NULL);
-    if (!st) st = jg_work_outputs(f->w, 0, &f->err);
+    if (!st) st = jg_eval_outputs(f->w, 0, &f->err);
     if (!st) {
         if (jg_program_nstates(f->p) != ny) return JG_INTERNAL;
-        st = jg_work_derivatives(f->w, y, &f->err);
+        st = jg_eval_derivatives(f->w, y, &f->err);
     }
     return st;
 }
@@ -70,17 +70,17 @@ static void check_d(const char *blk, int64_t w, double d, const char *what)
     jg_status_t st = fx_load(&f, q(json), NULL);
     int ok = !st;
     for (int k = 0; ok && k < NPATHS; k++) {
-        jg_linsys_t *s = NULL;
+        jg_lin_sys_t *s = NULL;
         st = jg_lin_run(f.l, paths[k].m, paths[k].r, &s, NULL, &f.err);
         ok = !st && s->nu == w && s->ny == w;
         for (int64_t i = 0; ok && i < w; i++)
             for (int64_t j = 0; ok && j < w; j++) {
                 double want = i == j ? d : 0;
-                double tol = paths[k].m == JG_METHOD_PERTURB ? 1e-7 : 1e-12;
+                double tol = paths[k].m == JG_LIN_PERTURB ? 1e-7 : 1e-12;
                 ok = fabs(fx_entry(s->D, i, j) - want) <= tol * fmax(1e-6, fabs(want));
             }
         if (!ok) printf("#   %s: %s\n", paths[k].name, st ? f.err.msg : "wrong D");
-        jg_linsys_free(s);
+        jg_lin_sys_free(s);
     }
     tap_ok(ok, "%s: D by every path", what);
     fx_unload(&f);
@@ -169,8 +169,8 @@ static void test_direct_values(void)
                        "'lines':[{'src':'C1:1','dst':'B:1'},{'src':'C2:1','dst':'B:2'},"
                        "{'src':'B:1','dst':'Y:1'}]}"),
                  NULL);
-    if (!st) st = jg_work_outputs(f.w, 0, &f.err);
-    if (!st) st = jg_work_derivatives(f.w, y, &f.err);
+    if (!st) st = jg_eval_outputs(f.w, 0, &f.err);
+    if (!st) st = jg_eval_derivatives(f.w, y, &f.err);
     tap_ok(!st && y[0] == 18, "Table by workspace name (a MATLAB matrix): T(3, 2) = 18");
     fx_unload(&f);
 }

@@ -125,13 +125,13 @@ static double at(const rec_t *r, double t, int k)
 
 /* D(0, 0) of the linearization from the root Inport to the root Outport at
  * input u, by one path. */
-static double lin_d(const char *json, double u, jg_method_t meth, jg_error_t *err)
+static double lin_d(const char *json, double u, jg_lin_method_t meth, jg_error_t *err)
 {
     char *txt = qdup(json);
     jg_model_t *m = NULL;
     jg_program_t *p = NULL;
     jg_lin_t *l = NULL;
-    jg_linsys_t *s = NULL;
+    jg_lin_sys_t *s = NULL;
     double d = NAN;
     jg_status_t st = jg_model_parse(txt, "<test>", &m, err);
     free(txt);
@@ -139,14 +139,14 @@ static double lin_d(const char *json, double u, jg_method_t meth, jg_error_t *er
     if (!st) st = jg_lin_create(p, NULL, &l, err);
     if (!st) {
         jg_lin_inputs(l)[0] = u;
-        st = jg_lin_run(l, meth, JG_REDUCE_NONE, &s, NULL, err);
+        st = jg_lin_run(l, meth, JG_GRAPH_REDUCE_NONE, &s, NULL, err);
     }
     if (!st) {
         d = 0;
         for (int64_t k = s->D->p[0]; k < s->D->p[1]; k++)
             if (s->D->i[k] == 0) d = s->D->x[k];
     }
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     jg_lin_free(l);
     jg_program_free(p);
     jg_model_free(m);
@@ -194,9 +194,9 @@ static void test_delay(void)
                        "{'name':'D','type':'Delay','DelayLength':3,'SampleTime':0.1},"
                        "{'name':'Y','type':'Outport','Port':1}],"
                        "'lines':[{'src':'U:1','dst':'D:1'},{'src':'D:1','dst':'Y:1'}]}";
-    double dg = lin_d(lin0, 2, JG_METHOD_GRAPH, &err), dp = lin_d(lin0, 2, JG_METHOD_PERTURB, &err);
+    double dg = lin_d(lin0, 2, JG_LIN_GRAPH, &err), dp = lin_d(lin0, 2, JG_LIN_PERTURB, &err);
     tap_ok(dg == 1 && fabs(dp - 1) < 1e-9, "Delay N=0: D = 1 (graph %g, perturbation %.17g)", dg, dp);
-    tap_ok(lin_d(lin3, 2, JG_METHOD_GRAPH, &err) == 0 && lin_d(lin3, 2, JG_METHOD_PERTURB, &err) == 0,
+    tap_ok(lin_d(lin3, 2, JG_LIN_GRAPH, &err) == 0 && lin_d(lin3, 2, JG_LIN_PERTURB, &err) == 0,
            "Delay N=3: D = 0 (its states are held)");
 
     static const char *const bad[][3] = {
@@ -302,9 +302,9 @@ static void test_backlash(void)
                       "{'name':'B','type':'Backlash','BacklashWidth':1},"
                       "{'name':'Y','type':'Outport','Port':1}],"
                       "'lines':[{'src':'U:1','dst':'B:1'},{'src':'B:1','dst':'Y:1'}]}";
-    tap_ok(lin_d(lin, 0.2, JG_METHOD_GRAPH, &err) == 0 && lin_d(lin, 0.2, JG_METHOD_PERTURB, &err) == 0,
+    tap_ok(lin_d(lin, 0.2, JG_LIN_GRAPH, &err) == 0 && lin_d(lin, 0.2, JG_LIN_PERTURB, &err) == 0,
            "Backlash linearized inside the band: gain 0");
-    tap_ok(lin_d(lin, 2, JG_METHOD_GRAPH, &err) == 1 && fabs(lin_d(lin, 2, JG_METHOD_PERTURB, &err) - 1) < 1e-6,
+    tap_ok(lin_d(lin, 2, JG_LIN_GRAPH, &err) == 1 && fabs(lin_d(lin, 2, JG_LIN_PERTURB, &err) - 1) < 1e-6,
            "Backlash linearized engaged: gain 1");
     expect_error("{'blocks':[{'name':'U','type':'Inport','Port':1},"
                  "{'name':'B','type':'Backlash','BacklashWidth':-1},"
@@ -511,7 +511,7 @@ static void test_assignment(void)
                       "'lines':[{'src':'Y0:1','dst':'A:1'},{'src':'U:1','dst':'A:2'},"
                       "{'src':'A:1','dst':'Y:1'}]}";
     jg_error_t err;
-    tap_ok(lin_d(lin, 0, JG_METHOD_GRAPH, &err) == 0, "Assignment: y(1) from Y0 does not depend on U");
+    tap_ok(lin_d(lin, 0, JG_LIN_GRAPH, &err) == 0, "Assignment: y(1) from Y0 does not depend on U");
     static const char *const bad[][2] = {{"'Indices':[5]", "Indices"},
                                          {"'Indices':[1],'NumberOfDimensions':2", "NumberOfDimensions"},
                                          {"'Indices':[1],'IndexOptions':'Assign all'", "IndexOptions"},

@@ -47,14 +47,14 @@ static jg_status_t dmat(fx_t *f, int path, const double *u, int nu, double *D, i
 {
     double *in = jg_lin_inputs(f->l);
     for (int k = 0; k < nu; k++) in[k] = u[k];
-    jg_linsys_t *s = NULL;
+    jg_lin_sys_t *s = NULL;
     jg_status_t st = jg_lin_run(f->l, paths[path].m, paths[path].r, &s, NULL, &f->err);
     if (st) return st;
     *ny = s->ny;
     memset(D, 0, sizeof(double) * (size_t)(s->ny * nu));
     for (int64_t j = 0; j < s->D->n; j++)
         for (int64_t k = s->D->p[j]; k < s->D->p[j + 1]; k++) D[s->D->i[k] * nu + j] = s->D->x[k];
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     return JG_OK;
 }
 
@@ -64,10 +64,10 @@ static void check_case(const dcase_t *c)
     jg_status_t st = fx_load(&f, blk_model(c->blk, c->nu), NULL);
     double y[MAXW] = {0};
     if (!st) {
-        double *in = jg_work_inputs(f.w);
+        double *in = jg_eval_inputs(f.w);
         for (int k = 0; k < c->nu; k++) in[k] = c->u[k];
-        st = jg_work_outputs(f.w, 0, &f.err);
-        if (!st) st = jg_work_derivatives(f.w, y, &f.err);
+        st = jg_eval_outputs(f.w, 0, &f.err);
+        if (!st) st = jg_eval_derivatives(f.w, y, &f.err);
     }
     if (!st && jg_program_nstates(f.p) != c->ny) {
         printf("#   output width %lld, expected %d\n", (long long)jg_program_nstates(f.p), c->ny);
@@ -93,14 +93,14 @@ static void check_case(const dcase_t *c)
         double e = 0;
         for (int i = 0; !st && i < c->ny * c->nu; i++)
             e = fmax(e, fabs(D[i] - c->d[i]) / fmax(1, fabs(c->d[i])));
-        double tol = paths[k].m == JG_METHOD_PERTURB ? 1e-7 : 1e-14;
+        double tol = paths[k].m == JG_LIN_PERTURB ? 1e-7 : 1e-14;
         if (!st && e > tol) {
             bad = paths[k].name;
             for (int i = 0; i < c->ny * c->nu; i++)
                 printf("#   %s: D[%d][%d] = %.17g, expected %.17g\n", paths[k].name, i / c->nu,
                        i % c->nu, D[i], c->d[i]);
         }
-        if (paths[k].m != JG_METHOD_PERTURB) worst = fmax(worst, e);
+        if (paths[k].m != JG_LIN_PERTURB) worst = fmax(worst, e);
     }
     if (st) printf("#   %s\n", f.err.msg);
     tap_ok(!st && !*bad, "%s: D by every path (worst analytic error %.1e)%s%s", c->what, worst,
@@ -198,7 +198,7 @@ static void test_loop_linearization(void)
 {
     fx_t f;
     jg_status_t st = fx_load(&f, q(loop_model), NULL);
-    jg_linsys_t *s[NPATHS] = {NULL};
+    jg_lin_sys_t *s[NPATHS] = {NULL};
     for (int k = 0; !st && k < NPATHS; k++) {
         jg_lin_inputs(f.l)[0] = 0.4;
         st = jg_lin_run(f.l, paths[k].m, paths[k].r, &s[k], NULL, &f.err);
@@ -220,17 +220,17 @@ static void test_loop_linearization(void)
            eh);
     for (int k = 1; !st && k < NPATHS; k++) {
         const char *which = "";
-        double d = jg_linsys_diff(s[0], s[k], &which);
-        double tol = paths[k].m == JG_METHOD_PERTURB ? 1e-7 : 1e-13;
+        double d = jg_lin_sys_diff(s[0], s[k], &which);
+        double tol = paths[k].m == JG_LIN_PERTURB ? 1e-7 : 1e-13;
         tap_ok(d < tol, "loop: %s = %s (%.1e%s%s)", paths[0].name, paths[k].name, d,
                d < tol ? "" : " in ", d < tol ? "" : which);
     }
     if (st) tap_ok(0, "loop: every linearization path");
-    for (int k = 0; k < NPATHS; k++) jg_linsys_free(s[k]);
+    for (int k = 0; k < NPATHS; k++) jg_lin_sys_free(s[k]);
 
     /* no edge into UnitDelay, Memory (no feedthrough, held states) */
     const jg_graph_t *g = NULL;
-    if (!st) st = jg_lin_graph(f.l, JG_REDUCE_NONE, &g, &f.err);
+    if (!st) st = jg_lin_graph(f.l, JG_GRAPH_REDUCE_NONE, &g, &f.err);
     int into = 0;
     for (int64_t e = 0; !st && e < jg_graph_nedges(g); e++) {
         jg_edge_info_t ei;

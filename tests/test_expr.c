@@ -419,56 +419,56 @@ static void on_warn(void *ctx, const char *source, int line, const char *msg)
     w->n++;
 }
 
-static double ws_num(const jg_ws_t *ws, const char *name, int64_t k)
+static double ws_num(const jg_expr_ws_t *ws, const char *name, int64_t k)
 {
-    const jg_expr_value_t *v = jg_ws_get(ws, name);
+    const jg_expr_value_t *v = jg_expr_ws_get(ws, name);
     if (!v || v->kind != JG_EXPR_NUM || k >= v->rows * v->cols) return NAN;
     return v->x[k];
 }
 
 static void test_workspace(void)
 {
-    jg_ws_t *ws = jg_ws_create();
+    jg_expr_ws_t *ws = jg_expr_ws_create();
     jg_expr_value_t v;
     jg_expr_value_scalar(&v, 1);
-    jg_ws_set(ws, "x", &v);
+    jg_expr_ws_set(ws, "x", &v);
     v.x[0] = 2;
-    jg_ws_set(ws, "y", &v);
+    jg_expr_ws_set(ws, "y", &v);
     v.x[0] = 3;
-    jg_ws_set(ws, "x", &v);   /* replaced in place */
+    jg_expr_ws_set(ws, "x", &v);   /* replaced in place */
     jg_expr_value_clear(&v);
-    tap_ok(jg_ws_count(ws) == 2 && !strcmp(jg_ws_name(ws, 0), "x") &&
-               !strcmp(jg_ws_name(ws, 1), "y") && jg_ws_value(ws, 0)->x[0] == 3,
+    tap_ok(jg_expr_ws_count(ws) == 2 && !strcmp(jg_expr_ws_name(ws, 0), "x") &&
+               !strcmp(jg_expr_ws_name(ws, 1), "y") && jg_expr_ws_value(ws, 0)->x[0] == 3,
            "workspace: insertion order kept, replacement in place");
     char name[16];
     for (int k = 0; k < 200; k++) {   /* rehashing */
         snprintf(name, sizeof name, "n%d", k);
         jg_expr_value_scalar(&v, k);
-        jg_ws_set(ws, name, &v);
+        jg_expr_ws_set(ws, name, &v);
         jg_expr_value_clear(&v);
     }
-    tap_ok(jg_ws_count(ws) == 202 && ws_num(ws, "n123", 0) == 123 && ws_num(ws, "x", 0) == 3,
+    tap_ok(jg_expr_ws_count(ws) == 202 && ws_num(ws, "n123", 0) == 123 && ws_num(ws, "x", 0) == 3,
            "workspace: 202 names after growth");
-    tap_ok(jg_ws_get(ws, "nope") == NULL, "workspace: unknown name");
+    tap_ok(jg_expr_ws_get(ws, "nope") == NULL, "workspace: unknown name");
 
     /* a chain: inner ws over the outer ws */
-    jg_ws_t *inner = jg_ws_create();
-    jg_ws_chain_t outer_chain = {ws, NULL, NULL}, chain = {inner, jg_ws_lookup, &outer_chain};
+    jg_expr_ws_t *inner = jg_expr_ws_create();
+    jg_expr_ws_chain_t outer_chain = {ws, NULL, NULL}, chain = {inner, jg_expr_ws_lookup, &outer_chain};
     jg_expr_value_scalar(&v, 10);
-    jg_ws_set(inner, "x", &v);
+    jg_expr_ws_set(inner, "x", &v);
     jg_expr_value_clear(&v);
     jg_expr_error_t e;
-    jg_status_t st = jg_expr_eval("x + y", jg_ws_lookup, &chain, &v, &e);
+    jg_status_t st = jg_expr_eval("x + y", jg_expr_ws_lookup, &chain, &v, &e);
     tap_ok(st == JG_OK && v.x[0] == 12, "workspace chain: inner x shadows, y from outside");
     jg_expr_value_clear(&v);
-    jg_ws_free(inner);
-    jg_ws_free(ws);
-    jg_ws_free(NULL);
+    jg_expr_ws_free(inner);
+    jg_expr_ws_free(ws);
+    jg_expr_ws_free(NULL);
 }
 
 static void test_scripts(void)
 {
-    jg_ws_t *ws = jg_ws_create();
+    jg_expr_ws_t *ws = jg_expr_ws_create();
     warns_t w = {{0}, 0};
     const char *script =
         "Jm=0.01; % [kgm^2]\n"
@@ -499,31 +499,31 @@ static void test_scripts(void)
         "q = p.Kp * 3;\n"
         "z = (a + b) ';\n"
         "y == 3\n";
-    jg_status_t st = jg_ws_run(ws, script, "data.m", NULL, NULL, on_warn, &w);
+    jg_status_t st = jg_expr_ws_run(ws, script, "data.m", NULL, NULL, on_warn, &w);
     tap_ok(st == JG_OK, "script runs");
     tap_near(ws_num(ws, "Jm", 0), 0.01, 0, "script: Jm=0.01; % comment");
     tap_near(ws_num(ws, "C", 0), 0.1, 0, "script: C");
     tap_ok(ws_num(ws, "a", 0) == 1 && ws_num(ws, "b", 0) == 2, "script: a=1;b=2,c=3");
     tap_ok(ws_num(ws, "x", 0) == 5, "script: x = 5 %% comment");
-    const jg_expr_value_t *s = jg_ws_get(ws, "s");
+    const jg_expr_value_t *s = jg_expr_ws_get(ws, "s");
     tap_ok(s && s->kind == JG_EXPR_STR && !strcmp(s->str, "it's 50% off"),
            "script: '%%' and '' inside a string");
     tap_ok(ws_num(ws, "t", 0) == 1 && ws_num(ws, "t", 1) == 2, "script: transposes in brackets");
-    tap_ok(!jg_ws_get(ws, "bogus"), "script: %%{ %%} block comment");
-    const jg_expr_value_t *l = jg_ws_get(ws, "long");
+    tap_ok(!jg_expr_ws_get(ws, "bogus"), "script: %%{ %%} block comment");
+    const jg_expr_value_t *l = jg_expr_ws_get(ws, "long");
     tap_ok(l && l->rows == 1 && l->cols == 3 && l->x[2] == 3, "script: ... continuation");
-    tap_ok(!jg_ws_get(ws, "inif") && !jg_ws_get(ws, "infor") && !jg_ws_get(ws, "k"),
+    tap_ok(!jg_expr_ws_get(ws, "inif") && !jg_expr_ws_get(ws, "infor") && !jg_expr_ws_get(ws, "k"),
            "script: if/for blocks skipped whole");
     tap_near(ws_num(ws, "after", 0), 1, 1e-15, "script: statements after a skipped block run");
-    tap_ok(!jg_ws_get(ws, "bad"), "script: a failing statement is skipped");
-    const jg_expr_value_t *v = jg_ws_get(ws, "v");
+    tap_ok(!jg_expr_ws_get(ws, "bad"), "script: a failing statement is skipped");
+    const jg_expr_value_t *v = jg_expr_ws_get(ws, "v");
     tap_ok(v && v->rows == 1 && v->cols == 3 && v->x[0] == 0 && v->x[2] == 7,
            "script: v(3) = 7 creates [0 0 7]");
-    const jg_expr_value_t *G = jg_ws_get(ws, "G");
+    const jg_expr_value_t *G = jg_expr_ws_get(ws, "G");
     tap_ok(G && G->rows == 2 && G->cols == 3 && G->x[0] == 5 && G->x[1] == 5 && G->x[2] == 5 &&
                G->x[5] == 1 && G->x[3] == 0,
            "script: G(2,3) = 1 then G(1,:) = 5 grows a 2x3 matrix");
-    const jg_expr_value_t *M = jg_ws_get(ws, "M");
+    const jg_expr_value_t *M = jg_expr_ws_get(ws, "M");
     tap_ok(M && M->rows == 3 && M->cols == 2 && M->x[4] == 5 && M->x[5] == 6 && M->x[2] == 3,
            "script: M(end+1,:) = [5 6] appends a row (newline rows in M = [1 2\\n3 4])");
     tap_ok(ws_num(ws, "c", 0) == 3 && ws_num(ws, "c", 1) == 4, "script: c(2) = 4 grows a scalar");
@@ -536,13 +536,13 @@ static void test_scripts(void)
               "'undefined_thing' (column 7)\n"
               "data.m:28: not an assignment, skipped: 'y == 3'\n",
               "script warnings: source, line, statement");
-    jg_ws_free(ws);
+    jg_expr_ws_free(ws);
 
     /* an unclosed block, a parent lookup, and an assignment reading the parent */
-    ws = jg_ws_create();
+    ws = jg_expr_ws_create();
     w.text[0] = 0;
-    jg_ws_chain_t parent = {NULL, lookup, NULL};
-    st = jg_ws_run(ws, "k = 2*a;\nM(1,1) = 9;\nwhile true\n  k = 0;\n", "InitFcn", jg_ws_lookup,
+    jg_expr_ws_chain_t parent = {NULL, lookup, NULL};
+    st = jg_expr_ws_run(ws, "k = 2*a;\nM(1,1) = 9;\nwhile true\n  k = 0;\n", "InitFcn", jg_expr_ws_lookup,
                    &parent, on_warn, &w);
     tap_ok(st == JG_OK && ws_num(ws, "k", 0) == 4, "script: names read through the parent");
     tap_ok(ws_num(ws, "M", 0) == 9 && ws_num(ws, "M", 3) == 4,
@@ -551,23 +551,23 @@ static void test_scripts(void)
               "InitFcn:3: while block skipped (only assignments are run): 'while true'\n"
               "InitFcn:3: the while block starting here has no matching 'end'\n",
               "script: unclosed block warned");
-    jg_ws_free(ws);
+    jg_expr_ws_free(ws);
 
     /* bad inputs never crash */
-    ws = jg_ws_create();
+    ws = jg_expr_ws_create();
     const char *bad[] = {"x(", "=", "x = ", "(x) = 1", "[a, b] = deal(1)", "x(1,2,3) = 1",
                          "x(0) = 1", "x = [1 2]; x(5,5) = 1; x(30) = 2", "'unterminated",
                          "x = 'a\nb'", "%{\n", "end", "x(:) = [1 2 3]", "y = [1 2; 3 4]; y(:,3) = [5 6]",
                          "e = []; e(:,2) = [1;2]", NULL};
     int ok = 1;
-    for (int k = 0; bad[k]; k++) ok &= jg_ws_run(ws, bad[k], "bad", NULL, NULL, NULL, NULL) == JG_OK;
+    for (int k = 0; bad[k]; k++) ok &= jg_expr_ws_run(ws, bad[k], "bad", NULL, NULL, NULL, NULL) == JG_OK;
     tap_ok(ok, "script: malformed statements are skipped");
     tap_ok(ws_num(ws, "y", 2) == 5 && ws_num(ws, "y", 5) == 6 && ws_num(ws, "y", 4) == 4,
            "script: y(:,3) = [5 6] appends a column");
-    const jg_expr_value_t *e = jg_ws_get(ws, "e");
+    const jg_expr_value_t *e = jg_expr_ws_get(ws, "e");
     tap_ok(e && e->rows == 2 && e->cols == 2 && e->x[1] == 1 && e->x[3] == 2,
            "script: e(:,2) = [1;2] on an empty e");
-    jg_ws_free(ws);
+    jg_expr_ws_free(ws);
 }
 
 /* Random printable strings and deep nesting: an error or a value, never a crash. */
@@ -594,9 +594,9 @@ static void test_fuzz(void)
             survived = 0;
         }
         jg_expr_value_clear(&v);
-        jg_ws_t *ws = jg_ws_create();
-        jg_ws_run(ws, buf, "fuzz", lookup, NULL, NULL, NULL);
-        jg_ws_free(ws);
+        jg_expr_ws_t *ws = jg_expr_ws_create();
+        jg_expr_ws_run(ws, buf, "fuzz", lookup, NULL, NULL, NULL);
+        jg_expr_ws_free(ws);
     }
     tap_ok(survived, "20000 random expressions and scripts: values or errors with columns");
 

@@ -29,24 +29,24 @@ static char *fcn_model(const char *expr, int n, const char *params)
 /* Value of the loaded single-Fcn model at u. */
 static jg_status_t value_at(fx_t *f, const double *u, int n, double *y)
 {
-    double *in = jg_work_inputs(f->w), dx[1];
+    double *in = jg_eval_inputs(f->w), dx[1];
     for (int k = 0; k < n; k++) in[k] = u[k];
-    jg_status_t st = jg_work_outputs(f->w, 0, &f->err);
-    if (!st) st = jg_work_derivatives(f->w, dx, &f->err);
+    jg_status_t st = jg_eval_outputs(f->w, 0, &f->err);
+    if (!st) st = jg_eval_derivatives(f->w, dx, &f->err);
     if (!st) *y = dx[0];
     return st;
 }
 
 /* Gradient (D row) at u by method m. */
-static jg_status_t grad_at(fx_t *f, const double *u, int n, jg_method_t m, double *g)
+static jg_status_t grad_at(fx_t *f, const double *u, int n, jg_lin_method_t m, double *g)
 {
     double *in = jg_lin_inputs(f->l);
     for (int k = 0; k < n; k++) in[k] = u[k];
-    jg_linsys_t *s = NULL;
-    jg_status_t st = jg_lin_run(f->l, m, JG_REDUCE_MARKOWITZ, &s, NULL, &f->err);
+    jg_lin_sys_t *s = NULL;
+    jg_status_t st = jg_lin_run(f->l, m, JG_GRAPH_REDUCE_MARKOWITZ, &s, NULL, &f->err);
     if (!st)
         for (int k = 0; k < n; k++) g[k] = fx_entry(s->D, 0, k);
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     return st;
 }
 
@@ -187,8 +187,8 @@ static void test_jacobian(void)
         fx_t f;
         jg_status_t st = fx_load(&f, fcn_model(t[i].expr, t[i].n, params), NULL);
         double gg[3] = {0}, gm[3] = {0}, cd[3] = {0};
-        if (!st) st = grad_at(&f, t[i].u, t[i].n, JG_METHOD_GRAPH, gg);
-        if (!st) st = grad_at(&f, t[i].u, t[i].n, JG_METHOD_MATRIX, gm);
+        if (!st) st = grad_at(&f, t[i].u, t[i].n, JG_LIN_GRAPH, gg);
+        if (!st) st = grad_at(&f, t[i].u, t[i].n, JG_LIN_MATRIX, gm);
         /* central differences of the value, h relative to |u| */
         for (int k = 0; !st && k < t[i].n; k++) {
             double u[3], yp = 0, ym = 0, h = 1e-6 * fmax(1, fabs(t[i].u[k]));
@@ -221,7 +221,7 @@ static void test_pattern(void)
     fx_t f;
     jg_status_t st = fx_load(&f, fcn_model("u(1) + 3*u(3)", 4, NULL), NULL);
     const jg_graph_t *g = NULL;
-    if (!st) st = jg_lin_graph(f.l, JG_REDUCE_NONE, &g, &f.err);
+    if (!st) st = jg_lin_graph(f.l, JG_GRAPH_REDUCE_NONE, &g, &f.err);
     int32_t F = jg_program_find_block(f.p, "F");
     int found = 0, ok = 0;
     for (int64_t e = 0; !st && e < jg_graph_nedges(g); e++) {
@@ -248,8 +248,8 @@ static void test_pattern(void)
     st = fx_load(&f, selfloop, NULL);
     F = st ? -1 : jg_program_find_block(f.p, "F");
     double y = 0;
-    if (!st) st = jg_work_outputs(f.w, 0, &f.err);
-    if (!st) y = jg_work_signals(f.w)[0];
+    if (!st) st = jg_eval_outputs(f.w, 0, &f.err);
+    if (!st) y = jg_eval_signals(f.w)[0];
     tap_ok(!st && !jg_program_block_feedthrough(f.p, F, 0) && jg_program_nloops(f.p) == 0 &&
                y == 6,
            "\"3*mu\" in a self-loop: no feedthrough, no algebraic loop, y = 6");
@@ -269,7 +269,7 @@ static void test_pattern(void)
     }
     st = fx_load(&f, fcn_model(expr, 100, NULL), NULL);
     if (!st) st = value_at(&f, u, 100, &yv);
-    if (!st) st = grad_at(&f, u, 100, JG_METHOD_GRAPH, gr);
+    if (!st) st = grad_at(&f, u, 100, JG_LIN_GRAPH, gr);
     int gok = !st;
     for (int k = 0; !st && k < 100; k++) gok &= gr[k] == k + 1;
     tap_ok(gok && fabs(yv - want) <= 1e-13 * want,
@@ -294,15 +294,15 @@ static const char vdp[] =
 static void check_vdp(jg_lin_t *l, jg_error_t *err, const char *what, double a10, double a11)
 {
     for (int k = 0; k < NPATHS; k++) {
-        jg_linsys_t *s = NULL;
+        jg_lin_sys_t *s = NULL;
         jg_status_t st = jg_lin_run(l, paths[k].m, paths[k].r, &s, NULL, err);
-        double tol = paths[k].m == JG_METHOD_PERTURB ? 1e-7 : 1e-14;
+        double tol = paths[k].m == JG_LIN_PERTURB ? 1e-7 : 1e-14;
         tap_ok(!st && s && s->nx == 2 && fabs(fx_entry(s->A, 0, 0)) <= tol &&
                    fabs(fx_entry(s->A, 0, 1) - 1) <= tol && fabs(fx_entry(s->A, 1, 0) - a10) <= tol &&
                    fabs(fx_entry(s->A, 1, 1) - a11) <= tol,
                "%s, %s: A = [0 1; %g %g]", what, paths[k].name, a10, a11);
         if (st) printf("#   %s\n", err->msg);
-        jg_linsys_free(s);
+        jg_lin_sys_free(s);
     }
 }
 
@@ -361,12 +361,12 @@ static void test_scope(void)
         "{\"src\":\"G:1\",\"dst\":\"Out3:1\"}]}";
     fx_t f;
     jg_status_t st = fx_load(&f, json, NULL);
-    jg_linsys_t *s = NULL;
-    if (!st) st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_FULL, &s, NULL, &f.err);
+    jg_lin_sys_t *s = NULL;
+    if (!st) st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_FULL, &s, NULL, &f.err);
     tap_ok(!st && fx_entry(s->D, 0, 0) == 3 && fx_entry(s->D, 1, 0) == 1 && fx_entry(s->D, 2, 0) == 1,
            "SubSystem parameter mu = 3 shadows the model's mu = 1; alias g -> mu");
     if (st) printf("#   %s\n", f.err.msg);
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     fx_unload(&f);
 }
 
@@ -410,7 +410,7 @@ static void expect_eval_err(const char *expr, int n, const double *u, int jac, c
     fx_t f;
     jg_status_t st = fx_load(&f, fcn_model(expr, n, params), NULL);
     double y, g[4];
-    if (!st) st = jac ? grad_at(&f, u, n, JG_METHOD_GRAPH, g) : value_at(&f, u, n, &y);
+    if (!st) st = jac ? grad_at(&f, u, n, JG_LIN_GRAPH, g) : value_at(&f, u, n, &y);
     char name[200];
     snprintf(name, sizeof name, "%s error for \"%s\" (NUMERIC)", jac ? "Jacobian" : "value", expr);
     if (st != JG_NUMERIC) printf("#   status %s\n", jg_status_name(st));
@@ -602,11 +602,11 @@ static void test_errors(void)
     }
     /* and linearization reports the same status at a bad operating point */
     st = fx_load(&f, fcn_model("log(u)", 1, NULL), NULL);
-    jg_linsys_t *s = NULL;
-    if (!st) st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &f.err);
+    jg_lin_sys_t *s = NULL;
+    if (!st) st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &s, NULL, &f.err);
     tap_ok(st == JG_NUMERIC && strstr(f.err.msg, "log(0): the argument must be positive"),
            "jg_lin_run at log(0): JG_NUMERIC");
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     fx_unload(&f);
 }
 

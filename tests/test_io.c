@@ -126,7 +126,7 @@ int main(void)
     jg_program_t *p = NULL;
     jg_sim_t *s = NULL;
     jg_lin_t *l = NULL;
-    jg_sjac_t *sj = NULL;
+    jg_solverjac_t *sj = NULL;
     cs_dl *J = NULL;
     char *text = NULL;
     rec_t r = {0};
@@ -211,8 +211,8 @@ int main(void)
     tap_ok(jg_io_write_op(op, p, 0, NULL, &err) == JG_ARG, "op file without states: JG_ARG");
 
     /* ---- solver Jacobian: x2' = x1, x3' = x2 */
-    ok = jg_sjac_create(p, "auto", jg_sim_work(s), &sj, &err) == JG_OK && (J = jg_sjac_alloc(sj)) &&
-         jg_sjac_eval(sj, jg_sim_time(s), jg_sim_states(s), NULL, J, &err) == JG_OK;
+    ok = jg_solverjac_create(p, "auto", jg_sim_work(s), &sj, &err) == JG_OK && (J = jg_solverjac_alloc(sj)) &&
+         jg_solverjac_eval(sj, jg_sim_time(s), jg_sim_states(s), NULL, J, &err) == JG_OK;
     if (!tap_ok(ok, "solver Jacobian evaluated")) goto done;
     size_t len = 0;
     char *mm = NULL;
@@ -266,7 +266,7 @@ done:
     free(text);
     rec_free(&r);
     cs_dl_spfree(J);
-    jg_sjac_free(sj);
+    jg_solverjac_free(sj);
     jg_lin_free(l);
     jg_sim_free(s);
     jg_program_free(p);

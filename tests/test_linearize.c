@@ -9,7 +9,7 @@
 #include "fixture.h"
 
 /* G(s) = C (sI - A)^-1 B + D for a SISO system, by dense complex elimination. */
-static double complex tf_eval(const jg_linsys_t *s, double complex z)
+static double complex tf_eval(const jg_lin_sys_t *s, double complex z)
 {
     int64_t n = s->nx;
     double complex *M = calloc((size_t)(n * (n + 1) + 1), sizeof *M);
@@ -66,29 +66,29 @@ static void test_vdp(void)
     fx_t f;
     tap_ok(!fx_load(&f, vdp, NULL), "vdp compiles");
     for (int k = 0; k < NPATHS; k++) {
-        jg_linsys_t *s = NULL;
+        jg_lin_sys_t *s = NULL;
         jg_status_t st = jg_lin_run(f.l, paths[k].m, paths[k].r, &s, NULL, &f.err);
-        double tol = paths[k].m == JG_METHOD_PERTURB ? 1e-7 : 1e-14;
+        double tol = paths[k].m == JG_LIN_PERTURB ? 1e-7 : 1e-14;
         char name[96];
         snprintf(name, sizeof name, "vdp at (2,0), mu=1, %s: A = [0 1; -1 -3]", paths[k].name);
         tap_ok(!st && s && s->nx == 2 && fabs(fx_entry(s->A, 0, 0)) <= tol &&
                    fabs(fx_entry(s->A, 0, 1) - 1) <= tol && fabs(fx_entry(s->A, 1, 0) + 1) <= tol &&
                    fabs(fx_entry(s->A, 1, 1) + 3) <= tol,
                "%s", name);
-        jg_linsys_free(s);
+        jg_lin_sys_free(s);
     }
     /* numeric replay at another operating point: (1, 1) gives [0 1; -3 0] */
     double *x = jg_lin_states(f.l);
     x[0] = 1;
     x[1] = 1;
     for (int k = 0; k < NPATHS; k++) {
-        jg_linsys_t *s = NULL;
+        jg_lin_sys_t *s = NULL;
         jg_status_t st = jg_lin_run(f.l, paths[k].m, paths[k].r, &s, NULL, &f.err);
-        double tol = paths[k].m == JG_METHOD_PERTURB ? 1e-7 : 1e-14;
+        double tol = paths[k].m == JG_LIN_PERTURB ? 1e-7 : 1e-14;
         tap_ok(!st && fabs(fx_entry(s->A, 1, 0) + 3) <= tol && fabs(fx_entry(s->A, 1, 1)) <= tol &&
                    fabs(fx_entry(s->A, 0, 1) - 1) <= tol,
                "vdp replayed at (1,1), %s: A = [0 1; -3 0]", paths[k].name);
-        jg_linsys_free(s);
+        jg_lin_sys_free(s);
     }
     fx_unload(&f);
 }
@@ -111,7 +111,7 @@ static void test_cascade(void)
     tap_ok(!fx_load(&f, cascade, NULL), "TransferFcn/StateSpace/ZeroPole cascade compiles");
     const double complex pts[] = {1.0, 2.0 * I, 0.5 + 3.0 * I, -0.5 + 0.25 * I};
     for (int k = 0; k < NPATHS; k++) {
-        jg_linsys_t *s = NULL;
+        jg_lin_sys_t *s = NULL;
         jg_status_t st = jg_lin_run(f.l, paths[k].m, paths[k].r, &s, NULL, &f.err);
         double worst = st ? INFINITY : 0;
         for (size_t q = 0; !st && q < sizeof pts / sizeof *pts; q++) {
@@ -119,10 +119,10 @@ static void test_cascade(void)
             double complex g = 4 * (z + 3) / ((z + 1) * (z + 1) * (z + 2) * (z + 4) * (z + 5));
             worst = fmax(worst, cabs(tf_eval(s, z) - g) / cabs(g));
         }
-        tap_ok(!st && s->nx == 5 && worst < (paths[k].m == JG_METHOD_PERTURB ? 1e-6 : 1e-12),
+        tap_ok(!st && s->nx == 5 && worst < (paths[k].m == JG_LIN_PERTURB ? 1e-6 : 1e-12),
                "cascade %s: transfer function 4(s+3)/((s+1)^2(s+2)(s+4)(s+5)) (rel err %.1e)",
                paths[k].name, worst);
-        jg_linsys_free(s);
+        jg_lin_sys_free(s);
     }
     fx_unload(&f);
 }
@@ -143,12 +143,12 @@ static void test_parallel(void)
 {
     fx_t f;
     tap_ok(!fx_load(&f, parallel, NULL), "parallel gains compile");
-    jg_linsys_t *s = NULL;
-    jg_status_t st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_FULL, &s, NULL, &f.err);
+    jg_lin_sys_t *s = NULL;
+    jg_status_t st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_FULL, &s, NULL, &f.err);
     tap_ok(!st && fabs(fx_entry(s->D, 0, 0) - 2.5) < 1e-15, "parallel paths sum: D = 3 - 0.5");
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     const jg_graph_t *g;
-    st = jg_lin_graph(f.l, JG_REDUCE_FULL, &g, &f.err);
+    st = jg_lin_graph(f.l, JG_GRAPH_REDUCE_FULL, &g, &f.err);
     int64_t nv, ne, alive_edge = -1;
     jg_graph_count(g, &nv, &ne);
     for (int64_t e = 0; e < jg_graph_nedges(g); e++) {
@@ -171,7 +171,7 @@ static void test_markowitz_states_only(void)
     jg_lin_opts_t o = {.no_defaults = 1};
     tap_ok(!fx_load(&f, vdp, &o), "vdp without I/O");
     const jg_graph_t *g;
-    jg_status_t st = jg_lin_graph(f.l, JG_REDUCE_MARKOWITZ, &g, &f.err);
+    jg_status_t st = jg_lin_graph(f.l, JG_GRAPH_REDUCE_MARKOWITZ, &g, &f.err);
     int only_states = !st, nalive = 0;
     for (int64_t v = 0; !st && v < jg_graph_nvertices(g); v++) {
         jg_vertex_info_t vi;
@@ -209,11 +209,11 @@ static void test_loop_and_io(void)
     tap_ok(jg_program_nloops(f.p) == 1 && !strcmp(jg_program_loop_names(f.p, 0), "Sum, G"),
            "one algebraic loop through Sum, G");
     for (int k = 0; k < NPATHS; k++) {
-        jg_linsys_t *s = NULL;
+        jg_lin_sys_t *s = NULL;
         jg_status_t st = jg_lin_run(f.l, paths[k].m, paths[k].r, &s, NULL, &f.err);
         tap_ok(!st && fabs(fx_entry(s->B, 0, 0) - 1.0 / 3) < 1e-9 && fabs(fx_entry(s->C, 0, 0) - 1) < 1e-9,
                "loop %s: B = 1/(1+2), C = 1", paths[k].name);
-        jg_linsys_free(s);
+        jg_lin_sys_free(s);
     }
     fx_unload(&f);
     /* open the loop at G:1 with an input and an output there: z = -2 w */
@@ -222,24 +222,24 @@ static void test_loop_and_io(void)
                        .no_defaults = 1};
     tap_ok(!fx_load(&f, loop, &o), "loop opened at G:1");
     for (int k = 0; k < NPATHS; k++) {
-        jg_linsys_t *s = NULL;
+        jg_lin_sys_t *s = NULL;
         jg_status_t st = jg_lin_run(f.l, paths[k].m, paths[k].r, &s, NULL, &f.err);
         tap_ok(!st && s->nu == 1 && s->ny == 1 && fabs(fx_entry(s->D, 0, 0) + 2) < 1e-9 &&
                    fabs(fx_entry(s->B, 0, 0) + 1) < 1e-9 && !strcmp(s->input_names[0], "G:1"),
                "open loop %s: D = -2 (loop transfer), B = -1", paths[k].name);
-        jg_linsys_free(s);
+        jg_lin_sys_free(s);
     }
     fx_unload(&f);
     /* closed-loop input at the Sum output: consumers see Sum + w */
     const char *in2[] = {"Sum:1"}, *out2[] = {"G:1"};
     jg_lin_opts_t o2 = {.nin = 1, .in = in2, .nout = 1, .out = out2, .no_defaults = 1};
     tap_ok(!fx_load(&f, loop, &o2), "loop with an input at Sum:1");
-    jg_linsys_t *s = NULL;
-    jg_status_t st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &f.err);
+    jg_lin_sys_t *s = NULL;
+    jg_status_t st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &s, NULL, &f.err);
     /* Sum = -2 (Sum + w) => Sum = -2w/3; G = 2 (Sum + w) = 2w/3; x' = Sum + w = w/3 */
     tap_ok(!st && fabs(fx_entry(s->D, 0, 0) - 2.0 / 3) < 1e-12 && fabs(fx_entry(s->B, 0, 0) - 1.0 / 3) < 1e-12,
            "closed-loop input at Sum:1: D = 2/3, B = 1/3");
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     fx_unload(&f);
 }
 
@@ -255,8 +255,8 @@ static void test_errors(void)
         "\"lines\":[{\"src\":\"In1:1\",\"dst\":\"Sum:1\"},{\"src\":\"Sum:1\",\"dst\":[\"G:1\",\"Out1:1\"]},"
         "{\"src\":\"G:1\",\"dst\":\"Sum:2\"}]}";
     tap_ok(!fx_load(&f, singular, NULL), "singular loop model compiles");
-    jg_linsys_t *s = NULL;
-    jg_status_t st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &f.err);
+    jg_lin_sys_t *s = NULL;
+    jg_status_t st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &s, NULL, &f.err);
     tap_ok(st == JG_SINGULAR_LOOP, "singular loop: status %s", jg_status_name(st));
     tap_streq(f.err.msg,
               "singular algebraic loop through Sum, G: the loop equations have no unique solution",
@@ -276,14 +276,14 @@ static void test_errors(void)
         "{\"src\":\"S0:1\",\"dst\":\"Sum:1\"},{\"src\":\"P:1\",\"dst\":\"Sum:2\"},"
         "{\"src\":\"Sum:1\",\"dst\":[\"P:2\",\"Out1:1\"]}]}";
     tap_ok(!fx_load(&f, nonlin, NULL), "nonlinear loop model compiles");
-    jg_linsys_t *sg = NULL, *sp = NULL;
-    st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &sg, NULL, &f.err);
-    if (!st) st = jg_lin_run(f.l, JG_METHOD_PERTURB, JG_REDUCE_NONE, &sp, NULL, &f.err);
+    jg_lin_sys_t *sg = NULL, *sp = NULL;
+    st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &sg, NULL, &f.err);
+    if (!st) st = jg_lin_run(f.l, JG_LIN_PERTURB, JG_GRAPH_REDUCE_NONE, &sp, NULL, &f.err);
     /* y = 0.5 + u + 0.5 y: dy/du = 1 / (1 - 0.5) = 2 */
     tap_ok(!st && fabs(fx_entry(sg->D, 0, 0) - 2) < 1e-12 && fabs(fx_entry(sp->D, 0, 0) - 2) < 1e-6,
            "nonlinear loop solved by Newton: D = 2 (graph and perturbation)");
-    jg_linsys_free(sg);
-    jg_linsys_free(sp);
+    jg_lin_sys_free(sg);
+    jg_lin_sys_free(sp);
     fx_unload(&f);
     /* y = 0.5 + y*y has no real solution: the loop solver must say so */
     const char *nosol =
@@ -294,7 +294,7 @@ static void test_errors(void)
         "\"lines\":[{\"src\":\"C:1\",\"dst\":\"Sum:1\"},{\"src\":\"P:1\",\"dst\":\"Sum:2\"},"
         "{\"src\":\"Sum:1\",\"dst\":[\"P:1\",\"P:2\",\"T:1\"]}]}";
     tap_ok(!fx_load(&f, nosol, NULL), "loop without a solution compiles");
-    st = jg_lin_run(f.l, JG_METHOD_MATRIX, JG_REDUCE_NONE, &s, NULL, &f.err);
+    st = jg_lin_run(f.l, JG_LIN_MATRIX, JG_GRAPH_REDUCE_NONE, &s, NULL, &f.err);
     tap_ok(st == JG_NONLINEAR_LOOP || st == JG_SINGULAR_LOOP, "no solution: status %s", jg_status_name(st));
     tap_ok(strstr(f.err.msg, "algebraic loop through P, Sum") != NULL,
            "the message names the loop's blocks: %s", f.err.msg);
@@ -323,10 +323,10 @@ static void test_op_file(void)
     snprintf(path, sizeof path, "%s/op.json", dir);
     tl_write_file(path, "{\"t\": 1.5, \"states\": {\"x1\": 1, \"x2\": [1]}}");
     jg_status_t st = jg_lin_read_op(f.l, path, &f.err);
-    jg_linsys_t *s = NULL;
-    if (!st) st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &f.err);
+    jg_lin_sys_t *s = NULL;
+    if (!st) st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &s, NULL, &f.err);
     tap_ok(!st && s->t == 1.5 && fabs(fx_entry(s->A, 1, 0) + 3) < 1e-14, "op file sets t and states");
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     tl_write_file(path, "{\"states\": {\"x3\": 1}}");
     st = jg_lin_read_op(f.l, path, &f.err);
     char want[512];

@@ -76,7 +76,7 @@ static void signal_points(void)
     jg_status_t st = n ? fx_load(&f, json, &o) : JG_IO;
     if (tap_ok(!st, "linearizer with points by signal name: %s", st ? f.err.msg : "ok")) {
         for (int k = 0; k < NPATHS; k++) {
-            jg_linsys_t *s = NULL;
+            jg_lin_sys_t *s = NULL;
             st = jg_lin_run(f.l, paths[k].m, paths[k].r, &s, NULL, &f.err);
             tap_ok(!st && s->nu == 2 && s->ny == 2 && fx_entry(s->A, 0, 0) == -2 &&
                        fabs(fx_entry(s->B, 0, 0) - 2) < 1e-6 && fabs(fx_entry(s->B, 0, 1) - 2) < 1e-6 &&
@@ -88,7 +88,7 @@ static void signal_points(void)
                        !strcmp(s->output_names[0], "speed") && !strcmp(s->output_names[1], "error") &&
                        !strcmp(s->state_names[0], "Plant\nx"),
                    "%s: rows and columns named by the signal names", paths[k].name);
-            jg_linsys_free(s);
+            jg_lin_sys_free(s);
         }
     }
     fx_unload(&f);
@@ -126,16 +126,16 @@ static void edge_cases(void)
         tap_ok(!jg_program_find_signal(f.p, "w/x", &b, &q, &f.err) &&
                    b == jg_program_find_block(f.p, "a/c:1"),
                "a signal name with '/' and a block name with ':'");
-        jg_linsys_t *s = NULL;
+        jg_lin_sys_t *s = NULL;
         jg_lin_free(f.l);
         f.l = NULL;
         const char *in[] = {"a/c:1:1"}, *out[] = {"v"};
         jg_lin_opts_t o = {.nin = 1, .in = in, .nout = 1, .out = out};
         st = jg_lin_create(f.p, &o, &f.l, &f.err);
-        if (!st) st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &f.err);
+        if (!st) st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &s, NULL, &f.err);
         tap_ok(!st && s->nu == 1 && s->ny == 1 && fx_entry(s->B, 1, 0) == 1 && fx_entry(s->C, 0, 1) == 1,
                "BLOCK:N with ':' inside the name, N after the last colon: %s", st ? f.err.msg : "ok");
-        jg_linsys_free(s);
+        jg_lin_sys_free(s);
     }
     fx_unload(&f);
 

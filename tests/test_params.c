@@ -27,15 +27,15 @@ static jg_status_t lin_d(const char *json, double *d, int *n, char *msg)
     fx_t f;
     char *j = q(json);
     jg_status_t st = fx_load(&f, j, NULL);
-    jg_linsys_t *s = NULL;
+    jg_lin_sys_t *s = NULL;
     *n = 0;
-    if (!st) st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_FULL, &s, NULL, &f.err);
+    if (!st) st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_FULL, &s, NULL, &f.err);
     if (!st) {
         for (int64_t r = 0; r < s->D->m; r++)
             for (int64_t c = 0; c < s->D->n && *n < 16; c++) d[(*n)++] = fx_entry(s->D, r, c);
     }
     snprintf(msg, 1024, "%s", st ? f.err.msg : "");
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     fx_unload(&f);
     free(j);
     return st;

@@ -162,12 +162,12 @@ static void test_setup(void)
                        "'a':'aa','Projection':'off'}]}"),
                  NULL);
     if (!st) {
-        jg_linsys_t *ls = NULL;
-        st = jg_lin_run(f.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &ls, NULL, &f.err);
+        jg_lin_sys_t *ls = NULL;
+        st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &ls, NULL, &f.err);
         /* x0 = (3, 1): A = [a(1 - y) -a x; c y -c(1 - x)] = [0 -4.5; 2 4] */
         tap_ok(!st && fabs(fx_entry(ls->A, 0, 1) + 4.5) < 1e-14 && fabs(fx_entry(ls->A, 1, 1) - 4) < 1e-14,
                "a workspace parameter reaches the plugin (a = 1.5: A(1,2) = -4.5)");
-        jg_linsys_free(ls);
+        jg_lin_sys_free(ls);
     }
     fx_unload(&f);
 }
@@ -187,7 +187,7 @@ static void check_paths(const char *what, const char *json, int nx, int nu, int 
         return;
     }
     for (int k = 0; k < NPATHS; k++) {
-        jg_linsys_t *ls = NULL;
+        jg_lin_sys_t *ls = NULL;
         st = jg_lin_run(f.l, paths[k].m, paths[k].r, &ls, NULL, &f.err);
         double worst = st ? INFINITY : 0;
         for (int i = 0; !st && i < nx; i++)
@@ -198,10 +198,10 @@ static void check_paths(const char *what, const char *json, int nx, int nu, int 
             for (int j = 0; j < nx; j++) worst = fmax(worst, fabs(fx_entry(ls->C, i, j) - C[i * nx + j]));
         for (int i = 0; !st && D && i < ny; i++)
             for (int j = 0; j < nu; j++) worst = fmax(worst, fabs(fx_entry(ls->D, i, j) - D[i * nu + j]));
-        double tol = paths[k].m == JG_METHOD_PERTURB ? 1e-6 : tol_graph;
+        double tol = paths[k].m == JG_LIN_PERTURB ? 1e-6 : tol_graph;
         if (!tap_ok(worst <= tol, "%s: %s within %g of the closed form", what, paths[k].name, tol))
             printf("#   worst %g %s\n", worst, st ? f.err.msg : "");
-        jg_linsys_free(ls);
+        jg_lin_sys_free(ls);
     }
     fx_unload(&f);
 }
@@ -224,13 +224,13 @@ static void test_jacobians(void)
     check_paths("PredPreyFD (host's central differences, default parts)", json, 2, 0, 2, A, NULL, C, NULL, 1e-8);
     {   /* the solver-Jacobian 'auto' rule sees the perturbation behind PredPreyFD */
         fx_t f;
-        jg_sjac_t *sj = NULL;
+        jg_solverjac_t *sj = NULL;
         jg_status_t st = fx_load(&f, q(json), NULL);
-        if (!st) st = jg_sjac_create(f.p, "auto", NULL, &sj, &f.err);
-        const char *why = sj ? jg_sjac_reason(sj) : "";
+        if (!st) st = jg_solverjac_create(f.p, "auto", NULL, &sj, &f.err);
+        const char *why = sj ? jg_solverjac_reason(sj) : "";
         tap_ok(!st && strstr(why, "block 'PP' (PredPreyFD) has no analytic Jacobian"),
                "auto: a plugin block without a Jacobian is not analytic (%s)", why);
-        jg_sjac_free(sj);
+        jg_solverjac_free(sj);
         fx_unload(&f);
     }
     /* PTCube: x' = u - x, y = u^3 + x with u = 2 + w: A = -1, B = 1, C = 1, D = 3 u^2 = 12 */
@@ -428,13 +428,13 @@ static void test_cholmod(void)
         }
         jg__proj_set_dense_max(way ? 1000 : 20);
         jg__proj_t *P = NULL;
-        jg_work_t *w = NULL;
+        jg_eval_work_t *w = NULL;
         st = jg__proj_create(r[way].p, &P, &r[way].err);
-        if (!st) st = jg_work_create(r[way].p, &w, &r[way].err);
+        if (!st) st = jg_eval_create(r[way].p, &w, &r[way].err);
         nx = jg_program_nstates(r[way].p);
         xs[way] = malloc(sizeof(double) * (size_t)nx);
         if (!st) {
-            memcpy(xs[way], jg_work_states(w), sizeof(double) * (size_t)nx);
+            memcpy(xs[way], jg_eval_states(w), sizeof(double) * (size_t)nx);
             for (int64_t i = 0; i < nx; i++) xs[way][i] *= 1 + 1e-5 * sin((double)i);   /* off the invariants */
             int changed = 0;
             st = jg__proj_apply(P, 0, xs[way], NULL, 1e-3, 1e-6, &changed, &r[way].err);
@@ -449,7 +449,7 @@ static void test_cholmod(void)
             tap_ok(gmax < 1e-14, "%s path: invariants at round-off after one projection (%.2g)",
                    way ? "dense" : "CHOLMOD", gmax);
         }
-        jg_work_free(w);
+        jg_eval_free(w);
         jg__proj_free(P);
     }
     double diff = 0;

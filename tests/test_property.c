@@ -111,7 +111,7 @@ static int check_seed(const jg_gen_random_opts_t *o, seen_t *seen)
     jg_model_t *m = NULL;
     jg_program_t *p = NULL;
     jg_lin_t *l = NULL;
-    jg_linsys_t *ref = NULL, *s = NULL;
+    jg_lin_sys_t *ref = NULL, *s = NULL;
     jg_error_t err;
     jg_error_clear(&err);
     char what[1400] = "", res[512] = "";
@@ -142,19 +142,19 @@ static int check_seed(const jg_gen_random_opts_t *o, seen_t *seen)
         snprintf(what, sizeof what, "lin_create: %s", err.msg);
         goto out;
     }
-    if (jg_lin_run(l, JG_METHOD_MATRIX, JG_REDUCE_NONE, &ref, NULL, &err)) {
+    if (jg_lin_run(l, JG_LIN_MATRIX, JG_GRAPH_REDUCE_NONE, &ref, NULL, &err)) {
         snprintf(what, sizeof what, "matrix: %s: %s", jg_status_name(err.status), err.msg);
         goto out;
     }
     static const struct {
-        jg_method_t m;
-        jg_reduce_t r;
+        jg_lin_method_t m;
+        jg_graph_reduce_t r;
         const char *name;
         double tol;
-    } runs[] = {{JG_METHOD_GRAPH, JG_REDUCE_NONE, "graph/none", TOL_GRAPH},
-                {JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, "markowitz", TOL_GRAPH},
-                {JG_METHOD_GRAPH, JG_REDUCE_FULL, "full", TOL_GRAPH},
-                {JG_METHOD_PERTURB, JG_REDUCE_NONE, "perturb", TOL_PERTURB}};
+    } runs[] = {{JG_LIN_GRAPH, JG_GRAPH_REDUCE_NONE, "graph/none", TOL_GRAPH},
+                {JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, "markowitz", TOL_GRAPH},
+                {JG_LIN_GRAPH, JG_GRAPH_REDUCE_FULL, "full", TOL_GRAPH},
+                {JG_LIN_PERTURB, JG_GRAPH_REDUCE_NONE, "perturb", TOL_PERTURB}};
     int bad = 0;
     for (size_t k = 0; k < sizeof runs / sizeof *runs; k++) {
         jg_lin_stats_t st;
@@ -164,14 +164,14 @@ static int check_seed(const jg_gen_random_opts_t *o, seen_t *seen)
             goto out;
         }
         const char *which = "?";
-        double d = jg_linsys_diff(s, ref, &which);
+        double d = jg_lin_sys_diff(s, ref, &which);
         int good = d <= runs[k].tol;
         if (!good) bad = 1;
         n += (size_t)snprintf(res + n, sizeof res - n, "%s%s %.1e%s%s", k ? ", " : "",
                               runs[k].name, d, good ? "" : " in ", good ? "" : which);
-        if (runs[k].r == JG_REDUCE_MARKOWITZ && st.graph.v_after < st.graph.v_before)
+        if (runs[k].r == JG_GRAPH_REDUCE_MARKOWITZ && st.graph.v_after < st.graph.v_before)
             seen->markowitz_removed++;
-        jg_linsys_free(s);
+        jg_lin_sys_free(s);
         s = NULL;
     }
     /* another operating point: states and inputs moved, replay only */
@@ -185,12 +185,12 @@ static int check_seed(const jg_gen_random_opts_t *o, seen_t *seen)
             nu += jg_program_port_width(p, jg_program_input_block(p, k), 1, 0);
         for (int64_t i = 0; i < nu; i++) u[i] = (double)(mix(&r) % 2001) / 1000.0 - 1.0;
         jg_lin_set_time(l, 0.5);
-        if (jg_lin_run(l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s, NULL, &err)) {
+        if (jg_lin_run(l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &s, NULL, &err)) {
             snprintf(what, sizeof what, "rerun: %s: %s", jg_status_name(err.status), err.msg);
             goto out;
         }
         const char *which = "?";
-        double d = jg_linsys_diff(s, ref, &which);
+        double d = jg_lin_sys_diff(s, ref, &which);
         if (!(d <= TOL_GRAPH)) bad = 1;
         n += (size_t)snprintf(res + n, sizeof res - n, ", rerun %.1e%s%s", d,
                               d <= TOL_GRAPH ? "" : " in ", d <= TOL_GRAPH ? "" : which);
@@ -212,8 +212,8 @@ out:
         repro_line(o);
         dump_model(text);
     }
-    jg_linsys_free(s);
-    jg_linsys_free(ref);
+    jg_lin_sys_free(s);
+    jg_lin_sys_free(ref);
     jg_lin_free(l);
     jg_program_free(p);
     jg_model_free(m);

@@ -99,8 +99,8 @@ static void test_snapshots(void)
         const double *x = jg_sim_states(s);
         memcpy(jg_lin_states(l), x, 2 * sizeof(double));
         jg_lin_set_time(l, jg_sim_time(s));
-        jg_linsys_t *sys = NULL;
-        if (!st) st = jg_lin_run(l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &sys, NULL, &err);
+        jg_lin_sys_t *sys = NULL;
+        if (!st) st = jg_lin_run(l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &sys, NULL, &err);
         double a[4] = {0};
         for (int64_t j = 0; !st && j < 2; j++)
             for (int64_t q = sys->A->p[j]; q < sys->A->p[j + 1]; q++) a[sys->A->i[q] + 2 * j] = sys->A->x[q];
@@ -110,7 +110,7 @@ static void test_snapshots(void)
         tap_ok(!st && d < 1e-12 && sys->t == at[k],
                "vdp snapshot t = %g: A equals the analytic Jacobian at (%.4f, %.4f)", at[k], x[0],
                x[1]);
-        jg_linsys_free(sys);
+        jg_lin_sys_free(sys);
     }
     /* two independent integrators agree at t = 10: adaptive ode45 at tight
      * tolerance and fixed-step ode5 with h = 1e-3 (error ~1e-13) */

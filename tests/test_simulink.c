@@ -50,14 +50,14 @@ typedef struct {
     jg_model_t *m;
     jg_program_t *p;
     jg_lin_t *l;
-    jg_linsys_t *s;
+    jg_lin_sys_t *s;
     jg_error_t err;
     jg_status_t st;
 } lin_t;
 
 static void lin_free(lin_t *r)
 {
-    jg_linsys_free(r->s);
+    jg_lin_sys_free(r->s);
     jg_lin_free(r->l);
     jg_program_free(r->p);
     jg_model_free(r->m);
@@ -78,7 +78,7 @@ static lin_t linearize(const char *path, const jg_import_opts_t *o)
     r.st = jg_import_load(path, o ? o : &dflt, &r.m, &r.err);
     if (!r.st) r.st = jg_program_compile(r.m, &r.p, &r.err);
     if (!r.st) r.st = jg_lin_create(r.p, NULL, &r.l, &r.err);
-    if (!r.st) r.st = jg_lin_run(r.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &r.s, NULL, &r.err);
+    if (!r.st) r.st = jg_lin_run(r.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &r.s, NULL, &r.err);
     if (r.st) printf("# %s: %s\n", path, r.err.msg);
     return r;
 }
@@ -98,7 +98,7 @@ static int cmp_c(const void *a, const void *b)
     return cimag(*x) < cimag(*y) ? -1 : cimag(*x) > cimag(*y);
 }
 
-static int eigenvalues(const jg_linsys_t *s, double complex *ev)
+static int eigenvalues(const jg_lin_sys_t *s, double complex *ev)
 {
     int64_t n = s->nx;
     double *a = calloc((size_t)(n * n + 1), sizeof *a), *wr = malloc(sizeof(double) * (size_t)(n + 1)),
@@ -117,7 +117,7 @@ static int eigenvalues(const jg_linsys_t *s, double complex *ev)
 }
 
 /* Every expected eigenvalue appears (within tol), as many times as listed. */
-static int same_spectrum(const jg_linsys_t *s, const double complex *want, int n, double tol,
+static int same_spectrum(const jg_lin_sys_t *s, const double complex *want, int n, double tol,
                          const char *what)
 {
     double complex ev[64];
@@ -144,7 +144,7 @@ static int same_spectrum(const jg_linsys_t *s, const double complex *want, int n
 static void check_msd(const lin_t *r, const char *what)
 {
     if (!tap_ok(!r->st, "%s imports and linearizes", what)) return;
-    const jg_linsys_t *s = r->s;
+    const jg_lin_sys_t *s = r->s;
     int64_t v = index_of(s->state_names, s->nx, "v"), x = index_of(s->state_names, s->nx, "x");
     tap_ok(s->nx == 2 && v >= 0 && x >= 0, "%s: states v and x", what);
     if (v < 0 || x < 0) return;
@@ -470,7 +470,7 @@ static void test_modelref(void)
 }
 
 /* G(jw) = C (jw I - A)^-1 B + D of a SISO linsys, by a complex dense solve. */
-static double complex freq_response(const jg_linsys_t *s, double w)
+static double complex freq_response(const jg_lin_sys_t *s, double w)
 {
     int64_t n = s->nx;
     lapack_complex_double *m = calloc((size_t)(n * n + 1), sizeof *m), *b = calloc((size_t)n + 1, sizeof *b);
@@ -498,7 +498,7 @@ static lin_t linearize_io(const char *path, const char *in, const char *out)
     r.st = jg_import_load(path, &o, &r.m, &r.err);
     if (!r.st) r.st = jg_program_compile(r.m, &r.p, &r.err);
     if (!r.st) r.st = jg_lin_create(r.p, &lo, &r.l, &r.err);
-    if (!r.st) r.st = jg_lin_run(r.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &r.s, NULL, &r.err);
+    if (!r.st) r.st = jg_lin_run(r.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &r.s, NULL, &r.err);
     if (r.st) printf("# %s: %s\n", path, r.err.msg);
     return r;
 }
@@ -597,17 +597,17 @@ static void test_corpus(void)
         double complex want[2] = {I * 0.88441, -I * 0.88441};
         same_spectrum(r.s, want, 2, 1e-5, "implicit ODE at y = 1");
         /* at y = -1, y' = 0 the loop s + exp(s) - 1 = 0 has s* = 0: A = [0 1; -1/2 0] */
-        jg_linsys_t *s2 = NULL;
+        jg_lin_sys_t *s2 = NULL;
         int64_t yi = index_of(r.s->state_names, r.s->nx, "Integrator1");
         double *x = jg_lin_states(r.l);
         if (yi >= 0) x[yi] = -1;
-        if (yi >= 0 && !jg_lin_run(r.l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, &s2, NULL, &r.err)) {
+        if (yi >= 0 && !jg_lin_run(r.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &s2, NULL, &r.err)) {
             double complex want2[2] = {I * sqrt(0.5), -I * sqrt(0.5)};
             same_spectrum(s2, want2, 2, 1e-12, "implicit ODE at y = -1");
         } else {
             tap_ok(0, "implicit ODE at y = -1");
         }
-        jg_linsys_free(s2);
+        jg_lin_sys_free(s2);
     }
     lin_free(&r);
     /* closed loop around G = (5.2s + 10)(1.151s + 0.1774)/((0.0208s + 1)(s^3 + 0.739s^2 + 0.9215s)) */
@@ -636,7 +636,7 @@ static void test_corpus(void)
     lin_t a = linearize(corpus_file("EmbSys-WWU__Simulink2dL__model01.mdl"), NULL);
     lin_t b = linearize(corpus_file("EmbSys-WWU__Simulink2dL__model01_2013a.slx"), NULL);
     tap_ok(!a.st && !b.st, "model01 imports from MDL (R14SP3, windows-1252) and SLX (R2013a)");
-    if (!a.st && !b.st) tap_ok(jg_linsys_diff(a.s, b.s, NULL) == 0, "model01: MDL and SLX agree exactly");
+    if (!a.st && !b.st) tap_ok(jg_lin_sys_diff(a.s, b.s, NULL) == 0, "model01: MDL and SLX agree exactly");
     lin_free(&a);
     lin_free(&b);
     test_model01_sim();

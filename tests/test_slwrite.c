@@ -179,7 +179,7 @@ static void test_bad(void)
                 "'/nonexistent-dir/x.slx'", "unwritable SLX path");
 }
 
-static jg_status_t lin_of(const char *path, int import, jg_linsys_t **out, jg_error_t *err)
+static jg_status_t lin_of(const char *path, int import, jg_lin_sys_t **out, jg_error_t *err)
 {
     jg_model_t *m = NULL;
     jg_program_t *p = NULL;
@@ -189,7 +189,7 @@ static jg_status_t lin_of(const char *path, int import, jg_linsys_t **out, jg_er
     jg_status_t st = import ? jg_import_load(path, &o, &m, err) : jg_model_read(path, &m, err);
     if (st == JG_OK) st = jg_program_compile(m, &p, err);
     if (st == JG_OK) st = jg_lin_create(p, NULL, &l, err);
-    if (st == JG_OK) st = jg_lin_run(l, JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, out, NULL, err);
+    if (st == JG_OK) st = jg_lin_run(l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, out, NULL, err);
     jg_lin_free(l);
     jg_program_free(p);
     jg_model_free(m);
@@ -208,7 +208,7 @@ static void roundtrip(const char *json_path, const char *label)
 {
     size_t len;
     char *text = tl_slurp(json_path, &len);
-    jg_linsys_t *ref = NULL;
+    jg_lin_sys_t *ref = NULL;
     jg_error_t err;
     if (text && jg_io_write_simulink(text, len, JG_SL_WRITE_MDL, "/dev/null", &err) == JG_MODEL &&
         strstr(err.msg, "has no Simulink BlockType")) {
@@ -232,22 +232,22 @@ static void roundtrip(const char *json_path, const char *label)
             printf("#   %s\n", err.msg);
             continue;
         }
-        jg_linsys_t *s = NULL;
+        jg_lin_sys_t *s = NULL;
         st = lin_of(out, 1, &s, &err);
         int ok = st == JG_OK && s->nx == ref->nx && s->nu == ref->nu && s->ny == ref->ny &&
                  same_names(s->state_names, ref->state_names, s->nx) &&
                  same_names(s->input_names, ref->input_names, s->nu) &&
                  same_names(s->output_names, ref->output_names, s->ny);
         const char *which = "";
-        double diff = ok ? jg_linsys_diff(s, ref, &which) : 0;
+        double diff = ok ? jg_lin_sys_diff(s, ref, &which) : 0;
         if (!tap_ok(ok && diff <= 1e-12, "%s as %s linearizes like the JSON", label, ext)) {
             if (st != JG_OK) printf("#   %s\n", err.msg);
             else if (!ok) printf("#   sizes or names differ\n");
             else printf("#   %s differs by %g\n", which, diff);
         }
-        jg_linsys_free(s);
+        jg_lin_sys_free(s);
     }
-    jg_linsys_free(ref);
+    jg_lin_sys_free(ref);
     free(text);
 }
 

@@ -28,8 +28,8 @@
 #define TOL_EXACT 1e-10     /* graph replay vs matrix LFT: round-off only */
 #define TOL_PERTURB 1e-6    /* forward differences, sqrt(eps) steps */
 
-static const jg_sjac_method_t METHODS[4] = {JG_SJAC_FULL_PERTURBATION, JG_SJAC_SPARSE_PERTURBATION,
-                                            JG_SJAC_FULL_ANALYTICAL, JG_SJAC_SPARSE_ANALYTICAL};
+static const jg_solverjac_method_t METHODS[4] = {JG_SOLVERJAC_FULL_PERTURBATION, JG_SOLVERJAC_SPARSE_PERTURBATION,
+                                            JG_SOLVERJAC_FULL_ANALYTICAL, JG_SOLVERJAC_SPARSE_ANALYTICAL};
 
 static jg_program_t *compile_text(const char *json, jg_model_t **m, jg_error_t *err)
 {
@@ -71,15 +71,15 @@ static double *reference_A(const jg_program_t *p, double t, const double *x, jg_
 {
     jg_lin_opts_t o = {.no_defaults = 1};
     jg_lin_t *l = NULL;
-    jg_linsys_t *s = NULL;
+    jg_lin_sys_t *s = NULL;
     double *A = NULL;
     int64_t n = jg_program_nstates(p);
     if (!jg_lin_create(p, &o, &l, err)) {
         memcpy(jg_lin_states(l), x, sizeof(double) * (size_t)n);
         jg_lin_set_time(l, t);
-        if (!jg_lin_run(l, JG_METHOD_MATRIX, JG_REDUCE_NONE, &s, NULL, err)) A = dense(s->A, n);
+        if (!jg_lin_run(l, JG_LIN_MATRIX, JG_GRAPH_REDUCE_NONE, &s, NULL, err)) A = dense(s->A, n);
     }
-    jg_linsys_free(s);
+    jg_lin_sys_free(s);
     jg_lin_free(l);
     return A;
 }
@@ -99,7 +99,7 @@ static int check_point(const jg_program_t *p, double t, const double *x, double 
     jg_error_clear(&err);
     const int64_t n = jg_program_nstates(p);
     double *A = reference_A(p, t, x, &err), *J[4] = {0};
-    jg_sjac_t *sj[4] = {0};
+    jg_solverjac_t *sj[4] = {0};
     cs_dl *M[4] = {0};
     int ok = 0;
     me->n = n;
@@ -108,34 +108,34 @@ static int check_point(const jg_program_t *p, double t, const double *x, double 
         goto out;
     }
     for (int k = 0; k < 4; k++) {
-        const char *name = jg_sjac_method_name(METHODS[k]);
-        if (jg_sjac_create(p, name, NULL, &sj[k], &err)) {
+        const char *name = jg_solverjac_method_name(METHODS[k]);
+        if (jg_solverjac_create(p, name, NULL, &sj[k], &err)) {
             snprintf(what, nwhat, "%s: create: %.500s", name, err.msg);
             goto out;
         }
-        if (jg_sjac_method(sj[k]) != METHODS[k]) {
+        if (jg_solverjac_method(sj[k]) != METHODS[k]) {
             snprintf(what, nwhat, "%s: method became %s (%s)", name,
-                     jg_sjac_method_name(jg_sjac_method(sj[k])), jg_sjac_reason(sj[k]));
+                     jg_solverjac_method_name(jg_solverjac_method(sj[k])), jg_solverjac_reason(sj[k]));
             goto out;
         }
-        M[k] = jg_sjac_alloc(sj[k]);
+        M[k] = jg_solverjac_alloc(sj[k]);
         /* f at the point, as a solver would hand it over */
         double *fx = malloc(sizeof(double) * (size_t)(n + 1));
-        jg_work_t *w = jg_sjac_work(sj[k]);
-        memcpy(jg_work_states(w), x, sizeof(double) * (size_t)n);
-        int bad = !M[k] || !fx || jg_work_outputs(w, t, &err) || jg_work_derivatives(w, fx, &err);
-        jg_sjac_stats_t s0, s1;
-        jg_sjac_get_stats(sj[k], &s0);
-        if (!bad) bad = jg_sjac_eval(sj[k], t, x, fx, M[k], &err) != JG_OK;
-        jg_sjac_get_stats(sj[k], &s1);
+        jg_eval_work_t *w = jg_solverjac_work(sj[k]);
+        memcpy(jg_eval_states(w), x, sizeof(double) * (size_t)n);
+        int bad = !M[k] || !fx || jg_eval_outputs(w, t, &err) || jg_eval_derivatives(w, fx, &err);
+        jg_solverjac_stats_t s0, s1;
+        jg_solverjac_get_stats(sj[k], &s0);
+        if (!bad) bad = jg_solverjac_eval(sj[k], t, x, fx, M[k], &err) != JG_OK;
+        jg_solverjac_get_stats(sj[k], &s1);
         free(fx);
         if (bad) {
             snprintf(what, nwhat, "%s: eval: %.500s", name, err.msg);
             goto out;
         }
-        long fe = s1.fevals - s0.fevals, want = (long)jg_sjac_fevals_per_jacobian(sj[k]);
-        long expect = METHODS[k] == JG_SJAC_FULL_PERTURBATION   ? (long)n
-                      : METHODS[k] == JG_SJAC_SPARSE_PERTURBATION ? (long)jg_sjac_ncolors(sj[k])
+        long fe = s1.fevals - s0.fevals, want = (long)jg_solverjac_fevals_per_jacobian(sj[k]);
+        long expect = METHODS[k] == JG_SOLVERJAC_FULL_PERTURBATION   ? (long)n
+                      : METHODS[k] == JG_SOLVERJAC_SPARSE_PERTURBATION ? (long)jg_solverjac_ncolors(sj[k])
                                                                   : 0;
         if (fe != want || want != expect || s1.fevals_base != s0.fevals_base ||
             s1.jevals != s0.jevals + 1) {
@@ -144,20 +144,20 @@ static int check_point(const jg_program_t *p, double t, const double *x, double 
             goto out;
         }
         /* the pattern filled: dense for the full methods, the structure for the sparse */
-        const cs_dl *P = jg_sjac_pattern(sj[k]), *S = jg_sjac_structure(sj[k]);
-        int sparse = METHODS[k] == JG_SJAC_SPARSE_PERTURBATION || METHODS[k] == JG_SJAC_SPARSE_ANALYTICAL;
+        const cs_dl *P = jg_solverjac_pattern(sj[k]), *S = jg_solverjac_structure(sj[k]);
+        int sparse = METHODS[k] == JG_SOLVERJAC_SPARSE_PERTURBATION || METHODS[k] == JG_SOLVERJAC_SPARSE_ANALYTICAL;
         if (P->p[n] != (sparse ? S->p[n] : n * n) ||
-            (jg_sjac_solver_pattern(sj[k]) != NULL) != sparse) {
+            (jg_solverjac_solver_pattern(sj[k]) != NULL) != sparse) {
             snprintf(what, nwhat, "%s: pattern has %lld entries", name, (long long)P->p[n]);
             goto out;
         }
         J[k] = dense(M[k], n);
     }
-    const cs_dl *S = jg_sjac_structure(sj[0]);
-    const int64_t *color = jg_sjac_colors(sj[0]);
+    const cs_dl *S = jg_solverjac_structure(sj[0]);
+    const int64_t *color = jg_solverjac_colors(sj[0]);
     me->nnz = S->p[n];
-    me->colors = jg_sjac_ncolors(sj[0]);
-    me->maxrow = jg_sjac_max_row_nnz(sj[0]);
+    me->colors = jg_solverjac_ncolors(sj[0]);
+    me->maxrow = jg_solverjac_max_row_nnz(sj[0]);
     me->d_pert = fmax(reldiff(J[0], A, n), reldiff(J[1], A, n));
     me->d_an = fmax(reldiff(J[2], A, n), reldiff(J[3], A, n));
     if (!(me->d_an <= TOL_EXACT)) {
@@ -180,9 +180,9 @@ static int check_point(const jg_program_t *p, double t, const double *x, double 
                          (long long)j, J[0][i + j * n], A[i + j * n]);
                 goto out;
             }
-    if (!jg_coloring_valid(S, color) || me->colors < me->maxrow) {
+    if (!jg_solverjac_coloring_valid(S, color) || me->colors < me->maxrow) {
         snprintf(what, nwhat, "coloring: %lld colors, largest row %lld, valid %d",
-                 (long long)me->colors, (long long)me->maxrow, jg_coloring_valid(S, color));
+                 (long long)me->colors, (long long)me->maxrow, jg_solverjac_coloring_valid(S, color));
         goto out;
     }
     ok = 1;
@@ -190,7 +190,7 @@ out:
     for (int k = 0; k < 4; k++) {
         free(J[k]);
         cs_dl_spfree(M[k]);
-        jg_sjac_free(sj[k]);
+        jg_solverjac_free(sj[k]);
     }
     free(A);
     return ok;
@@ -268,10 +268,10 @@ static void test_rober(void)
     for (int k = 0; k < 2; k++) {
         const double *y = pts[k];
         double *A = reference_A(p, 0, y, &err), worst = 0, *Jd = NULL;
-        jg_sjac_t *sj = NULL;
+        jg_solverjac_t *sj = NULL;
         cs_dl *J = NULL;
-        if (A && !jg_sjac_create(p, "full-perturbation", NULL, &sj, &err) && (J = jg_sjac_alloc(sj)) &&
-            !jg_sjac_eval(sj, 0, y, NULL, J, &err) && (Jd = dense(J, 3))) {
+        if (A && !jg_solverjac_create(p, "full-perturbation", NULL, &sj, &err) && (J = jg_solverjac_alloc(sj)) &&
+            !jg_solverjac_eval(sj, 0, y, NULL, J, &err) && (Jd = dense(J, 3))) {
             double h = (y[1] + sqrt(DBL_EPSILON) * fmax(fabs(y[1]), 1)) - y[1];
             for (int i = 0; i < 3; i++)
                 for (int j = 0; j < 3; j++) {
@@ -286,7 +286,7 @@ static void test_rober(void)
         free(A);
         free(Jd);
         cs_dl_spfree(J);
-        jg_sjac_free(sj);
+        jg_solverjac_free(sj);
     }
     jg_program_free(p);
     jg_model_free(m);
@@ -324,18 +324,18 @@ static void test_constraint(void)
         meas_t me = {0};
         char what[600] = "";
         int ok = check_point(p, 0, pts[k], TOL_PERTURB, &me, what, sizeof what);
-        jg_sjac_t *sj = NULL;
+        jg_solverjac_t *sj = NULL;
         cs_dl *J = NULL;
         double z = sqrt(2 - pts[k][1]), v = NAN;
-        if (!jg_sjac_create(p, "sparse-analytical", NULL, &sj, &err) && (J = jg_sjac_alloc(sj)) &&
-            !jg_sjac_eval(sj, 0, pts[k], NULL, J, &err))
+        if (!jg_solverjac_create(p, "sparse-analytical", NULL, &sj, &err) && (J = jg_solverjac_alloc(sj)) &&
+            !jg_solverjac_eval(sj, 0, pts[k], NULL, J, &err))
             v = J->x[1];   /* pattern (1, 0), (0, 1): column 2 holds d x1'/d x2 */
         tap_ok(ok && me.nnz == 2 && fabs(v + 1 / (2 * z)) < 1e-12,
                "Algebraic Constraint at x2 = %g: the four methods agree with A, pattern %lld, "
                "dx1'/dx2 = -1/(2z) (%.17g)%s%s",
                pts[k][1], (long long)me.nnz, v, ok ? "" : ": ", what);
         cs_dl_spfree(J);
-        jg_sjac_free(sj);
+        jg_solverjac_free(sj);
     }
     jg_program_free(p);
     jg_model_free(m);
@@ -409,13 +409,13 @@ static void test_coloring(void)
     static const int64_t seed[] = {0, 0, 0, 2, 1, 1, 2, 1};
     cs_dl *A = pattern_from(3, 3, seed, 4);
     int64_t color[400];
-    jg_color_columns(A, color, &nc, &err);
-    tap_ok(nc == 2 && color[0] != color[2] && jg_coloring_valid(A, color),
+    jg_solverjac_color_columns(A, color, &nc, &err);
+    tap_ok(nc == 2 && color[0] != color[2] && jg_solverjac_coloring_valid(A, color),
            "Simulink's example: 2 colors, x1 and x3 apart, x2 with one of them (colors %lld %lld %lld)",
            (long long)color[0], (long long)color[1], (long long)color[2]);
     /* the check itself must catch a bad grouping */
     int64_t bad[3] = {0, 0, 0};
-    tap_ok(!jg_coloring_valid(A, bad), "jg_coloring_valid rejects columns 1 and 3 together");
+    tap_ok(!jg_solverjac_coloring_valid(A, bad), "jg_solverjac_coloring_valid rejects columns 1 and 3 together");
     cs_dl_spfree(A);
 
     /* tridiagonal 300: 3 colors, the lower bound */
@@ -425,8 +425,8 @@ static void test_coloring(void)
             if (j >= 0 && j < 300) ij[2 * nz] = i, ij[2 * nz + 1] = j, nz++;
     A = pattern_from(300, 300, ij, nz);
     int64_t *c300 = malloc(sizeof(int64_t) * 300);
-    jg_color_columns(A, c300, &nc, &err);
-    tap_ok(nc == 3 && jg_coloring_valid(A, c300), "tridiagonal 300: %lld colors (bound 3)", (long long)nc);
+    jg_solverjac_color_columns(A, c300, &nc, &err);
+    tap_ok(nc == 3 && jg_solverjac_coloring_valid(A, c300), "tridiagonal 300: %lld colors (bound 3)", (long long)nc);
     cs_dl_spfree(A);
 
     /* 5-point stencil on a 15 x 15 grid: largest row 5 */
@@ -442,8 +442,8 @@ static void test_coloring(void)
         }
     A = pattern_from(225, 225, ij, nz);
     int64_t *c225 = malloc(sizeof(int64_t) * 225);
-    jg_color_columns(A, c225, &nc, &err);
-    tap_ok(nc >= 5 && nc <= 7 && jg_coloring_valid(A, c225),
+    jg_solverjac_color_columns(A, c225, &nc, &err);
+    tap_ok(nc >= 5 && nc <= 7 && jg_solverjac_coloring_valid(A, c225),
            "5-point stencil 15x15: %lld colors (bound 5)", (long long)nc);
     cs_dl_spfree(A);
     free(c225);
@@ -456,14 +456,14 @@ static void test_coloring(void)
         if (i) ij[2 * nz] = i, ij[2 * nz + 1] = i, nz++;
     }
     A = pattern_from(40, 40, ij, nz);
-    jg_color_columns(A, c300, &nc, &err);
-    tap_ok(nc == 40 && jg_coloring_valid(A, c300), "arrow 40: %lld colors (a full row)", (long long)nc);
+    jg_solverjac_color_columns(A, c300, &nc, &err);
+    tap_ok(nc == 40 && jg_solverjac_coloring_valid(A, c300), "arrow 40: %lld colors (a full row)", (long long)nc);
     cs_dl_spfree(A);
 
     /* empty columns take no color; an empty pattern needs no evaluation */
     static const int64_t one[] = {1, 1};
     A = pattern_from(4, 4, one, 1);
-    jg_color_columns(A, color, &nc, &err);
+    jg_solverjac_color_columns(A, color, &nc, &err);
     tap_ok(nc == 1 && color[0] == -1 && color[1] == 0 && color[2] == -1 && color[3] == -1,
            "empty columns: color -1, %lld color for the one entry", (long long)nc);
     cs_dl_spfree(A);
@@ -499,27 +499,27 @@ static void test_auto(void)
     jg_error_t err;
     jg_model_t *m = NULL;
     jg_program_t *p = NULL;
-    jg_sjac_t *sj = NULL;
+    jg_solverjac_t *sj = NULL;
     jg_error_clear(&err);
     if (jg_model_read("graphs/vdp.json", &m, &err) || jg_program_compile(m, &p, &err) ||
-        jg_sjac_create(p, NULL, NULL, &sj, &err)) {
+        jg_solverjac_create(p, NULL, NULL, &sj, &err)) {
         tap_ok(0, "vdp: %s", err.msg);
         return;
     }
-    tap_ok(jg_sjac_method(sj) == JG_SJAC_FULL_ANALYTICAL, "vdp (2 states): auto picks %s",
-           jg_sjac_method_name(jg_sjac_method(sj)));
-    tap_streq(jg_sjac_reason(sj),
+    tap_ok(jg_solverjac_method(sj) == JG_SOLVERJAC_FULL_ANALYTICAL, "vdp (2 states): auto picks %s",
+           jg_solverjac_method_name(jg_solverjac_method(sj)));
+    tap_streq(jg_solverjac_reason(sj),
               "auto: every block has an analytic Jacobian (analytical), 2 states < 50 (full)",
               "vdp: auto says why");
     /* the analytic vdp Jacobian at (2, 0), mu = 1: [0 1; -1 -3] (the model's note) */
-    cs_dl *J = jg_sjac_alloc(sj);
+    cs_dl *J = jg_solverjac_alloc(sj);
     double x[2] = {2, 0};
-    jg_sjac_eval(sj, 0, x, NULL, J, &err);
+    jg_solverjac_eval(sj, 0, x, NULL, J, &err);
     tap_ok(J->x[0] == 0 && J->x[1] == -1 && J->x[2] == 1 && J->x[3] == -3,
            "vdp at (2, 0): J_x = [0 1; -1 -3] (dense column-major %g %g %g %g)", J->x[0], J->x[1],
            J->x[2], J->x[3]);
     cs_dl_spfree(J);
-    jg_sjac_free(sj);
+    jg_solverjac_free(sj);
     sj = NULL;
 
     /* a block without an analytic Jacobian: perturbation, said so (no block
@@ -530,28 +530,28 @@ static void test_auto(void)
     jg_block_type_t nojac = *saved;
     nojac.jacobian = NULL;
     B->type = &nojac;
-    jg_sjac_create(p, "auto", NULL, &sj, &err);
-    tap_ok(sj && jg_sjac_method(sj) == JG_SJAC_FULL_PERTURBATION, "no analytic Jacobian: auto picks %s",
-           sj ? jg_sjac_method_name(jg_sjac_method(sj)) : "(failed)");
-    tap_streq(sj ? jg_sjac_reason(sj) : "",
+    jg_solverjac_create(p, "auto", NULL, &sj, &err);
+    tap_ok(sj && jg_solverjac_method(sj) == JG_SOLVERJAC_FULL_PERTURBATION, "no analytic Jacobian: auto picks %s",
+           sj ? jg_solverjac_method_name(jg_solverjac_method(sj)) : "(failed)");
+    tap_streq(sj ? jg_solverjac_reason(sj) : "",
               "auto: block 'Mu' (Gain) has no analytic Jacobian (perturbation), 2 states < 50 (full)",
               "no analytic Jacobian: auto says why");
-    jg_sjac_free(sj);
+    jg_solverjac_free(sj);
     sj = NULL;
-    jg_sjac_create(p, "sparse-analytical", NULL, &sj, &err);
-    tap_ok(sj && jg_sjac_method(sj) == JG_SJAC_SPARSE_PERTURBATION,
+    jg_solverjac_create(p, "sparse-analytical", NULL, &sj, &err);
+    tap_ok(sj && jg_solverjac_method(sj) == JG_SOLVERJAC_SPARSE_PERTURBATION,
            "sparse-analytical asked, a block without: sparse-perturbation (as in Simulink)");
-    tap_streq(sj ? jg_sjac_reason(sj) : "",
+    tap_streq(sj ? jg_solverjac_reason(sj) : "",
               "sparse-analytical requested, but block 'Mu' (Gain) has no analytic Jacobian: "
               "sparse-perturbation instead",
               "the fallback says why");
-    jg_sjac_free(sj);
+    jg_solverjac_free(sj);
     sj = NULL;
     B->type = saved;
 
     /* bad method name: the exact message, from the API and the simulator */
     jg_error_clear(&err);
-    jg_status_t st = jg_sjac_create(p, "sparse", NULL, &sj, &err);
+    jg_status_t st = jg_solverjac_create(p, "sparse", NULL, &sj, &err);
     tap_ok(st == JG_ARG && !sj, "unknown method: JG_ARG");
     tap_streq(err.msg,
               "unknown solver Jacobian method 'sparse' (valid: auto full-perturbation "
@@ -577,16 +577,16 @@ static void test_auto(void)
         tap_ok(0, "chain60: %s", err.msg);
         return;
     }
-    jg_sjac_create(p, "auto", NULL, &sj, &err);
-    tap_ok(sj && jg_sjac_method(sj) == JG_SJAC_SPARSE_ANALYTICAL, "chain (60 states): auto picks %s",
-           sj ? jg_sjac_method_name(jg_sjac_method(sj)) : err.msg);
-    tap_streq(sj ? jg_sjac_reason(sj) : "",
+    jg_solverjac_create(p, "auto", NULL, &sj, &err);
+    tap_ok(sj && jg_solverjac_method(sj) == JG_SOLVERJAC_SPARSE_ANALYTICAL, "chain (60 states): auto picks %s",
+           sj ? jg_solverjac_method_name(jg_solverjac_method(sj)) : err.msg);
+    tap_streq(sj ? jg_solverjac_reason(sj) : "",
               "auto: every block has an analytic Jacobian (analytical), 60 states >= 50 (sparse)",
               "chain: auto says why");
-    const cs_dl *S = jg_sjac_structure(sj);
-    tap_ok(S->p[60] == 119 && jg_sjac_ncolors(sj) == 2 && jg_sjac_max_row_nnz(sj) == 2,
+    const cs_dl *S = jg_solverjac_structure(sj);
+    tap_ok(S->p[60] == 119 && jg_solverjac_ncolors(sj) == 2 && jg_solverjac_max_row_nnz(sj) == 2,
            "chain: bidiagonal pattern (%lld entries), 2 colors (%lld)", (long long)S->p[60],
-           (long long)jg_sjac_ncolors(sj));
+           (long long)jg_solverjac_ncolors(sj));
     meas_t me;
     char what[600] = "";
     double *x0 = malloc(sizeof(double) * 60);
@@ -594,22 +594,22 @@ static void test_auto(void)
     int ok = check_point(p, 0, x0, TOL_PERTURB, &me, what, sizeof what);
     tap_ok(ok, "chain: the four methods agree with A%s%s", ok ? "" : ": ", what);
     /* the adapter for jg_solver_set_jacobian: same values, errors to the sink */
-    J = jg_sjac_alloc(sj);
-    cs_dl *J2 = jg_sjac_alloc(sj);
-    jg_sjac_set_error(sj, &err);
-    int r = jg_sjac_solver_jac(0, x0, NULL, J, sj);
-    jg_sjac_eval(sj, 0, x0, NULL, J2, &err);
-    tap_ok(r == 0 && !memcmp(J->x, J2->x, sizeof(double) * 119), "jg_sjac_solver_jac = jg_sjac_eval");
+    J = jg_solverjac_alloc(sj);
+    cs_dl *J2 = jg_solverjac_alloc(sj);
+    jg_solverjac_set_error(sj, &err);
+    int r = jg_solverjac_solver_jac(0, x0, NULL, J, sj);
+    jg_solverjac_eval(sj, 0, x0, NULL, J2, &err);
+    tap_ok(r == 0 && !memcmp(J->x, J2->x, sizeof(double) * 119), "jg_solverjac_solver_jac = jg_solverjac_eval");
     cs_dl *Jbad = cs_dl_spalloc(60, 60, 10, 1, 0);
     jg_error_clear(&err);
-    r = jg_sjac_solver_jac(0, x0, NULL, Jbad, sj);
+    r = jg_solverjac_solver_jac(0, x0, NULL, Jbad, sj);
     tap_ok(r < 0 && err.status == JG_ARG && strstr(err.msg, "expected a 60 x 60 compressed-column matrix with 119 entries"),
            "adapter: a matrix of another pattern fails into the sink (%s)", err.msg);
     cs_dl_spfree(Jbad);
     cs_dl_spfree(J);
     cs_dl_spfree(J2);
     free(x0);
-    jg_sjac_free(sj);
+    jg_solverjac_free(sj);
     jg_program_free(p);
     jg_model_free(m);
 }
@@ -652,14 +652,14 @@ static void test_held(void)
     }
     double v[4];
     for (int k = 0; k < 4; k++) {
-        jg_sjac_t *sj = NULL;
+        jg_solverjac_t *sj = NULL;
         cs_dl *J = NULL;
         v[k] = NAN;
-        if (!jg_sjac_create(p, jg_sjac_method_name(METHODS[k]), jg_sim_work(s), &sj, &err) &&
-            (J = jg_sjac_alloc(sj)) && !jg_sjac_eval(sj, jg_sim_time(s), jg_sim_states(s), NULL, J, &err))
+        if (!jg_solverjac_create(p, jg_solverjac_method_name(METHODS[k]), jg_sim_work(s), &sj, &err) &&
+            (J = jg_solverjac_alloc(sj)) && !jg_solverjac_eval(sj, jg_sim_time(s), jg_sim_states(s), NULL, J, &err))
             v[k] = J->x[0];
         cs_dl_spfree(J);
-        jg_sjac_free(sj);
+        jg_solverjac_free(sj);
     }
     tap_ok(fabs(v[0] + 1) < 1e-7 && fabs(v[1] + 1) < 1e-7 && v[2] == -1 && v[3] == -1,
            "held: between hits every method gives J_x = -1 (%g %g %g %g)", v[0], v[1], v[2], v[3]);
@@ -691,7 +691,7 @@ static void test_simulate(void)
     /* ode23s: a new Jacobian every step, by our callback: its f evaluations
      * are n or colors per Jacobian, none for the analytical methods */
     for (int k = 0; k < 4; k++) {
-        const char *name = jg_sjac_method_name(METHODS[k]);
+        const char *name = jg_solverjac_method_name(METHODS[k]);
         so = (jg_sim_opts_t){.solver = "ode23s", .tstop = 1, .so = {.rtol = 1e-6, .atol = 1e-9},
                              .jacobian = name};
         jg_sim_stats_t st = {0};
@@ -699,7 +699,7 @@ static void test_simulate(void)
         int ok = !jg_sim_create(p, &so, &s, &err) && (used = jg_sim_jacobian(s, &why)) &&
                  !strcmp(used, name) && !jg_sim_run(s, 1, NULL, NULL, &err);
         if (ok) jg_sim_stats(s, &st);
-        long per = METHODS[k] == JG_SJAC_FULL_PERTURBATION ? 2 : METHODS[k] == JG_SJAC_SPARSE_PERTURBATION ? 2 : 0;
+        long per = METHODS[k] == JG_SOLVERJAC_FULL_PERTURBATION ? 2 : METHODS[k] == JG_SOLVERJAC_SPARSE_PERTURBATION ? 2 : 0;
         tap_ok(ok && st.solver.jevals > 0 && st.solver.fevals_jac == per * st.solver.jevals,
                "ode23s --jacobian %s: %ld Jacobians, %ld f evaluations for them%s%s", name,
                st.solver.jevals, st.solver.fevals_jac, ok ? "" : ": ", ok ? "" : err.msg);

@@ -214,13 +214,13 @@ static void test_values(void)
         {-4, 1, 1, -1, -1, -4, "below the lower limit: y = -1, state -4"},
     };
     for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
-        double *x = jg_work_states(f.w), *in = jg_work_inputs(f.w), dx[4];
+        double *x = jg_eval_states(f.w), *in = jg_eval_inputs(f.w), dx[4];
         x[0] = c[k].x;
         in[0] = c[k].u;
         in[1] = 1;   /* reset and IC inputs: no effect outside update() */
         in[2] = 7;
-        st = jg_work_outputs(f.w, 0, &f.err);
-        if (!st) st = jg_work_derivatives(f.w, dx, &f.err);
+        st = jg_eval_outputs(f.w, 0, &f.err);
+        if (!st) st = jg_eval_derivatives(f.w, dx, &f.err);
         int ok = !st && dx[0] == c[k].dx && dx[1] == c[k].y && dx[2] == c[k].sat && dx[3] == c[k].state;
         tap_ok(ok, "Integrator x = %g, u = %g: %s", c[k].x, c[k].u, c[k].what);
         if (!ok) printf("#   x' %g, y %g, saturation %g, state %g\n", dx[0], dx[1], dx[2], dx[3]);
@@ -233,7 +233,7 @@ static void test_values(void)
                    "'LowerSaturationLimit':[-2,-1,0]}],'lines':[{'src':'U:1','dst':'I:1'}]}"),
                  NULL);
     if (st) printf("#   %s\n", f.err.msg);
-    const double *x0 = st ? NULL : jg_work_states(f.w);
+    const double *x0 = st ? NULL : jg_eval_states(f.w);
     tap_ok(x0 && x0[0] == -2 && x0[1] == 0 && x0[2] == 4,
            "Integrator x(0) = InitialCondition [-3 0 9] clamped into [[-2 -1 0], 4]: [-2 0 4]");
     fx_unload(&f);
@@ -261,7 +261,7 @@ static void test_linearization(void)
             u[0] = pt[k].u;
             u[1] = 0;
             u[2] = 0;
-            jg_linsys_t *s = NULL;
+            jg_lin_sys_t *s = NULL;
             jg_status_t st2 = jg_lin_run(f.l, paths[pi].m, paths[pi].r, &s, NULL, &f.err);
             /* A over (I, Y1, Y2, Y3): row Y1 = c (y), row Y3 = 1 (state port),
              * row Y2 = 0 (the saturation port has no path); B over (u, reset,
@@ -274,12 +274,12 @@ static void test_linearization(void)
                 for (int j = 0; j < 4; j++) err = fmax(err, fabs(fx_entry(s->A, i, j) - want_a[i][j]));
                 for (int j = 0; j < 3; j++) err = fmax(err, fabs(fx_entry(s->B, i, j) - want_b[i][j]));
             }
-            double tol = paths[pi].m == JG_METHOD_PERTURB ? 1e-6 : 0;
+            double tol = paths[pi].m == JG_LIN_PERTURB ? 1e-6 : 0;
             tap_ok(!st2 && s->nx == 4 && s->nu == 3 && err <= tol,
                    "Integrator limits [-1, 2], %s: A and B by %s (error %.1e)", pt[k].what,
                    paths[pi].name, err);
             if (st2) printf("#   %s\n", f.err.msg);
-            jg_linsys_free(s);
+            jg_lin_sys_free(s);
         }
     }
     if (st) tap_ok(0, "Integrator linearization model compiles: %s", f.err.msg);
@@ -441,14 +441,14 @@ static void test_counts(void)
                  NULL);
     double worst = st ? INFINITY : 0;
     for (int pi = 0; !st && pi < NPATHS; pi++) {
-        jg_linsys_t *s = NULL;
+        jg_lin_sys_t *s = NULL;
         jg_lin_inputs(f.l)[0] = 0.3;
         if (jg_lin_run(f.l, paths[pi].m, paths[pi].r, &s, NULL, &f.err)) {
             worst = INFINITY;
             break;
         }
         worst = fmax(worst, fabs(fx_entry(s->D, 0, 0)));
-        jg_linsys_free(s);
+        jg_lin_sys_free(s);
     }
     tap_ok(worst == 0, "HitCrossing linearizes to D = 0 by every path");
     fx_unload(&f);

@@ -73,9 +73,9 @@ int cmd_bench(int argc, char **argv)
         o.repeat = (int)n;
     }
     if (red) {
-        int k = jg_reduce_parse(red);
+        int k = jg_graph_reduce_parse(red);
         if (k < 0) return cli_usage(a.cmd, "--reduce must be none, markowitz or full");
-        o.reduce = (jg_reduce_t)k;
+        o.reduce = (jg_graph_reduce_t)k;
     }
     if (mt) {
         char *end;
@@ -119,7 +119,7 @@ int cmd_bench(int argc, char **argv)
     } else {
         printf("bench %s: graph algorithm (%s elimination) vs matrix algorithm; medians of %d/%d "
                "runs\n\n",
-               label, jg_reduce_name(o.reduce), row.runs_graph, row.runs_matrix);
+               label, jg_graph_reduce_name(o.reduce), row.runs_graph, row.runs_matrix);
         jgb_table1_header(stdout);
         jgb_table1_row(stdout, &row);
         printf("\n");

@@ -53,46 +53,46 @@ int cmd_check(int argc, char **argv)
     jg_model_t *md;
     jg_program_t *p;
     jg_lin_t *l = NULL;
-    jg_linsys_t *ref = NULL;
+    jg_lin_sys_t *ref = NULL;
     jg_error_t err;
     jg_error_clear(&err);
     int rc = cli_load(model, &md, &p);
     if (rc) return rc;
     if ((rc = cli_lin(p, &io, &l))) goto done;
-    if (jg_lin_run(l, JG_METHOD_MATRIX, JG_REDUCE_NONE, &ref, NULL, &err)) {
+    if (jg_lin_run(l, JG_LIN_MATRIX, JG_GRAPH_REDUCE_NONE, &ref, NULL, &err)) {
         rc = cli_fail(&err);
         goto done;
     }
     printf("check %s: %lld states, %lld inputs, %lld outputs; reference: matrix algorithm\n",
            jg_program_name(p), (long long)ref->nx, (long long)ref->nu, (long long)ref->ny);
     static const struct {
-        jg_method_t m;
-        jg_reduce_t r;
+        jg_lin_method_t m;
+        jg_graph_reduce_t r;
         const char *name;
-    } paths[] = {{JG_METHOD_GRAPH, JG_REDUCE_NONE, "graph/none"},
-                 {JG_METHOD_GRAPH, JG_REDUCE_MARKOWITZ, "graph/markowitz"},
-                 {JG_METHOD_GRAPH, JG_REDUCE_FULL, "graph/full"},
-                 {JG_METHOD_PERTURB, JG_REDUCE_NONE, "perturb"}};
+    } paths[] = {{JG_LIN_GRAPH, JG_GRAPH_REDUCE_NONE, "graph/none"},
+                 {JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, "graph/markowitz"},
+                 {JG_LIN_GRAPH, JG_GRAPH_REDUCE_FULL, "graph/full"},
+                 {JG_LIN_PERTURB, JG_GRAPH_REDUCE_NONE, "perturb"}};
     int bad = 0;
     for (size_t k = 0; k < sizeof paths / sizeof *paths; k++) {
-        jg_linsys_t *s = NULL;
+        jg_lin_sys_t *s = NULL;
         if (jg_lin_run(l, paths[k].m, paths[k].r, &s, NULL, &err)) {
             rc = cli_fail(&err);
             goto done;
         }
         const char *which = "A";
-        double d = jg_linsys_diff(s, ref, &which);
-        double tol = paths[k].m == JG_METHOD_PERTURB ? tol_perturb : tol_graph;
+        double d = jg_lin_sys_diff(s, ref, &which);
+        double tol = paths[k].m == JG_LIN_PERTURB ? tol_perturb : tol_graph;
         int ok = d <= tol;
         bad |= !ok;
         printf("  %-16s max difference %.3e (in %s)  %s (tolerance %.0e)\n", paths[k].name, d,
                which, ok ? "ok" : "FAIL", tol);
-        jg_linsys_free(s);
+        jg_lin_sys_free(s);
     }
     printf("%s\n", bad ? "FAIL" : "PASS");
     rc = bad ? EXIT_MISMATCH : 0;
 done:
-    jg_linsys_free(ref);
+    jg_lin_sys_free(ref);
     jg_lin_free(l);
     jg_program_free(p);
     jg_model_free(md);

@@ -73,7 +73,7 @@ int cmd_graph(int argc, char **argv)
         model = argv[a.i++];
     }
     if (!model) return cli_usage(a.cmd, "missing MODEL");
-    int red = reduce ? jg_reduce_parse(reduce) : reduced ? JG_REDUCE_MARKOWITZ : JG_REDUCE_NONE;
+    int red = reduce ? jg_graph_reduce_parse(reduce) : reduced ? JG_GRAPH_REDUCE_MARKOWITZ : JG_GRAPH_REDUCE_NONE;
     if (red < 0) return cli_usage(a.cmd, "unknown --reduce '%s' (markowitz, none, full)", reduce);
     jg_model_t *md;
     jg_program_t *p;
@@ -84,7 +84,7 @@ int cmd_graph(int argc, char **argv)
     int rc = cli_load(model, &md, &p);
     if (rc) return rc;
     if ((rc = cli_lin(p, &io, &l))) goto done;
-    if (jg_lin_graph(l, (jg_reduce_t)red, &g, &err)) {
+    if (jg_lin_graph(l, (jg_graph_reduce_t)red, &g, &err)) {
         rc = cli_fail(&err);
         goto done;
     }
@@ -92,7 +92,7 @@ int cmd_graph(int argc, char **argv)
     jg_graph_stats(g, &st);
     char title[512];
     snprintf(title, sizeof title, "%s: Jacobian graph%s%s (V:%lld E:%lld)", jg_program_name(p),
-             red ? ", reduced by " : "", red ? jg_reduce_name((jg_reduce_t)red) : "",
+             red ? ", reduced by " : "", red ? jg_graph_reduce_name((jg_graph_reduce_t)red) : "",
              (long long)st.v_after, (long long)st.e_after);
     long long nv = red ? st.v_after : st.v_before;   /* the graph drawn */
     if (svg && !force && nv > SVG_MAX_VERTICES) {   /* refused before any file is written */
@@ -117,7 +117,7 @@ int cmd_graph(int argc, char **argv)
         if (old_term.sa_handler == SIG_IGN) sigaction(SIGTERM, &old_term, NULL);
         if (old_hup.sa_handler == SIG_IGN) sigaction(SIGHUP, &old_hup, NULL);
     }
-    jg_status_t wst = (dot || svg) ? jg_write_graph(g, title, dot, svg, &err) : JG_OK;
+    jg_status_t wst = (dot || svg) ? jg_io_write_graph(g, title, dot, svg, &err) : JG_OK;
     if (svg) {
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
@@ -131,7 +131,7 @@ int cmd_graph(int argc, char **argv)
     if (red)
         printf("V:%lld E:%lld -> V:%lld E:%lld (%s)\n", (long long)st.v_before,
                (long long)st.e_before, (long long)st.v_after, (long long)st.e_after,
-               jg_reduce_name((jg_reduce_t)red));
+               jg_graph_reduce_name((jg_graph_reduce_t)red));
     else
         printf("V:%lld E:%lld\n", (long long)st.v_before, (long long)st.e_before);
 done:

@@ -91,7 +91,7 @@ int cmd_jacobian(int argc, char **argv)
     jg_model_t *m;
     jg_program_t *p;
     jg_sim_t *s = NULL;
-    jg_sjac_t *sj = NULL;
+    jg_solverjac_t *sj = NULL;
     cs_dl *J = NULL;
     jg_error_t err;
     jg_error_clear(&err);
@@ -100,17 +100,17 @@ int cmd_jacobian(int argc, char **argv)
     /* the point: the simulation's, so that discrete blocks hold what they
      * held there (at the start time: after the first major step) */
     if (jg_sim_create(p, &o, &s, &err) || jg_sim_run(s, at, NULL, NULL, &err) ||
-        jg_sjac_create(p, method, jg_sim_work(s), &sj, &err)) {
+        jg_solverjac_create(p, method, jg_sim_work(s), &sj, &err)) {
         rc = cli_fail(&err);
         goto done;
     }
-    if (!(J = jg_sjac_alloc(sj))) {
+    if (!(J = jg_solverjac_alloc(sj))) {
         jg_error_set(&err, JG_NOMEM, "out of memory");
         rc = cli_fail(&err);
         goto done;
     }
     double t = jg_sim_time(s);
-    if (jg_sjac_eval(sj, t, jg_sim_states(s), NULL, J, &err)) {
+    if (jg_solverjac_eval(sj, t, jg_sim_states(s), NULL, J, &err)) {
         rc = cli_fail(&err);
         goto done;
     }
@@ -126,7 +126,7 @@ int cmd_jacobian(int argc, char **argv)
     if (svg && jg_io_write_jacobian_svg(svg, p, sj, J, t, &err)) rc = cli_fail(&err);
 done:
     cs_dl_spfree(J);
-    jg_sjac_free(sj);
+    jg_solverjac_free(sj);
     jg_sim_free(s);
     jg_program_free(p);
     return rc;

@@ -46,12 +46,12 @@ static const char help[] =
     "                      the graph and the matrix algorithms (runs both); after the\n"
     "                      matrices in the text format, on stderr with json and mm\n";
 
-static void print_stats(FILE *f, jg_reduce_t r, const jg_lin_stats_t *g, const jg_lin_stats_t *m)
+static void print_stats(FILE *f, jg_graph_reduce_t r, const jg_lin_stats_t *g, const jg_lin_stats_t *m)
 {
     const jg_graph_stats_t *gs = &g->graph;
     fprintf(f, "Jacobian graph (%s): V:%lld E:%lld -> V:%lld E:%lld, %lld vertices eliminated, "
                "%lld replay operations\n",
-            jg_reduce_name(r), (long long)gs->v_before, (long long)gs->e_before,
+            jg_graph_reduce_name(r), (long long)gs->v_before, (long long)gs->e_before,
             (long long)gs->v_after, (long long)gs->e_after, (long long)gs->eliminated,
             (long long)gs->ops);
     double red = m->bytes_matrix ? 100.0 * ((double)g->bytes_lft - (double)m->bytes_matrix) /
@@ -96,7 +96,7 @@ int cmd_linearize(int argc, char **argv)
         model = argv[a.i++];
     }
     if (!model) return cli_usage(a.cmd, "missing MODEL");
-    int m = jg_method_parse(method), red = jg_reduce_parse(reduce), digits = 6;
+    int m = jg_lin_method_parse(method), red = jg_graph_reduce_parse(reduce), digits = 6;
     if (m < 0) return cli_usage(a.cmd, "unknown --method '%s' (graph, matrix, perturb)", method);
     if (red < 0) return cli_usage(a.cmd, "unknown --reduce '%s' (markowitz, none, full)", reduce);
     if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "mm"))
@@ -116,7 +116,7 @@ int cmd_linearize(int argc, char **argv)
     jg_program_t *p;
     jg_lin_t *l = NULL;
     jg_sim_t *sim = NULL;
-    jg_linsys_t *s = NULL, *sm = NULL;
+    jg_lin_sys_t *s = NULL, *sm = NULL;
     jg_lin_stats_t st, stm;
     jg_error_t err;
     jg_error_clear(&err);
@@ -150,33 +150,33 @@ int cmd_linearize(int argc, char **argv)
                    sizeof(double) * (size_t)jg_program_nstates(p));
             jg_lin_set_time(l, jg_sim_time(sim));
         }
-        jg_linsys_free(s);
+        jg_lin_sys_free(s);
         s = NULL;
-        if (jg_lin_run(l, (jg_method_t)m, (jg_reduce_t)red, &s, &st, &err)) {
+        if (jg_lin_run(l, (jg_lin_method_t)m, (jg_graph_reduce_t)red, &s, &st, &err)) {
             rc = cli_fail(&err);
             goto done;
         }
         int first = k == 0;
-        if (first && stats && jg_lin_run(l, JG_METHOD_MATRIX, JG_REDUCE_NONE, &sm, &stm, &err)) {
+        if (first && stats && jg_lin_run(l, JG_LIN_MATRIX, JG_GRAPH_REDUCE_NONE, &sm, &stm, &err)) {
             rc = cli_fail(&err);
             goto done;
         }
-        if (first && stats && m != JG_METHOD_GRAPH) {   /* the comparison needs the graph figures */
-            jg_linsys_t *sg = NULL;
-            if (jg_lin_run(l, JG_METHOD_GRAPH, (jg_reduce_t)red, &sg, &st, &err)) {
+        if (first && stats && m != JG_LIN_GRAPH) {   /* the comparison needs the graph figures */
+            jg_lin_sys_t *sg = NULL;
+            if (jg_lin_run(l, JG_LIN_GRAPH, (jg_graph_reduce_t)red, &sg, &st, &err)) {
                 rc = cli_fail(&err);
                 goto done;
             }
-            jg_linsys_free(sg);
+            jg_lin_sys_free(sg);
         }
         /* json and mm files hold only the system: the statistics the
          * comparison runs were for go to stderr, never nowhere */
-        if (first && stats && strcmp(format, "text")) print_stats(stderr, (jg_reduce_t)red, &st, &stm);
+        if (first && stats && strcmp(format, "text")) print_stats(stderr, (jg_graph_reduce_t)red, &st, &stm);
         if (!strcmp(format, "mm")) {
             char prefix[4096];
             if (nat) snprintf(prefix, sizeof prefix, "%s_t%d", out, k + 1);
             else snprintf(prefix, sizeof prefix, "%s", out);
-            if (jg_write_linsys_mm(prefix, s, &err)) {
+            if (jg_io_write_linsys_mm(prefix, s, &err)) {
                 rc = cli_fail(&err);
                 goto done;
             }
@@ -184,7 +184,7 @@ int cmd_linearize(int argc, char **argv)
         }
         if (!strcmp(format, "json")) {
             if (k) fputs(",\n", f);
-            if (jg_write_linsys_json(f, s, &err)) {
+            if (jg_io_write_linsys_json(f, s, &err)) {
                 rc = cli_fail(&err);
                 goto done;
             }
@@ -192,18 +192,18 @@ int cmd_linearize(int argc, char **argv)
         }
         if (k) fputc('\n', f);
         fprintf(f, "%s: linearized at t = %g by the %s method%s%s%s\n", jg_program_name(p), s->t,
-                jg_method_name((jg_method_t)m), m == JG_METHOD_GRAPH ? " (" : "",
-                m == JG_METHOD_GRAPH ? jg_reduce_name((jg_reduce_t)red) : "",
-                m == JG_METHOD_GRAPH ? " elimination)" : "");
+                jg_lin_method_name((jg_lin_method_t)m), m == JG_LIN_GRAPH ? " (" : "",
+                m == JG_LIN_GRAPH ? jg_graph_reduce_name((jg_graph_reduce_t)red) : "",
+                m == JG_LIN_GRAPH ? " elimination)" : "");
         fprintf(f, "states: %lld, inputs: %lld, outputs: %lld\n\n", (long long)s->nx,
                 (long long)s->nu, (long long)s->ny);
-        if (jg_write_linsys_text(f, s, digits, &err)) {
+        if (jg_io_write_linsys_text(f, s, digits, &err)) {
             rc = cli_fail(&err);
             goto done;
         }
         if (first && stats) {
             fputc('\n', f);
-            print_stats(f, (jg_reduce_t)red, &st, &stm);
+            print_stats(f, (jg_graph_reduce_t)red, &st, &stm);
         }
     }
     if (nat && !strcmp(format, "json")) fputs("]\n", f);
@@ -212,8 +212,8 @@ done:
         jg_error_set(&err, JG_IO, "%s: write failed", out);
         rc = cli_fail(&err);
     }
-    jg_linsys_free(s);
-    jg_linsys_free(sm);
+    jg_lin_sys_free(s);
+    jg_lin_sys_free(sm);
     jg_sim_free(sim);
     jg_lin_free(l);
     jg_program_free(p);

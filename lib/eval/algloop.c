@@ -24,15 +24,15 @@ static int64_t loop_signals(const jg_program_t *p, const int32_t *blk, int32_t n
 
 /* G(Y): with the loop's signals set to Y, the loop's blocks compute new ones.
  * Inputs are gathered for all loop blocks before any output is written. */
-static jg_status_t loop_map(jg_work_t *w, const int32_t *blk, int32_t nb, const int64_t *idx,
+static jg_status_t loop_map(jg_eval_work_t *w, const int32_t *blk, int32_t nb, const int64_t *idx,
                             int64_t n, const double *Y, double *GY, jg_error_t *err)
 {
     for (int64_t k = 0; k < n; k++) w->y[idx[k]] = Y[k];
-    for (int32_t i = 0; i < nb; i++) jg__work_gather(w, blk[i]);
+    for (int32_t i = 0; i < nb; i++) jg__eval_gather(w, blk[i]);
     for (int32_t i = 0; i < nb; i++) {
         const jg_block_t *B = &w->p->blocks[blk[i]];
         jg_eval_t e;
-        jg__work_make_eval(w, blk[i], &e, err);
+        jg__eval_make_eval(w, blk[i], &e, err);
         if (B->type->outputs && B->type->outputs(B, &e))
             return err && err->status ? err->status : JG_NUMERIC;
     }
@@ -43,7 +43,7 @@ static jg_status_t loop_map(jg_work_t *w, const int32_t *blk, int32_t nb, const 
 /* dG/dY of loop l at the current point, dense column-major n x n, assembled
  * from the loop blocks' analytic d parts and the connections among them (the
  * Jacobian graph's loop edges).  pos maps a signal to its place in Y (-1). */
-static jg_status_t loop_jacobian(jg_work_t *w, const int32_t *blk, int32_t nb, int64_t n,
+static jg_status_t loop_jacobian(jg_eval_work_t *w, const int32_t *blk, int32_t nb, int64_t n,
                                  const int64_t *pos, double *J, jg_error_t *err)
 {
     const jg_program_t *p = w->p;
@@ -52,9 +52,9 @@ static jg_status_t loop_jacobian(jg_work_t *w, const int32_t *blk, int32_t nb, i
         const jg_block_t *B = &p->blocks[blk[i]];
         if (!B->npart) continue;
         jg_eval_t e;
-        jg__work_make_eval(w, blk[i], &e, err);
+        jg__eval_make_eval(w, blk[i], &e, err);
         if (B->type->jacobian(B, &e)) return err && err->status ? err->status : JG_NUMERIC;
-        cs_dl *const *part = jg__work_parts(w, blk[i]);
+        cs_dl *const *part = jg__eval_parts(w, blk[i]);
         for (int k = 0; k < B->npart; k++) {
             if (B->part[k].kind != JG_JAC_D) continue;
             const cs_dl *m = part[k];
@@ -83,7 +83,7 @@ static double norm_inf(const double *v, int64_t n)
  * and rank-one Broyden updates of the inverse between Jacobian evaluations.
  * The start is the loop's last values (the previous evaluation: a warm start in
  * simulation).  A loop of linear blocks converges in one step. */
-jg_status_t jg__work_solve_loop(jg_work_t *w, int l, jg_error_t *err)
+jg_status_t jg__eval_solve_loop(jg_eval_work_t *w, int l, jg_error_t *err)
 {
     const jg_program_t *p = w->p;
     int32_t nb;

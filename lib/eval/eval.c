@@ -7,10 +7,10 @@
 #include <string.h>
 #include "eval_impl.h"
 
-jg_status_t jg_work_create(const jg_program_t *p, jg_work_t **out, jg_error_t *err)
+jg_status_t jg_eval_create(const jg_program_t *p, jg_eval_work_t **out, jg_error_t *err)
 {
     *out = NULL;
-    jg_work_t *w = calloc(1, sizeof *w);
+    jg_eval_work_t *w = calloc(1, sizeof *w);
     if (!w) return jg_error_set(err, JG_NOMEM, "out of memory");
     w->p = p;
     int64_t next = 0, nparts = 0;
@@ -88,17 +88,17 @@ jg_status_t jg_work_create(const jg_program_t *p, jg_work_t **out, jg_error_t *e
             st = jg_error_set(err, JG_NUMERIC, "block '%s': initial guess failed", B->path);
     }
     if (st) {
-        jg_work_free(w);
+        jg_eval_free(w);
         return st;
     }
     *out = w;
     return JG_OK;
 nomem:
-    jg_work_free(w);
+    jg_eval_free(w);
     return jg_error_set(err, JG_NOMEM, "out of memory");
 }
 
-void jg_work_free(jg_work_t *w)
+void jg_eval_free(jg_eval_work_t *w)
 {
     if (!w) return;
     free(w->jacx);
@@ -123,49 +123,49 @@ void jg_work_free(jg_work_t *w)
     free(w);
 }
 
-double *jg_work_states(jg_work_t *w) { return w->x; }
-double *jg_work_inputs(jg_work_t *w) { return w->ext; }
-int64_t jg_work_ninput_elems(const jg_work_t *w) { return w->next; }
-int64_t jg_work_input_offset(const jg_work_t *w, int k) { return w->ext_off[k]; }
-const double *jg_work_signals(const jg_work_t *w) { return w->y; }
+double *jg_eval_states(jg_eval_work_t *w) { return w->x; }
+double *jg_eval_inputs(jg_eval_work_t *w) { return w->ext; }
+int64_t jg_eval_ninput_elems(const jg_eval_work_t *w) { return w->next; }
+int64_t jg_eval_input_offset(const jg_eval_work_t *w, int k) { return w->ext_off[k]; }
+const double *jg_eval_signals(const jg_eval_work_t *w) { return w->y; }
 
-cs_dl *const *jg__work_parts(const jg_work_t *w, int32_t b) { return w->jacp + w->part_base[b]; }
-double *jg__eval_jac_values(const jg_work_t *w, int64_t k) { return w->jac[k].x; }
-const jg_program_t *jg__eval_program(const jg_work_t *w) { return w->p; }
-int jg__eval_rate_hit(const jg_work_t *w, int r) { return w->rate_hit[r]; }
+cs_dl *const *jg__eval_parts(const jg_eval_work_t *w, int32_t b) { return w->jacp + w->part_base[b]; }
+double *jg__eval_jac_values(const jg_eval_work_t *w, int64_t k) { return w->jac[k].x; }
+const jg_program_t *jg__eval_program(const jg_eval_work_t *w) { return w->p; }
+int jg__eval_rate_hit(const jg_eval_work_t *w, int r) { return w->rate_hit[r]; }
 
-void jg__eval_set_mode(jg_work_t *w, int sim, int major)
+void jg__eval_set_mode(jg_eval_work_t *w, int sim, int major)
 {
     w->sim = sim;
     w->major = major;
 }
 
-unsigned char *jg__eval_rate_hits(jg_work_t *w) { return w->rate_hit; }
-void jg__eval_set_sim(jg_work_t *w, int sim) { w->sim = sim; }
-const double *jg__eval_dstates(const jg_work_t *w) { return w->xd; }
+unsigned char *jg__eval_rate_hits(jg_eval_work_t *w) { return w->rate_hit; }
+void jg__eval_set_sim(jg_eval_work_t *w, int sim) { w->sim = sim; }
+const double *jg__eval_dstates(const jg_eval_work_t *w) { return w->xd; }
 
-void jg__eval_set_major(jg_work_t *w, int major, int first)
+void jg__eval_set_major(jg_eval_work_t *w, int major, int first)
 {
     w->major = major;
     w->first = first;
 }
 
-void jg__eval_use_iospec(jg_work_t *w, const jg_iospec_t *io, const double *wv)
+void jg__eval_use_iospec(jg_eval_work_t *w, const jg_iospec_t *io, const double *wv)
 {
     if (!io) {
-        jg__work_set_conn(w, NULL);
+        jg__eval_set_conn(w, NULL);
         return;
     }
     jg_conn_t c = {.src = io->src, .inj_ptr = io->inj_ptr, .inj_idx = io->inj_idx, .w = wv};
-    jg__work_set_conn(w, &c);
+    jg__eval_set_conn(w, &c);
 }
 
-void jg__work_set_conn(jg_work_t *w, const jg_conn_t *conn)
+void jg__eval_set_conn(jg_eval_work_t *w, const jg_conn_t *conn)
 {
     w->conn = conn ? *conn : (jg_conn_t){.src = w->p->u_src};
 }
 
-void jg__work_gather(jg_work_t *w, int32_t b)
+void jg__eval_gather(jg_eval_work_t *w, int32_t b)
 {
     const jg_program_t *p = w->p;
     const jg_block_t *B = &p->blocks[b];
@@ -183,15 +183,15 @@ void jg__work_gather(jg_work_t *w, int32_t b)
     }
 }
 
-static jg_status_t block_outputs(jg_work_t *w, int32_t b, jg_error_t *err)
+static jg_status_t block_outputs(jg_eval_work_t *w, int32_t b, jg_error_t *err)
 {
     const jg_block_t *B = &w->p->blocks[b];
     jg_eval_t e;
     if (B->rate >= 0 && !w->rate_hit[B->rate]) return JG_OK;   /* discrete: holds between hits */
-    jg__work_gather(w, b);
+    jg__eval_gather(w, b);
     if (!B->type->outputs) return JG_OK;
-    jg__work_make_eval(w, b, &e, err);
-    if (B->type->outputs(B, &e)) return jg__work_fail(err);
+    jg__eval_make_eval(w, b, &e, err);
+    if (B->type->outputs(B, &e)) return jg__eval_fail(err);
     for (int q = 0; q < B->nout; q++)
         for (int64_t k = 0; k < B->out_w[q]; k++)
             if (!isfinite(e.y[q][k]))
@@ -204,7 +204,7 @@ static jg_status_t block_outputs(jg_work_t *w, int32_t b, jg_error_t *err)
 
 /* ------------------------------------------------------ the entry points */
 
-jg_status_t jg_work_outputs(jg_work_t *w, double t, jg_error_t *err)
+jg_status_t jg_eval_outputs(jg_eval_work_t *w, double t, jg_error_t *err)
 {
     const jg_program_t *p = w->p;
     w->t = t;
@@ -218,27 +218,27 @@ jg_status_t jg_work_outputs(jg_work_t *w, double t, jg_error_t *err)
             if ((st = block_outputs(w, b, err))) return st;
             i++;
         } else {
-            if ((st = jg__work_solve_loop(w, l, err))) return st;
+            if ((st = jg__eval_solve_loop(w, l, err))) return st;
             i += p->loop_ptr[l + 1] - p->loop_ptr[l];
         }
     }
     /* a block with an input without feedthrough may have run before that
      * input's source: refresh those (every other block gathered after its
      * sources, loop blocks at the loop's solution) */
-    for (int32_t i = 0; i < w->nregather; i++) jg__work_gather(w, w->regather[i]);
+    for (int32_t i = 0; i < w->nregather; i++) jg__eval_gather(w, w->regather[i]);
     return JG_OK;
 }
 
 /* The context of block b: the plan's when the last outputs ran the plan (t,
  * err and flags refreshed), else a new one in *tmp. */
-static inline jg_eval_t *block_ctx(jg_work_t *w, int32_t b, jg_eval_t *tmp, jg_error_t *err)
+static inline jg_eval_t *block_ctx(jg_eval_work_t *w, int32_t b, jg_eval_t *tmp, jg_error_t *err)
 {
     if (w->planned) return jg__plan_ctx(w, b, err);
-    jg__work_make_eval(w, b, tmp, err);
+    jg__eval_make_eval(w, b, tmp, err);
     return tmp;
 }
 
-jg_status_t jg_work_derivatives(jg_work_t *w, double *dx, jg_error_t *err)
+jg_status_t jg_eval_derivatives(jg_eval_work_t *w, double *dx, jg_error_t *err)
 {
     const jg_program_t *p = w->p;
     if (w->planned) return jg__plan_derivatives(w, dx, err);
@@ -246,14 +246,14 @@ jg_status_t jg_work_derivatives(jg_work_t *w, double *dx, jg_error_t *err)
         int32_t b = w->with_x[i];
         const jg_block_t *B = &p->blocks[b];
         jg_eval_t e;
-        jg__work_make_eval(w, b, &e, err);
+        jg__eval_make_eval(w, b, &e, err);
         e.dx = dx + B->x_off;
-        if (B->type->derivatives(B, &e)) return jg__work_fail(err);
+        if (B->type->derivatives(B, &e)) return jg__eval_fail(err);
     }
     return JG_OK;
 }
 
-jg_status_t jg_work_jacobians(jg_work_t *w, jg_error_t *err)
+jg_status_t jg_eval_jacobians(jg_eval_work_t *w, jg_error_t *err)
 {
     const jg_program_t *p = w->p;
     if (w->planned) {
@@ -267,13 +267,13 @@ jg_status_t jg_work_jacobians(jg_work_t *w, jg_error_t *err)
         const jg_block_t *B = &p->blocks[b];
         if (!B->npart) continue;
         jg_eval_t e;
-        jg__work_make_eval(w, b, &e, err);
-        if (B->type->jacobian(B, &e)) return jg__work_fail(err);
+        jg__eval_make_eval(w, b, &e, err);
+        if (B->type->jacobian(B, &e)) return jg__eval_fail(err);
     }
     return JG_OK;
 }
 
-jg_status_t jg__work_update(jg_work_t *w, int init, const signed char *fired, jg_error_t *err)
+jg_status_t jg__eval_update(jg_eval_work_t *w, int init, const signed char *fired, jg_error_t *err)
 {
     const jg_program_t *p = w->p;
     if (w->planned) return jg__plan_update(w, init, fired, err);
@@ -282,7 +282,7 @@ jg_status_t jg__work_update(jg_work_t *w, int init, const signed char *fired, jg
         const jg_block_t *B = &p->blocks[b];
         if (!init && (B->rate >= 0 ? !w->rate_hit[B->rate] : B->ts.period != 0)) continue;
         jg_eval_t tmp, *e = block_ctx(w, b, &tmp, err);
-        jg_status_t st = jg__work_call_update(B->type->update, B, e, w->xd + B->d_off,
+        jg_status_t st = jg__eval_call_update(B->type->update, B, e, w->xd + B->d_off,
                                               w->x + B->x_off, init,
                                               fired && B->nzc ? fired + B->zc_off : NULL, err);
         if (st) return st;
@@ -290,7 +290,7 @@ jg_status_t jg__work_update(jg_work_t *w, int init, const signed char *fired, jg
     return JG_OK;
 }
 
-jg_status_t jg__work_zc(jg_work_t *w, double *z, jg_error_t *err)
+jg_status_t jg__eval_zc(jg_eval_work_t *w, double *z, jg_error_t *err)
 {
     const jg_program_t *p = w->p;
     for (int32_t i = 0; i < w->nwith_zc; i++) {
@@ -300,7 +300,7 @@ jg_status_t jg__work_zc(jg_work_t *w, double *z, jg_error_t *err)
         e->zcv = z + B->zc_off;
         int r = B->type->zc(B, e);
         e->zcv = NULL;
-        if (r) return jg__work_fail(err);
+        if (r) return jg__eval_fail(err);
     }
     return JG_OK;
 }

@@ -17,7 +17,7 @@ typedef struct jg_conn {
     const double *w;
 } jg_conn_t;
 
-struct jg_work {
+struct jg_eval_work {
     const jg_program_t *p;
     double t;
     double *x, *ext, *y, *u;
@@ -37,24 +37,24 @@ struct jg_work {
     int sim, major, first;    /* copied into every jg_eval */
     /* blocks (sorted order) with states / update() / zero crossings */
     int32_t *with_x, nwith_x, *with_upd, nwith_upd, *with_zc, nwith_zc;
-    /* the evaluation plan (plan.c), built by the first jg_work_outputs with the
+    /* the evaluation plan (plan.c), built by the first jg_eval_outputs with the
      * program's own connection and used whenever that connection is set: the
      * blocks' contexts built once, runs of JG_BT_PURE_LINEAR blocks as sparse
      * rows over y.  NULL until then. */
     struct jg_plan *plan;
-    int planned;              /* the last jg_work_outputs ran the plan: u is stale for
+    int planned;              /* the last jg_eval_outputs ran the plan: u is stale for
                                  fused blocks and for ports the plan reads from y in
-                                 place (jg_work_jacobians gathers them; other code
+                                 place (jg_eval_jacobians gathers them; other code
                                  reading u directly must too) */
 };
 
-void jg__work_set_conn(jg_work_t *w, const jg_conn_t *conn);
+void jg__eval_set_conn(jg_eval_work_t *w, const jg_conn_t *conn);
 /* Gather the inputs of real block b from the signals. */
-void jg__work_gather(jg_work_t *w, int32_t b);
+void jg__eval_gather(jg_eval_work_t *w, int32_t b);
 
 /* A block's evaluation context at the work's current point (eval.c's
  * block-by-block path; the plan builds each context once). */
-static inline void jg__work_make_eval(const jg_work_t *w, int32_t b, jg_eval_t *e, jg_error_t *err)
+static inline void jg__eval_make_eval(const jg_eval_work_t *w, int32_t b, jg_eval_t *e, jg_error_t *err)
 {
     const jg_program_t *p = w->p;
     const jg_block_t *B = &p->blocks[b];
@@ -81,7 +81,7 @@ static inline void jg__work_make_eval(const jg_work_t *w, int32_t b, jg_eval_t *
 
 /* The status of a block function that failed: the one it set in err, else
  * JG_NUMERIC. */
-static inline jg_status_t jg__work_fail(const jg_error_t *err)
+static inline jg_status_t jg__eval_fail(const jg_error_t *err)
 {
     return err && err->status ? err->status : JG_NUMERIC;
 }
@@ -89,8 +89,8 @@ static inline jg_status_t jg__work_fail(const jg_error_t *err)
 /* Block B's update function on its context e, given its writable states
  * (xdw discrete, xw continuous), the initial-update flag and the fired
  * zero crossings (NULL: none); those fields are cleared again after, as
- * the context is reused.  JG_OK or jg__work_fail's status. */
-static inline jg_status_t jg__work_call_update(int (*update)(const jg_block_t *, jg_eval_t *),
+ * the context is reused.  JG_OK or jg__eval_fail's status. */
+static inline jg_status_t jg__eval_call_update(int (*update)(const jg_block_t *, jg_eval_t *),
                                                const jg_block_t *B, jg_eval_t *e, double *xdw,
                                                double *xw, int init,
                                                const signed char *zc_fired, jg_error_t *err)
@@ -104,26 +104,26 @@ static inline jg_status_t jg__work_call_update(int (*update)(const jg_block_t *,
     e->xw = NULL;
     e->init = 0;
     e->zc_fired = NULL;
-    return r ? jg__work_fail(err) : JG_OK;
+    return r ? jg__eval_fail(err) : JG_OK;
 }
 
 /* Solve algebraic loop l of the program on the work's signals (algloop.c):
  * Newton with the analytic loop Jacobian, line search, Broyden updates; one
  * LU solve for a loop of linear blocks. */
-jg_status_t jg__work_solve_loop(jg_work_t *w, int l, jg_error_t *err);
+jg_status_t jg__eval_solve_loop(jg_eval_work_t *w, int l, jg_error_t *err);
 
 /* ---- the fused evaluation plan (plan.c) */
 /* Is the work's connection the program's own (the plan applies)? */
-int jg__plan_applies(const jg_work_t *w);
-/* jg_work_outputs through the plan, building it on the first call. */
-jg_status_t jg__plan_outputs(jg_work_t *w, jg_error_t *err);
+int jg__plan_applies(const jg_eval_work_t *w);
+/* jg_eval_outputs through the plan, building it on the first call. */
+jg_status_t jg__plan_outputs(jg_eval_work_t *w, jg_error_t *err);
 void jg__plan_free(struct jg_plan *P);
 /* After a planned evaluation (w->planned): */
-jg_status_t jg__plan_derivatives(jg_work_t *w, double *dx, jg_error_t *err);
-jg_status_t jg__plan_update(jg_work_t *w, int init, const signed char *fired, jg_error_t *err);
+jg_status_t jg__plan_derivatives(jg_eval_work_t *w, double *dx, jg_error_t *err);
+jg_status_t jg__plan_update(jg_eval_work_t *w, int init, const signed char *fired, jg_error_t *err);
 /* Block b's context, refreshed for the current point. */
-jg_eval_t *jg__plan_ctx(jg_work_t *w, int32_t b, jg_error_t *err);
+jg_eval_t *jg__plan_ctx(jg_eval_work_t *w, int32_t b, jg_error_t *err);
 /* Gather the inputs the plan left stale (fused blocks, ports read in place). */
-void jg__plan_gather_stale(jg_work_t *w);
+void jg__plan_gather_stale(jg_eval_work_t *w);
 
 #endif

@@ -52,38 +52,38 @@ void jg__iospec_free(jg_iospec_t *s);
 
 /* From now on w's block inputs read io's connections plus the input
  * perturbations wv[io->nw] (neither owned; both must outlive the setting):
- * jg_work_outputs then takes the block-by-block path.  io NULL: the program's
+ * jg_eval_outputs then takes the block-by-block path.  io NULL: the program's
  * own connections again. */
-void jg__eval_use_iospec(jg_work_t *w, const jg_iospec_t *io, const double *wv);
+void jg__eval_use_iospec(jg_eval_work_t *w, const jg_iospec_t *io, const double *wv);
 
 /* --------------------------------------------- block Jacobians (eval.c) */
 
 /* The values of Jacobian part k, numbered over the whole program (blocks in
  * id order, each block's parts in declaration order), as filled by the last
- * jg_work_jacobians; the pattern is the block's part pattern.  Writable so
+ * jg_eval_jacobians; the pattern is the block's part pattern.  Writable so
  * that a caller may zero the parts of held blocks.  O(1). */
-double *jg__eval_jac_values(const jg_work_t *w, int64_t k);
+double *jg__eval_jac_values(const jg_eval_work_t *w, int64_t k);
 /* Block b's parts (pattern and the values above), npart of them. */
-cs_dl *const *jg__work_parts(const jg_work_t *w, int32_t b);
+cs_dl *const *jg__eval_parts(const jg_eval_work_t *w, int32_t b);
 /* The program w evaluates. */
-const jg_program_t *jg__eval_program(const jg_work_t *w);
+const jg_program_t *jg__eval_program(const jg_eval_work_t *w);
 /* 1 when the blocks of discrete rate r execute at the current point (a
  * block whose rate is not hit holds its outputs). */
-int jg__eval_rate_hit(const jg_work_t *w, int r);
+int jg__eval_rate_hit(const jg_eval_work_t *w, int r);
 /* Evaluate as the simulation does (sim = 1) and in a major step (major = 1)
  * or a minor one; linearization keeps the defaults 0, 0. */
-void jg__eval_set_mode(jg_work_t *w, int sim, int major);
+void jg__eval_set_mode(jg_eval_work_t *w, int sim, int major);
 /* The simulation loop's view (lib/sim/simulate.c), each O(1): */
 /* per discrete rate, p->nrates + 1 flags, writable: 1 when the rate's blocks
  * execute at the current point (default all 1; the loop sets them per major
  * step and clears them for the minor steps in between) */
-unsigned char *jg__eval_rate_hits(jg_work_t *w);
+unsigned char *jg__eval_rate_hits(jg_eval_work_t *w);
 /* evaluate as the simulation does (1) or as linearization does (0) */
-void jg__eval_set_sim(jg_work_t *w, int sim);
+void jg__eval_set_sim(jg_eval_work_t *w, int sim);
 /* a major step (major = 1; first = 1 at t0) or a minor one (0, 0) */
-void jg__eval_set_major(jg_work_t *w, int major, int first);
+void jg__eval_set_major(jg_eval_work_t *w, int major, int first);
 /* the discrete states (p->nd), as the blocks' update() left them */
-const double *jg__eval_dstates(const jg_work_t *w);
+const double *jg__eval_dstates(const jg_eval_work_t *w);
 
 /* ------------------------------------------------- hybrid steps (eval.c) */
 
@@ -92,8 +92,8 @@ const double *jg__eval_dstates(const jg_work_t *w);
  * t0 (every block with update).  fired: per zero-crossing signal of the
  * program +1/-1/0, or NULL.  x is the continuous state vector to modify
  * (resets). */
-jg_status_t jg__work_update(jg_work_t *w, int init, const signed char *fired, jg_error_t *err);
-/* The zero-crossing signals (p->nzc) after jg_work_outputs at the same point. */
-jg_status_t jg__work_zc(jg_work_t *w, double *z, jg_error_t *err);
+jg_status_t jg__eval_update(jg_eval_work_t *w, int init, const signed char *fired, jg_error_t *err);
+/* The zero-crossing signals (p->nzc) after jg_eval_outputs at the same point. */
+jg_status_t jg__eval_zc(jg_eval_work_t *w, double *z, jg_error_t *err);
 
 #endif

@@ -1,4 +1,4 @@
-/* The fused evaluation plan: jg_work_outputs on the program's own connection
+/* The fused evaluation plan: jg_eval_outputs on the program's own connection
  * compiled once into block calls with prebuilt contexts, loop solves and
  * batches of sparse rows for the pure linear blocks (described below). */
 #include <math.h>
@@ -7,7 +7,7 @@
 #include "eval_impl.h"
 
 /* Simulation evaluates the same program thousands of times with the
- * program's own connection (no injected perturbations), so jg_work_outputs
+ * program's own connection (no injected perturbations), so jg_eval_outputs
  * compiles it once, on its first such call, into a plan:
  *
  *  - every real block that is not fused (below) gets its jg_eval_t built
@@ -18,8 +18,8 @@
  *    array (an unconnected element reads y[ny], kept 0).  Blocks in loops and
  *    blocks with a discrete rate always gather (the loop solver's gathers; a
  *    held block keeps the inputs of its last hit).  The blocks with states
- *    and with update() get lists of their own for jg_work_derivatives and
- *    jg__work_update.
+ *    and with update() get lists of their own for jg_eval_derivatives and
+ *    jg__eval_update.
  *  - JG_BT_PURE_LINEAR blocks (Gain, Sum) outside algebraic loops and
  *    without a discrete rate are fused: their d parts are evaluated once and
  *    become sparse rows y[tgt] = sum val * y[col].  Such a block is deferred
@@ -38,7 +38,7 @@
  *    evaluated and searched first, for the same reason.
  *
  * The inputs u of fused blocks and of ports read in place are not gathered;
- * jg_work_jacobians gathers them when it needs them (w->planned).  Any other
+ * jg_eval_jacobians gathers them when it needs them (w->planned).  Any other
  * connection (linearization input points) takes the block-by-block path. */
 
 enum { ST_CALL, ST_BLOCK, ST_LOOP, ST_LIN };   /* CALL: a BLOCK that only calls outputs() */
@@ -66,7 +66,7 @@ typedef struct {
     int64_t cd;       /* runs: (c_j, d_j) at P->cd[cd + 2 j] */
 } plan_seg_t;
 
-/* A block with states, for jg_work_derivatives. */
+/* A block with states, for jg_eval_derivatives. */
 typedef struct {
     const jg_block_t *B;
     block_fn_t derivatives;
@@ -74,7 +74,7 @@ typedef struct {
     int64_t x_off;
 } plan_deriv_t;
 
-/* A block with update(), for jg__work_update. */
+/* A block with update(), for jg__eval_update. */
 typedef struct {
     const jg_block_t *B;
     block_fn_t update;
@@ -132,7 +132,7 @@ void jg__plan_free(struct jg_plan *P)
     free(P);
 }
 
-int jg__plan_applies(const jg_work_t *w)
+int jg__plan_applies(const jg_eval_work_t *w)
 {
     return w->conn.src == w->p->u_src && !w->conn.inj_ptr;
 }
@@ -182,11 +182,11 @@ static void rowpool_free(rowpool_t *R)
 
 static int grow(void **a, int64_t *cap, int64_t need, size_t size);
 
-static int block_rows(const jg_work_t *w, int32_t b, rowpool_t *R)
+static int block_rows(const jg_eval_work_t *w, int32_t b, rowpool_t *R)
 {
     const jg_program_t *p = w->p;
     const jg_block_t *B = &p->blocks[b];
-    cs_dl *const *part = jg__work_parts(w, b);
+    cs_dl *const *part = jg__eval_parts(w, b);
     int64_t nrow = 0, nnz = 0, r0 = R->nrow, z0 = R->nnz;
     int64_t roff[B->nout + 1];
     for (int q = 0; q < B->nout; q++) {
@@ -247,7 +247,7 @@ static double row_value(const brows_t *r, int64_t row, const double *u, int64_t 
  * (+0, -0, values of mixed signs and magnitudes, and a mix of these): 1 =
  * one-term rows bare, 2 = every row from +0, 0 = neither (not fused);
  * -1 out of memory. */
-static int probe_mode(jg_work_t *w, int32_t b, rowpool_t *R, jg_error_t *err)
+static int probe_mode(jg_eval_work_t *w, int32_t b, rowpool_t *R, jg_error_t *err)
 {
     const jg_program_t *p = w->p;
     const jg_block_t *B = &p->blocks[b];
@@ -272,7 +272,7 @@ static int probe_mode(jg_work_t *w, int32_t b, rowpool_t *R, jg_error_t *err)
             u[k] = probe == 0 ? 0.0 : probe == 1 ? -0.0 : probe == 2 ? v : k % 3 == 2 ? v : z;
         }
         jg_eval_t e;
-        jg__work_make_eval(w, b, &e, err);
+        jg__eval_make_eval(w, b, &e, err);
         e.u = R->up;
         e.y = R->yp;
         if (B->type->outputs(B, &e)) {
@@ -316,7 +316,7 @@ static int grow(void **a, int64_t *cap, int64_t need, size_t size)
 
 /* The plan under construction. */
 typedef struct {
-    jg_work_t *w;
+    jg_eval_work_t *w;
     struct jg_plan *P;
     int64_t nrow, capstep, capseg, captgt, caprp, capcol, capval, ncd, capcd;
     rowpool_t R;              /* rows of the fused blocks */
@@ -507,7 +507,7 @@ static int aliasable(const jg_program_t *p, const int64_t *gsrc, int32_t b, int 
     return 1;
 }
 
-static jg_status_t plan_build(jg_work_t *w, jg_error_t *err)
+static jg_status_t plan_build(jg_eval_work_t *w, jg_error_t *err)
 {
     const jg_program_t *p = w->p;
     jg_status_t st = JG_OK;
@@ -549,7 +549,7 @@ static jg_status_t plan_build(jg_work_t *w, jg_error_t *err)
         if (!fusable(p, b)) continue;
         const jg_block_t *B = &p->blocks[b];
         jg_eval_t e;
-        jg__work_make_eval(w, b, &e, err);
+        jg__eval_make_eval(w, b, &e, err);
         if (B->type->jacobian(B, &e)) {   /* constant parts cannot fail; a block call then */
             jg_error_clear(err);
             continue;
@@ -588,7 +588,7 @@ static jg_status_t plan_build(jg_work_t *w, jg_error_t *err)
             }
         }
         if (aliased) P->stale[P->nstale++] = b;
-        jg__work_make_eval(w, b, &P->ctx[k], NULL);
+        jg__eval_make_eval(w, b, &P->ctx[k], NULL);
         P->ctx[k].u = (const double *const *)(P->uptr + p->in_base[b]);
     }
     P->ctx_g[P->nctx] = ng;
@@ -779,7 +779,7 @@ static int all_finite(const double *y, int64_t n)
 /* The first block (in sorted order, before position end) that ran in this
  * evaluation and has a non-finite output: the error a check after each block
  * would have given.  JG_OK when there is none. */
-static jg_status_t first_nonfinite(jg_work_t *w, int32_t end, jg_error_t *err)
+static jg_status_t first_nonfinite(jg_eval_work_t *w, int32_t end, jg_error_t *err)
 {
     const jg_program_t *p = w->p;
     for (int32_t i = 0; i < end; i++) {
@@ -799,7 +799,7 @@ static jg_status_t first_nonfinite(jg_work_t *w, int32_t end, jg_error_t *err)
     return JG_OK;
 }
 
-static inline void ctx_set(jg_eval_t *e, const jg_work_t *w, jg_error_t *err)
+static inline void ctx_set(jg_eval_t *e, const jg_eval_work_t *w, jg_error_t *err)
 {
     e->t = w->t;
     e->err = err;
@@ -808,7 +808,7 @@ static inline void ctx_set(jg_eval_t *e, const jg_work_t *w, jg_error_t *err)
     e->first = w->first;
 }
 
-static jg_status_t plan_run(jg_work_t *w, jg_error_t *err)
+static jg_status_t plan_run(jg_eval_work_t *w, jg_error_t *err)
 {
     const jg_program_t *p = w->p;
     const struct jg_plan *P = w->plan;
@@ -839,7 +839,7 @@ static jg_status_t plan_run(jg_work_t *w, jg_error_t *err)
             }
         } else if (S->kind == ST_LIN) {
             run_lin(P, y, S->a0, S->a1);
-        } else if ((st = jg__work_solve_loop(w, S->a0, err))) {
+        } else if ((st = jg__eval_solve_loop(w, S->a0, err))) {
             break;
         }
     }
@@ -858,21 +858,21 @@ static jg_status_t plan_run(jg_work_t *w, jg_error_t *err)
 
 /* ------------------------------------------------ calls from eval.c */
 
-jg_status_t jg__plan_outputs(jg_work_t *w, jg_error_t *err)
+jg_status_t jg__plan_outputs(jg_eval_work_t *w, jg_error_t *err)
 {
     jg_status_t st;
     if (!w->plan && (st = plan_build(w, err))) return st;
     return plan_run(w, err);
 }
 
-jg_eval_t *jg__plan_ctx(jg_work_t *w, int32_t b, jg_error_t *err)
+jg_eval_t *jg__plan_ctx(jg_eval_work_t *w, int32_t b, jg_error_t *err)
 {
     jg_eval_t *e = &w->plan->ctx[w->plan->ctx_of[b]];
     ctx_set(e, w, err);
     return e;
 }
 
-jg_status_t jg__plan_derivatives(jg_work_t *w, double *dx, jg_error_t *err)
+jg_status_t jg__plan_derivatives(jg_eval_work_t *w, double *dx, jg_error_t *err)
 {
     const struct jg_plan *P = w->plan;
     for (int32_t i = 0; i < P->nderiv; i++) {
@@ -882,14 +882,14 @@ jg_status_t jg__plan_derivatives(jg_work_t *w, double *dx, jg_error_t *err)
         e->dx = dx + d->x_off;
         int r = d->derivatives(d->B, e);
         e->dx = NULL;
-        if (r) return jg__work_fail(err);
+        if (r) return jg__eval_fail(err);
     }
     return JG_OK;
 }
 
 /* Every such block is continuous and outside loops, gathered after its
  * sources or again at the end by the block-by-block path. */
-void jg__plan_gather_stale(jg_work_t *w)
+void jg__plan_gather_stale(jg_eval_work_t *w)
 {
     const jg_program_t *p = w->p;
     for (int32_t i = 0; i < w->plan->nstale; i++) {
@@ -901,14 +901,14 @@ void jg__plan_gather_stale(jg_work_t *w)
     }
 }
 
-jg_status_t jg__plan_update(jg_work_t *w, int init, const signed char *fired, jg_error_t *err)
+jg_status_t jg__plan_update(jg_eval_work_t *w, int init, const signed char *fired, jg_error_t *err)
 {
     const struct jg_plan *P = w->plan;
     for (int32_t i = 0; i < P->nupd; i++) {
         const plan_upd_t *d = &P->upd[i];
         if (!init && (d->rate >= 0 ? !w->rate_hit[d->rate] : !d->cont)) continue;
         ctx_set(d->e, w, err);
-        jg_status_t st = jg__work_call_update(d->update, d->B, d->e, d->xdw, d->xw, init,
+        jg_status_t st = jg__eval_call_update(d->update, d->B, d->e, d->xdw, d->xw, init,
                                               fired && d->zc_off >= 0 ? fired + d->zc_off : NULL,
                                               err);
         if (st) return st;

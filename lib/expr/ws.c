@@ -4,7 +4,7 @@
 #include <string.h>
 #include "expr_impl.h"
 
-struct jg_ws {
+struct jg_expr_ws {
     size_t n, cap;
     char **names;
     jg_expr_value_t *vals;
@@ -19,9 +19,9 @@ static size_t hash(const char *s)
     return h;
 }
 
-jg_ws_t *jg_ws_create(void)
+jg_expr_ws_t *jg_expr_ws_create(void)
 {
-    jg_ws_t *ws = calloc(1, sizeof *ws);
+    jg_expr_ws_t *ws = calloc(1, sizeof *ws);
     if (!ws) return NULL;
     ws->hcap = 16;
     ws->htab = calloc(ws->hcap, sizeof *ws->htab);
@@ -32,7 +32,7 @@ jg_ws_t *jg_ws_create(void)
     return ws;
 }
 
-void jg_ws_free(jg_ws_t *ws)
+void jg_expr_ws_free(jg_expr_ws_t *ws)
 {
     if (!ws) return;
     for (size_t k = 0; k < ws->n; k++) {
@@ -46,21 +46,21 @@ void jg_ws_free(jg_ws_t *ws)
 }
 
 /* The slot of name: its entry (htab[slot] != 0) or where it would go. */
-static size_t slot_of(const jg_ws_t *ws, const char *name)
+static size_t slot_of(const jg_expr_ws_t *ws, const char *name)
 {
     size_t m = ws->hcap - 1, h = hash(name) & m;
     while (ws->htab[h] && strcmp(ws->names[ws->htab[h] - 1], name)) h = (h + 1) & m;
     return h;
 }
 
-const jg_expr_value_t *jg_ws_get(const jg_ws_t *ws, const char *name)
+const jg_expr_value_t *jg_expr_ws_get(const jg_expr_ws_t *ws, const char *name)
 {
     if (!ws || !name) return NULL;
     size_t h = slot_of(ws, name);
     return ws->htab[h] ? &ws->vals[ws->htab[h] - 1] : NULL;
 }
 
-static int rehash(jg_ws_t *ws, size_t hcap)
+static int rehash(jg_expr_ws_t *ws, size_t hcap)
 {
     size_t *t = calloc(hcap, sizeof *t);
     if (!t) return -1;
@@ -71,7 +71,7 @@ static int rehash(jg_ws_t *ws, size_t hcap)
     return 0;
 }
 
-jg_status_t jg_ws_set(jg_ws_t *ws, const char *name, const jg_expr_value_t *v)
+jg_status_t jg_expr_ws_set(jg_expr_ws_t *ws, const char *name, const jg_expr_value_t *v)
 {
     jg_expr_value_t copy;
     if (jg_expr_value_copy(&copy, v)) return JG_NOMEM;
@@ -116,17 +116,17 @@ jg_status_t jg_ws_set(jg_ws_t *ws, const char *name, const jg_expr_value_t *v)
     return JG_OK;
 }
 
-size_t jg_ws_count(const jg_ws_t *ws) { return ws ? ws->n : 0; }
-const char *jg_ws_name(const jg_ws_t *ws, size_t k) { return k < ws->n ? ws->names[k] : NULL; }
-const jg_expr_value_t *jg_ws_value(const jg_ws_t *ws, size_t k)
+size_t jg_expr_ws_count(const jg_expr_ws_t *ws) { return ws ? ws->n : 0; }
+const char *jg_expr_ws_name(const jg_expr_ws_t *ws, size_t k) { return k < ws->n ? ws->names[k] : NULL; }
+const jg_expr_value_t *jg_expr_ws_value(const jg_expr_ws_t *ws, size_t k)
 {
     return k < ws->n ? &ws->vals[k] : NULL;
 }
 
-int jg_ws_lookup(void *chain, const char *name, jg_expr_value_t *out, jg_expr_error_t *err)
+int jg_expr_ws_lookup(void *chain, const char *name, jg_expr_value_t *out, jg_expr_error_t *err)
 {
-    const jg_ws_chain_t *c = chain;
-    const jg_expr_value_t *v = jg_ws_get(c->ws, name);
+    const jg_expr_ws_chain_t *c = chain;
+    const jg_expr_value_t *v = jg_expr_ws_get(c->ws, name);
     if (v) {
         if (jg_expr_value_copy(out, v)) {
             if (err) {

@@ -9,9 +9,9 @@
 #include "expr_impl.h"
 
 typedef struct {
-    jg_ws_t *ws;
+    jg_expr_ws_t *ws;
     const char *source;
-    jg_ws_chain_t chain;
+    jg_expr_ws_chain_t chain;
     jg_expr_warn_fn warn;
     void *warn_ctx;
     int skip;         /* depth inside a skipped control block */
@@ -131,7 +131,7 @@ static void assign_indexed(run_t *R, int line, const char *stmt, const char *nam
     char *args[3];
     int n = split_args(argtext, args, 3);
     jg_expr_value_t pub = {0};
-    int found = jg_ws_lookup(&R->chain, name, &pub, &err);
+    int found = jg_expr_ws_lookup(&R->chain, name, &pub, &err);
     if (found < 0) goto fail;
     if (found > 0) jg__xv_from_public(&cur, &pub);
     jg__xv_from_public(&r, rhs);
@@ -147,7 +147,7 @@ static void assign_indexed(run_t *R, int line, const char *stmt, const char *nam
             idx[k].all = 1;
             continue;
         }
-        jg_status_t st = jg__expr_eval_index(a, jg_ws_lookup, &R->chain, &cur, k, n, &pub, &err);
+        jg_status_t st = jg__expr_eval_index(a, jg_expr_ws_lookup, &R->chain, &cur, k, n, &pub, &err);
         if (st == JG_NOMEM) R->st = JG_NOMEM;
         if (st) {
             E.failed = 1;
@@ -156,7 +156,7 @@ static void assign_indexed(run_t *R, int line, const char *stmt, const char *nam
         jg__xv_from_public(&idx[k].v, &pub);
     }
     if (jg__x_assign(&E, &cur, idx, nidx, &r)) goto fail;
-    if (jg__xv_to_public(&E, &cur, &pub) || jg_ws_set(R->ws, name, &pub)) {
+    if (jg__xv_to_public(&E, &cur, &pub) || jg_expr_ws_set(R->ws, name, &pub)) {
         R->st = JG_NOMEM;
         goto fail;
     }
@@ -234,7 +234,7 @@ static void statement(run_t *R, char *stmt, int line)
     }
     jg_expr_value_t v;
     jg_expr_error_t err;
-    jg_status_t st = jg_expr_eval(rhs, jg_ws_lookup, &R->chain, &v, &err);
+    jg_status_t st = jg_expr_eval(rhs, jg_expr_ws_lookup, &R->chain, &v, &err);
     if (st) {
         if (st == JG_NOMEM) R->st = JG_NOMEM;
         if (err.column)
@@ -244,7 +244,7 @@ static void statement(run_t *R, char *stmt, int line)
             warnf(R, line, "'%s' skipped: %s", shown(full, sb, sizeof sb), err.msg);
     } else if (argtext) {
         assign_indexed(R, line, full, lhs, argtext, &v);
-    } else if (jg_ws_set(R->ws, lhs, &v)) {
+    } else if (jg_expr_ws_set(R->ws, lhs, &v)) {
         R->st = JG_NOMEM;
     }
     jg_expr_value_clear(&v);
@@ -273,7 +273,7 @@ static int line_is(const char *p, const char *mark)
     return *p == '\n' || !*p;
 }
 
-jg_status_t jg_ws_run(jg_ws_t *ws, const char *script, const char *source,
+jg_status_t jg_expr_ws_run(jg_expr_ws_t *ws, const char *script, const char *source,
                       jg_expr_lookup_fn parent, void *parent_ctx, jg_expr_warn_fn warn,
                       void *warn_ctx)
 {

@@ -267,7 +267,7 @@ static int neighbors(const jg_graph_t *g, int64_t v, buf_t *nb)
     return 0;
 }
 
-jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_reduce_t how, jg_error_t *err)
+jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_graph_reduce_t how, jg_error_t *err)
 {
     jg_status_t st = JG_OK;
     pat_t pt = {{0}, {0}, {0}};
@@ -276,8 +276,8 @@ jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_reduce_t how, jg_error_t *err)
     unsigned char *inq = NULL;
     hent_t *heap = NULL;
     int64_t nh = 0, caph = 0;
-    if (how == JG_REDUCE_NONE) goto done;
-    if (how == JG_REDUCE_MARKOWITZ) {
+    if (how == JG_GRAPH_REDUCE_NONE) goto done;
+    if (how == JG_GRAPH_REDUCE_MARKOWITZ) {
         /* FIFO worklist: a vertex is retried when a neighbor's elimination
          * changes its degrees; the ring holds each vertex at most once */
         int64_t cap = g->nv + 1, head = 0, tail = 0;

@@ -6,12 +6,12 @@
 
 static const char *const reduce_names[] = {"none", "markowitz", "full"};
 
-const char *jg_reduce_name(jg_reduce_t r)
+const char *jg_graph_reduce_name(jg_graph_reduce_t r)
 {
     return (unsigned)r < 3 ? reduce_names[r] : "?";
 }
 
-int jg_reduce_parse(const char *s)
+int jg_graph_reduce_parse(const char *s)
 {
     for (int k = 0; k < 3; k++)
         if (!strcmp(s, reduce_names[k])) return k;

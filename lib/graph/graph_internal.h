@@ -14,10 +14,10 @@
 jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_graph_t **out,
                             jg_error_t *err);
 /* Decide and record the elimination (eliminate.c). */
-jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_reduce_t how, jg_error_t *err);
+jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_graph_reduce_t how, jg_error_t *err);
 /* Numeric phase (replay.c): values from the work's block Jacobians, then the
  * tape; allocates nothing.  JG_SINGULAR_LOOP names the vertex and its loop. */
-jg_status_t jg__graph_replay(jg_graph_t *g, const jg_work_t *w, jg_error_t *err);
+jg_status_t jg__graph_replay(jg_graph_t *g, const jg_eval_work_t *w, jg_error_t *err);
 /* 1 once g has been replayed. */
 int jg__graph_replayed(const jg_graph_t *g);
 

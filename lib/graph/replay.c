@@ -79,7 +79,7 @@ static void expand(jg_graph_t *g, const jg_gmat_t *O, const jg_gmat_t *N)
     }
 }
 
-jg_status_t jg__graph_replay(jg_graph_t *g, const jg_work_t *w, jg_error_t *err)
+jg_status_t jg__graph_replay(jg_graph_t *g, const jg_eval_work_t *w, jg_error_t *err)
 {
     memcpy(g->x, g->x_init, sizeof(double) * (size_t)g->x_orig);
     for (int64_t k = 0; k < g->npartedge; k++) {

@@ -1221,20 +1221,20 @@ typedef struct warn_ctx {
 } warn_ctx_t;
 
 /* Run a callback's code into a workspace and store the values as JSON. */
-static jg_status_t run_script(conv_t *c, const char *code, const char *what, jg_ws_t *ws,
+static jg_status_t run_script(conv_t *c, const char *code, const char *what, jg_expr_ws_t *ws,
                               jg_expr_lookup_fn parent, void *pctx)
 {
     char source[512];
     snprintf(source, sizeof source, "%s of '%s'", what, c->file);
-    jg_status_t st = jg_ws_run(ws, code, source, parent, pctx, jg__import_script_warn, (void *)c->ic->o);
+    jg_status_t st = jg_expr_ws_run(ws, code, source, parent, pctx, jg__import_script_warn, (void *)c->ic->o);
     if (st) return fail(c, st, "%s: out of memory", source);
     return JG_OK;
 }
 
-static void ws_to_json(const jg_ws_t *ws, json_t *obj)
+static void ws_to_json(const jg_expr_ws_t *ws, json_t *obj)
 {
-    for (size_t k = 0; k < jg_ws_count(ws); k++)
-        json_object_set_new(obj, jg_ws_name(ws, k), jg__import_value_json(jg_ws_value(ws, k)));
+    for (size_t k = 0; k < jg_expr_ws_count(ws); k++)
+        json_object_set_new(obj, jg_expr_ws_name(ws, k), jg__import_value_json(jg_expr_ws_value(ws, k)));
 }
 
 /* Values of the base workspace built so far, as a lookup for scripts. */
@@ -1272,7 +1272,7 @@ jg_status_t jg__sl_convert(jg__import_ctx_t *ic, const jg__sl_tree_t *t, const c
     c.problems = json_array();
     c.skipped = json_array();
     json_t *root = json_object();
-    jg_ws_t *mws = jg_ws_create(), *bws = jg_ws_create();
+    jg_expr_ws_t *mws = jg_expr_ws_create(), *bws = jg_expr_ws_create();
     if (!root || !mws || !bws || !c.problems || !c.skipped) {
         fail(&c, JG_NOMEM, "out of memory");
         goto done;
@@ -1288,15 +1288,15 @@ jg_status_t jg__sl_convert(jg__import_ctx_t *ic, const jg__sl_tree_t *t, const c
         if (code && *code) run_script(&c, code, pre[k], bws, base_lookup, ic->base);
     }
     if (c.st) goto done;
-    for (size_t k = 0; k < jg_ws_count(bws); k++)
-        if (!json_object_get(ic->base, jg_ws_name(bws, k)))
-            json_object_set_new(ic->base, jg_ws_name(bws, k),
-                                jg__import_value_json(jg_ws_value(bws, k)));
+    for (size_t k = 0; k < jg_expr_ws_count(bws); k++)
+        if (!json_object_get(ic->base, jg_expr_ws_name(bws, k)))
+            json_object_set_new(ic->base, jg_expr_ws_name(bws, k),
+                                jg__import_value_json(jg_expr_ws_value(bws, k)));
     const jg__sl_node_t *mw = jg__sl_child(c.model, "ModelWorkspace");
     const char *wcode = jg__sl_get(mw ? mw : c.model, "WSMATLABCode");
     const char *wsrc = jg__sl_get(mw ? mw : c.model, "WSDataSource");
     if (wcode && *wcode && (!wsrc || strstr(wsrc, "Code"))) {
-        jg_ws_chain_t chain = {.ws = NULL, .parent = base_lookup, .parent_ctx = ic->base};
+        jg_expr_ws_chain_t chain = {.ws = NULL, .parent = base_lookup, .parent_ctx = ic->base};
         (void)chain;
         run_script(&c, wcode, "the model workspace code", mws, base_lookup, ic->base);
         if (c.st) goto done;
@@ -1355,7 +1355,7 @@ done:
     json_decref(root);
     json_decref(c.problems);
     json_decref(c.skipped);
-    jg_ws_free(mws);
-    jg_ws_free(bws);
+    jg_expr_ws_free(mws);
+    jg_expr_ws_free(bws);
     return c.st;
 }

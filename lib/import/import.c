@@ -302,20 +302,20 @@ static jg_status_t load_workspace(json_t *root, const char *file, const jg_impor
     }
     fclose(fp);
     buf[len] = 0;
-    jg_ws_t *ws = jg_ws_create();
+    jg_expr_ws_t *ws = jg_expr_ws_create();
     if (!ws) {
         free(buf);
         return jg_error_set(err, JG_NOMEM, "out of memory");
     }
-    st = jg_ws_run(ws, buf, file, root_lookup, root, jg__import_script_warn, (void *)o);
+    st = jg_expr_ws_run(ws, buf, file, root_lookup, root, jg__import_script_warn, (void *)o);
     free(buf);
     if (st) {
-        jg_ws_free(ws);
+        jg_expr_ws_free(ws);
         return jg_error_set(err, st, "%s: out of memory", file);
     }
-    for (size_t k = 0; k < jg_ws_count(ws); k++)
-        json_object_set_new(base, jg_ws_name(ws, k), jg__import_value_json(jg_ws_value(ws, k)));
-    jg_ws_free(ws);
+    for (size_t k = 0; k < jg_expr_ws_count(ws); k++)
+        json_object_set_new(base, jg_expr_ws_name(ws, k), jg__import_value_json(jg_expr_ws_value(ws, k)));
+    jg_expr_ws_free(ws);
     return JG_OK;
 }
 

@@ -90,7 +90,7 @@ json_t *jg__import_value_json(const jg_expr_value_t *v);
 /* A Simulink dialog string as JSON: a plain number becomes a JSON number,
  * anything else stays the expression text. */
 json_t *jg__import_param_json(const char *s);
-/* The workspace scripts' warning callback (jg_ws_run): "source:line: msg"
+/* The workspace scripts' warning callback (jg_expr_ws_run): "source:line: msg"
  * to the jg_import_opts_t ctx's warn hook, if any (import.c). */
 void jg__import_script_warn(void *ctx, const char *source, int line, const char *msg);
 

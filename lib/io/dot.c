@@ -127,7 +127,7 @@ static GVC_t *context(void)
     return gvc;
 }
 
-jg_status_t jg_write_graph(const jg_graph_t *g, const char *title, const char *dot_path,
+jg_status_t jg_io_write_graph(const jg_graph_t *g, const char *title, const char *dot_path,
                            const char *svg_path, jg_error_t *err)
 {
     if (!g) return jg_error_set(err, JG_ARG, "graph output: no graph");

@@ -12,29 +12,29 @@ static int64_t nnz_values(const cs_dl *J)
     return k;
 }
 
-static const char *cost_note(const jg_sjac_t *sj)
+static const char *cost_note(const jg_solverjac_t *sj)
 {
-    switch (jg_sjac_method(sj)) {
-    case JG_SJAC_FULL_PERTURBATION: return "one forward difference per state";
-    case JG_SJAC_SPARSE_PERTURBATION: return "one forward difference per color";
+    switch (jg_solverjac_method(sj)) {
+    case JG_SOLVERJAC_FULL_PERTURBATION: return "one forward difference per state";
+    case JG_SOLVERJAC_SPARSE_PERTURBATION: return "one forward difference per color";
     default: return "analytical: one output evaluation, the block Jacobians, a replay of the graph";
     }
 }
 
-static jg_status_t write_text(FILE *f, const jg_program_t *p, const jg_sjac_t *sj, const cs_dl *J,
+static jg_status_t write_text(FILE *f, const jg_program_t *p, const jg_solverjac_t *sj, const cs_dl *J,
                               double t, jg_error_t *err)
 {
-    const cs_dl *S = jg_sjac_structure(sj);
-    const int64_t n = jg_sjac_nstates(sj), nnz = S->p[n];
+    const cs_dl *S = jg_solverjac_structure(sj);
+    const int64_t n = jg_solverjac_nstates(sj), nnz = S->p[n];
     fprintf(f, "model %s: %lld state%s at t = %.17g\n", jg_program_name(p), (long long)n,
             n == 1 ? "" : "s", t);
-    fprintf(f, "method: %s (%s)\n", jg_sjac_method_name(jg_sjac_method(sj)), jg_sjac_reason(sj));
+    fprintf(f, "method: %s (%s)\n", jg_solverjac_method_name(jg_solverjac_method(sj)), jg_solverjac_reason(sj));
     fprintf(f, "pattern: %lld of %lld entries (%.3g%%), at most %lld in a row; %lld nonzero here\n",
             (long long)nnz, (long long)(n * n), n ? 100.0 * (double)nnz / ((double)n * (double)n) : 0.0,
-            (long long)jg_sjac_max_row_nnz(sj), (long long)nnz_values(J));
+            (long long)jg_solverjac_max_row_nnz(sj), (long long)nnz_values(J));
     fprintf(f, "colors: %lld (structurally orthogonal column groups; lower bound %lld)\n",
-            (long long)jg_sjac_ncolors(sj), (long long)jg_sjac_max_row_nnz(sj));
-    fprintf(f, "f evaluations per Jacobian: %lld (%s)\n", (long long)jg_sjac_fevals_per_jacobian(sj),
+            (long long)jg_solverjac_ncolors(sj), (long long)jg_solverjac_max_row_nnz(sj));
+    fprintf(f, "f evaluations per Jacobian: %lld (%s)\n", (long long)jg_solverjac_fevals_per_jacobian(sj),
             cost_note(sj));
     if (n == 0) {
         fprintf(f, "\nJ_x = [] (no continuous states)\n");
@@ -75,12 +75,12 @@ static jg_status_t write_text(FILE *f, const jg_program_t *p, const jg_sjac_t *s
     return JG_OK;
 }
 
-static jg_status_t write_json(FILE *f, const jg_program_t *p, const jg_sjac_t *sj, const cs_dl *J,
+static jg_status_t write_json(FILE *f, const jg_program_t *p, const jg_solverjac_t *sj, const cs_dl *J,
                               const char *requested, double t, jg_error_t *err)
 {
-    const cs_dl *S = jg_sjac_structure(sj);
-    const int64_t n = jg_sjac_nstates(sj);
-    const int64_t *color = jg_sjac_colors(sj);
+    const cs_dl *S = jg_solverjac_structure(sj);
+    const int64_t n = jg_solverjac_nstates(sj);
+    const int64_t *color = jg_solverjac_colors(sj);
     json_t *o = json_object(), *names = json_array(), *pat = json_object(), *jm = json_object();
     json_t *pi = json_array(), *pj = json_array(), *ji = json_array(), *jj = json_array(),
            *jx = json_array(), *col = json_array();
@@ -116,13 +116,13 @@ static jg_status_t write_json(FILE *f, const jg_program_t *p, const jg_sjac_t *s
     json_object_set_new(o, "t", json_real(t));
     json_object_set_new(o, "states", names);
     json_object_set_new(o, "requested", json_string(requested ? requested : ""));
-    json_object_set_new(o, "method", json_string(jg_sjac_method_name(jg_sjac_method(sj))));
-    json_object_set_new(o, "reason", json_string(jg_sjac_reason(sj)));
+    json_object_set_new(o, "method", json_string(jg_solverjac_method_name(jg_solverjac_method(sj))));
+    json_object_set_new(o, "reason", json_string(jg_solverjac_reason(sj)));
     json_object_set_new(o, "n", json_integer(n));
     json_object_set_new(o, "pattern_nnz", json_integer(S->p[n]));
-    json_object_set_new(o, "max_row_nnz", json_integer(jg_sjac_max_row_nnz(sj)));
-    json_object_set_new(o, "colors", json_integer(jg_sjac_ncolors(sj)));
-    json_object_set_new(o, "fevals_per_jacobian", json_integer(jg_sjac_fevals_per_jacobian(sj)));
+    json_object_set_new(o, "max_row_nnz", json_integer(jg_solverjac_max_row_nnz(sj)));
+    json_object_set_new(o, "colors", json_integer(jg_solverjac_ncolors(sj)));
+    json_object_set_new(o, "fevals_per_jacobian", json_integer(jg_solverjac_fevals_per_jacobian(sj)));
     json_object_set_new(pat, "i", pi);
     json_object_set_new(pat, "j", pj);
     json_object_set_new(o, "pattern", pat);
@@ -139,12 +139,12 @@ static jg_status_t write_json(FILE *f, const jg_program_t *p, const jg_sjac_t *s
     return bad ? jg_error_set(err, JG_NOMEM, "out of memory writing JSON") : JG_OK;
 }
 
-static void write_mm(FILE *f, const jg_program_t *p, const jg_sjac_t *sj, const cs_dl *J, double t)
+static void write_mm(FILE *f, const jg_program_t *p, const jg_solverjac_t *sj, const cs_dl *J, double t)
 {
-    const int64_t n = jg_sjac_nstates(sj);
+    const int64_t n = jg_solverjac_nstates(sj);
     fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n");
     fprintf(f, "%% jacgraph solver Jacobian J_x = df/dx of %s at t = %.17g\n", jg_program_name(p), t);
-    fprintf(f, "%% method %s (%s)\n", jg_sjac_method_name(jg_sjac_method(sj)), jg_sjac_reason(sj));
+    fprintf(f, "%% method %s (%s)\n", jg_solverjac_method_name(jg_solverjac_method(sj)), jg_solverjac_reason(sj));
     for (int64_t k = 0; k < n; k++) {   /* line breaks in names would end the comment */
         fprintf(f, "%% state %lld: ", (long long)k + 1);
         for (const char *c = jg_program_state_name(p, k); *c; c++)
@@ -159,10 +159,10 @@ static void write_mm(FILE *f, const jg_program_t *p, const jg_sjac_t *sj, const 
 }
 
 jg_status_t jg_io_write_jacobian(FILE *f, jg_io_jac_format_t format, const jg_program_t *p,
-                                 const jg_sjac_t *sj, const cs_dl *J, const char *requested, double t,
+                                 const jg_solverjac_t *sj, const cs_dl *J, const char *requested, double t,
                                  jg_error_t *err)
 {
-    if (!f || !p || !sj || !J || !J->p || (!J->x && J->p[J->n]) || J->nz != -1 || J->n != jg_sjac_nstates(sj) ||
+    if (!f || !p || !sj || !J || !J->p || (!J->x && J->p[J->n]) || J->nz != -1 || J->n != jg_solverjac_nstates(sj) ||
         J->m != J->n)
         return jg_error_set(err, JG_ARG, "jg_io_write_jacobian: NULL or mis-shaped argument");
     switch (format) {

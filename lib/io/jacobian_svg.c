@@ -17,7 +17,7 @@ static void svg_text(FILE *f, const char *s)
 }
 
 /* J(i, j) in the method's pattern (0 when not stored); rows sorted within
- * each column, as jg_sjac_alloc lays them out. */
+ * each column, as jg_solverjac_alloc lays them out. */
 static double value_at(const cs_dl *J, int64_t i, int64_t j)
 {
     int64_t lo = J->p[j], hi = J->p[j + 1] - 1;
@@ -30,14 +30,14 @@ static double value_at(const cs_dl *J, int64_t i, int64_t j)
     return 0;
 }
 
-jg_status_t jg_io_write_jacobian_svg(const char *path, const jg_program_t *p, const jg_sjac_t *sj,
+jg_status_t jg_io_write_jacobian_svg(const char *path, const jg_program_t *p, const jg_solverjac_t *sj,
                                      const cs_dl *J, double t, jg_error_t *err)
 {
     if (!path || !p || !sj || !J || !J->p || (!J->x && J->p[J->n]) || J->nz != -1 ||
-        J->n != jg_sjac_nstates(sj) || J->m != J->n)
+        J->n != jg_solverjac_nstates(sj) || J->m != J->n)
         return jg_error_set(err, JG_ARG, "jg_io_write_jacobian_svg: NULL or mis-shaped argument");
-    const cs_dl *S = jg_sjac_structure(sj);
-    const int64_t n = jg_sjac_nstates(sj);
+    const cs_dl *S = jg_solverjac_structure(sj);
+    const int64_t n = jg_solverjac_nstates(sj);
     FILE *f = fopen(path, "w");
     if (!f) return jg_error_set(err, JG_IO, "%s: cannot write", path);
     int labels = n > 0 && n <= 40;
@@ -57,11 +57,11 @@ jg_status_t jg_io_write_jacobian_svg(const char *path, const jg_program_t *p, co
     fprintf(f, "<text x=\"20\" y=\"20\" font-size=\"14\">");
     svg_text(f, jg_program_name(p));
     fprintf(f, ": J_x pattern, %lld states, %lld entries, %lld colors (lower bound %lld)</text>\n",
-            (long long)n, (long long)S->p[n], (long long)jg_sjac_ncolors(sj),
-            (long long)jg_sjac_max_row_nnz(sj));
+            (long long)n, (long long)S->p[n], (long long)jg_solverjac_ncolors(sj),
+            (long long)jg_solverjac_max_row_nnz(sj));
     fprintf(f, "<text x=\"20\" y=\"36\" font-size=\"11\" fill=\"#555\">%s at t = %.6g; black: "
                "nonzero, grey: structural zero</text>\n",
-            jg_sjac_method_name(jg_sjac_method(sj)), t);
+            jg_solverjac_method_name(jg_solverjac_method(sj)), t);
     fprintf(f, "<rect x=\"%.3f\" y=\"%.3f\" width=\"%.3f\" height=\"%.3f\" fill=\"none\" "
                "stroke=\"#888\" stroke-width=\"0.5\"/>\n",
             mx, my, side, side);

@@ -52,7 +52,7 @@ done:
     return o;
 }
 
-jg_status_t jg_write_linsys_json(FILE *f, const jg_linsys_t *s, jg_error_t *err)
+jg_status_t jg_io_write_linsys_json(FILE *f, const jg_lin_sys_t *s, jg_error_t *err)
 {
     if (!f || !s) return jg_error_set(err, JG_ARG, "JSON output: no file or no model");
     static const char *const what[4] = {"A", "B", "C", "D"};

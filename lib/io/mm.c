@@ -17,7 +17,7 @@ static const char *const WHAT[4] = {"A", "B", "C", "D"};
 static const char *const ROWS[4] = {"states", "states", "outputs", "outputs"};
 static const char *const COLS[4] = {"states", "inputs", "states", "inputs"};
 
-static void put_matrix(FILE *f, int k, const cs_dl *S, const jg_linsys_t *s)
+static void put_matrix(FILE *f, int k, const cs_dl *S, const jg_lin_sys_t *s)
 {
     fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n");
     fprintf(f, "%% jacgraph %s (%s x %s) of a model with %lld states, %lld inputs, "
@@ -50,7 +50,7 @@ static void put_names(FILE *f, const char *section, char *const *v, int64_t n, c
 }
 
 /* k = 0..3: matrix k (S its sorted copy); k = 4: the names. */
-static jg_status_t write_file(const char *path, int k, const cs_dl *S, const jg_linsys_t *s,
+static jg_status_t write_file(const char *path, int k, const cs_dl *S, const jg_lin_sys_t *s,
                               jg_error_t *err)
 {
     FILE *f = fopen(path, "w");
@@ -72,7 +72,7 @@ static jg_status_t write_file(const char *path, int k, const cs_dl *S, const jg_
     return jg_error_set(err, JG_IO, "%s: cannot write: %s", path, strerror(code ? code : EIO));
 }
 
-jg_status_t jg_write_linsys_mm(const char *prefix, const jg_linsys_t *s, jg_error_t *err)
+jg_status_t jg_io_write_linsys_mm(const char *prefix, const jg_lin_sys_t *s, jg_error_t *err)
 {
     if (!prefix || !s)
         return jg_error_set(err, JG_ARG, "Matrix Market output: no prefix or no model");

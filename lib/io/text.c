@@ -134,7 +134,7 @@ static int listing(FILE *f, const mat_t *a, int digits)
     return 1;
 }
 
-jg_status_t jg_write_linsys_text(FILE *f, const jg_linsys_t *s, int digits, jg_error_t *err)
+jg_status_t jg_io_write_linsys_text(FILE *f, const jg_lin_sys_t *s, int digits, jg_error_t *err)
 {
     if (!f || !s) return jg_error_set(err, JG_ARG, "text output: no file or no model");
     if (digits <= 0) digits = 6;

@@ -4,7 +4,7 @@
 #include <math.h>
 #include "jacgraph/lft.h"
 
-size_t jg_csc_bytes(const cs_dl *A)
+size_t jg_lft_csc_bytes(const cs_dl *A)
 {
     if (!A) return 0;
     return sizeof(cs_dl) + sizeof(cs_long_t) * (size_t)(A->n + 1) +

@@ -36,7 +36,7 @@ typedef struct {
         }                                                                      \
     } while (0)
 
-jg_status_t jg_color_columns(const cs_dl *A, int64_t *color, int64_t *ncolors, jg_error_t *err)
+jg_status_t jg_solverjac_color_columns(const cs_dl *A, int64_t *color, int64_t *ncolors, jg_error_t *err)
 {
     *ncolors = 0;
     if (!A || A->nz != -1 || A->m < 0 || A->n < 0)
@@ -154,7 +154,7 @@ done:
     return st;
 }
 
-int jg_coloring_valid(const cs_dl *A, const int64_t *color)
+int jg_solverjac_coloring_valid(const cs_dl *A, const int64_t *color)
 {
     if (!A || A->nz != -1) return 0;
     const int64_t m = A->m, n = A->n;

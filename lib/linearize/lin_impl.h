@@ -9,7 +9,7 @@
 struct jg_lin {
     const jg_program_t *p;
     jg_iospec_t *io;
-    jg_work_t *w;
+    jg_eval_work_t *w;
     double t;
     double *wv;             /* input perturbations (zero at the operating point) */
     jg_graph_t *g[3];       /* per reduction, built on first use */
@@ -30,8 +30,8 @@ jg_status_t jg__lin_eval(jg_lin_t *l, int jacobians, jg_error_t *err);
 jg_status_t jg__lin_matrix_ops(jg_lin_t *l, jg_lftops_t *o, jg_error_t *err);
 /* Central differences of the whole model: F directly (perturb.c). */
 jg_status_t jg__lin_perturb(jg_lin_t *l, cs_dl **F, jg_error_t *err);
-/* Split F ((nx+nz) x (nx+nw)) into a new jg_linsys_t (linsys.c). */
-jg_status_t jg__linsys_from(const jg_lin_t *l, const cs_dl *F, jg_linsys_t **out,
+/* Split F ((nx+nz) x (nx+nw)) into a new jg_lin_sys_t (linsys.c). */
+jg_status_t jg__lin_sys_from(const jg_lin_t *l, const cs_dl *F, jg_lin_sys_t **out,
                             jg_error_t *err);
 /* Triplet helper: append (i, j, x) growing T; 0 ok, -1 out of memory. */
 int jg__entry(cs_dl *T, int64_t i, int64_t j, double x);

@@ -11,9 +11,9 @@
 
 static const char *const method_names[] = {"graph", "matrix", "perturb"};
 
-const char *jg_method_name(jg_method_t m) { return (unsigned)m < 3 ? method_names[m] : "?"; }
+const char *jg_lin_method_name(jg_lin_method_t m) { return (unsigned)m < 3 ? method_names[m] : "?"; }
 
-int jg_method_parse(const char *s)
+int jg_lin_method_parse(const char *s)
 {
     for (int k = 0; k < 3; k++)
         if (!strcmp(s, method_names[k])) return k;
@@ -39,7 +39,7 @@ jg_status_t jg_lin_create(const jg_program_t *p, const jg_lin_opts_t *o, jg_lin_
     jg_status_t st = jg__iospec_create(p, o->nin, o->in, o->nout, o->out, o->nopen, o->open,
                                        !o->no_defaults, &l->io, err);
     if (st) goto fail;
-    if ((st = jg_work_create(p, &l->w, err))) goto fail;
+    if ((st = jg_eval_create(p, &l->w, err))) goto fail;
     l->wv = calloc((size_t)l->io->nw + 1, sizeof(double));
     if (!l->wv) {
         st = jg_error_set(err, JG_NOMEM, "out of memory");
@@ -57,20 +57,20 @@ void jg_lin_free(jg_lin_t *l)
 {
     if (!l) return;
     for (int k = 0; k < 3; k++) jg_graph_free(l->g[k]);
-    jg_work_free(l->w);
+    jg_eval_free(l->w);
     jg__iospec_free(l->io);
     free(l->wv);
     free(l);
 }
 
-double *jg_lin_states(jg_lin_t *l) { return jg_work_states(l->w); }
-double *jg_lin_inputs(jg_lin_t *l) { return jg_work_inputs(l->w); }
+double *jg_lin_states(jg_lin_t *l) { return jg_eval_states(l->w); }
+double *jg_lin_inputs(jg_lin_t *l) { return jg_eval_inputs(l->w); }
 void jg_lin_set_time(jg_lin_t *l, double t) { l->t = t; }
 
 jg_status_t jg__lin_eval(jg_lin_t *l, int jacobians, jg_error_t *err)
 {
-    jg_status_t st = jg_work_outputs(l->w, l->t, err);
-    if (!st && jacobians) st = jg_work_jacobians(l->w, err);
+    jg_status_t st = jg_eval_outputs(l->w, l->t, err);
+    if (!st && jacobians) st = jg_eval_jacobians(l->w, err);
     return st;
 }
 
@@ -137,7 +137,7 @@ jg_status_t jg_lin_read_op(jg_lin_t *l, const char *path, jg_error_t *err)
         st = jg_error_set(err, JG_ARG, "%s: \"states\" must be an object", path);
         goto done;
     }
-    double *x = jg_work_states(l->w);
+    double *x = jg_eval_states(l->w);
     json_object_foreach((json_t *)states, key, v) {
         int32_t b = jg_program_find_block(p, key);
         if (b >= 0 && p->blocks[b].nx > 0) {
@@ -172,7 +172,7 @@ jg_status_t jg_lin_read_op(jg_lin_t *l, const char *path, jg_error_t *err)
                               path, key);
             goto done;
         }
-        if ((st = op_values(path, "input", key, v, jg_work_inputs(l->w) + jg_work_input_offset(l->w, k),
+        if ((st = op_values(path, "input", key, v, jg_eval_inputs(l->w) + jg_eval_input_offset(l->w, k),
                             p->blocks[p->in_root[k]].out_w[0], err)))
             goto done;
     }
@@ -183,7 +183,7 @@ done:
 
 /* ---------------------------------------------------------- graph method */
 
-static jg_status_t ensure_graph(jg_lin_t *l, jg_reduce_t r, jg_lin_stats_t *st, jg_error_t *err)
+static jg_status_t ensure_graph(jg_lin_t *l, jg_graph_reduce_t r, jg_lin_stats_t *st, jg_error_t *err)
 {
     if (l->g[r]) return JG_OK;
     double t0 = now();
@@ -282,7 +282,7 @@ done:
     return st;
 }
 
-jg_status_t jg_lin_graph(jg_lin_t *l, jg_reduce_t r, const jg_graph_t **g, jg_error_t *err)
+jg_status_t jg_lin_graph(jg_lin_t *l, jg_graph_reduce_t r, const jg_graph_t **g, jg_error_t *err)
 {
     jg_status_t st = ensure_graph(l, r, NULL, err);
     if (!st && !jg__graph_replayed(l->g[r])) {
@@ -306,7 +306,7 @@ static jg_status_t singular(const jg_lin_t *l, jg_error_t *err)
                         p->nloops ? "; algebraic loops: " : "", buf);
 }
 
-jg_status_t jg_lin_run(jg_lin_t *l, jg_method_t m, jg_reduce_t r, jg_linsys_t **out,
+jg_status_t jg_lin_run(jg_lin_t *l, jg_lin_method_t m, jg_graph_reduce_t r, jg_lin_sys_t **out,
                        jg_lin_stats_t *stats, jg_error_t *err)
 {
     jg_lin_stats_t st0;
@@ -318,13 +318,13 @@ jg_status_t jg_lin_run(jg_lin_t *l, jg_method_t m, jg_reduce_t r, jg_linsys_t **
     jg_status_t s;
     *out = NULL;
     double t0 = now();
-    if ((s = jg__lin_eval(l, m != JG_METHOD_PERTURB, err))) goto done;
+    if ((s = jg__lin_eval(l, m != JG_LIN_PERTURB, err))) goto done;
     double t1 = now();
     st->t_eval = t1 - t0;
-    if (m == JG_METHOD_PERTURB) {
+    if (m == JG_LIN_PERTURB) {
         if ((s = jg__lin_perturb(l, &F, err))) goto done;
         st->t_lft = now() - t1;
-    } else if (m == JG_METHOD_MATRIX) {
+    } else if (m == JG_LIN_MATRIX) {
         if ((s = jg__lin_matrix_ops(l, &ops, err))) goto done;
         double t2 = now();
         st->t_build = t2 - t1;
@@ -340,7 +340,7 @@ jg_status_t jg_lin_run(jg_lin_t *l, jg_method_t m, jg_reduce_t r, jg_linsys_t **
         if ((s = jg__graph_replay(l->g[r], l->w, err))) goto done;
         double t3 = now();
         st->t_replay = t3 - t2;
-        if ((s = graph_ops(l, l->g[r], r != JG_REDUCE_NONE, &ops, err))) goto done;
+        if ((s = graph_ops(l, l->g[r], r != JG_GRAPH_REDUCE_NONE, &ops, err))) goto done;
         st->bytes_lft = jg__lftops_bytes(&ops);
         if ((s = jg_lft(ops.P11, ops.P12, ops.P21, ops.P22, ops.M, &F, &info, err))) {
             if (s == JG_SINGULAR_LOOP) s = singular(l, err);
@@ -351,7 +351,7 @@ jg_status_t jg_lin_run(jg_lin_t *l, jg_method_t m, jg_reduce_t r, jg_linsys_t **
     }
     st->lft_n = info.n;
     st->lft_rcond = info.rcond;
-    s = jg__linsys_from(l, F, out, err);
+    s = jg__lin_sys_from(l, F, out, err);
 done:
     st->t_total = now() - t0;
     jg__lftops_free(&ops);

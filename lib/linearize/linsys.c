@@ -1,4 +1,4 @@
-/* jg_linsys_t: splitting the LFT result into A, B, C, D with names; comparing. */
+/* jg_lin_sys_t: splitting the LFT result into A, B, C, D with names; comparing. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +18,7 @@ static void free_names(char **v, int64_t n)
     free(v);
 }
 
-void jg_linsys_free(jg_linsys_t *s)
+void jg_lin_sys_free(jg_lin_sys_t *s)
 {
     if (!s) return;
     free_names(s->state_names, s->nx);
@@ -64,11 +64,11 @@ static char **copy_names(char *const *src, int64_t n)
     return v;
 }
 
-jg_status_t jg__linsys_from(const jg_lin_t *l, const cs_dl *F, jg_linsys_t **out, jg_error_t *err)
+jg_status_t jg__lin_sys_from(const jg_lin_t *l, const cs_dl *F, jg_lin_sys_t **out, jg_error_t *err)
 {
     const jg_program_t *p = l->p;
     int64_t nx = p->nx, nw = l->io->nw, nz = l->io->nz;
-    jg_linsys_t *s = calloc(1, sizeof *s);
+    jg_lin_sys_t *s = calloc(1, sizeof *s);
     *out = NULL;
     if (!s) return jg_error_set(err, JG_NOMEM, "out of memory");
     s->nx = nx;
@@ -90,7 +90,7 @@ jg_status_t jg__linsys_from(const jg_lin_t *l, const cs_dl *F, jg_linsys_t **out
     int ok = s->A && s->B && s->C && s->D && s->state_names && s->input_names && s->output_names;
     for (int64_t k = 0; ok && k < nx; k++) ok = s->state_names[k] != NULL;
     if (!ok) {
-        jg_linsys_free(s);
+        jg_lin_sys_free(s);
         return jg_error_set(err, JG_NOMEM, "out of memory");
     }
     *out = s;
@@ -115,7 +115,7 @@ static double mdiff(const cs_dl *a, const cs_dl *b)
     return r;
 }
 
-double jg_linsys_diff(const jg_linsys_t *a, const jg_linsys_t *b, const char **which)
+double jg_lin_sys_diff(const jg_lin_sys_t *a, const jg_lin_sys_t *b, const char **which)
 {
     const cs_dl *ma[4] = {a->A, a->B, a->C, a->D}, *mb[4] = {b->A, b->B, b->C, b->D};
     static const char *names[4] = {"A", "B", "C", "D"};

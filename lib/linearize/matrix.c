@@ -29,8 +29,8 @@ void jg__lftops_free(jg_lftops_t *o)
 
 size_t jg__lftops_bytes(const jg_lftops_t *o)
 {
-    return jg_csc_bytes(o->P11) + jg_csc_bytes(o->P12) + jg_csc_bytes(o->P21) +
-           jg_csc_bytes(o->P22) + jg_csc_bytes(o->M);
+    return jg_lft_csc_bytes(o->P11) + jg_lft_csc_bytes(o->P12) + jg_lft_csc_bytes(o->P21) +
+           jg_lft_csc_bytes(o->P22) + jg_lft_csc_bytes(o->M);
 }
 
 static cs_dl *finish(cs_dl *T)
@@ -58,7 +58,7 @@ jg_status_t jg__lin_matrix_ops(jg_lin_t *l, jg_lftops_t *o, jg_error_t *err)
     for (int32_t b = 0; b < p->nblocks; b++) {
         const jg_block_t *B = &p->blocks[b];
         if (B->virt) continue;
-        cs_dl *const *part = jg__work_parts(l->w, b);
+        cs_dl *const *part = jg__eval_parts(l->w, b);
         for (int k = 0; k < B->npart; k++) {
             const cs_dl *m = part[k];
             cs_dl *T = NULL;

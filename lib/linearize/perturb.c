@@ -12,10 +12,10 @@ static jg_status_t model_f(jg_lin_t *l, double *out, jg_error_t *err)
 {
     const jg_program_t *p = l->p;
     const jg_iospec_t *io = l->io;
-    jg_status_t st = jg_work_outputs(l->w, l->t, err);
+    jg_status_t st = jg_eval_outputs(l->w, l->t, err);
     if (st) return st;
-    if ((st = jg_work_derivatives(l->w, out, err))) return st;
-    const double *y = jg_work_signals(l->w);
+    if ((st = jg_eval_derivatives(l->w, out, err))) return st;
+    const double *y = jg_eval_signals(l->w);
     for (int64_t k = 0; k < io->nz; k++) {
         int64_t e = p->nu + k, s = io->src[e];
         double v = s >= 0 ? y[s] : 0.0;
@@ -33,7 +33,7 @@ jg_status_t jg__lin_perturb(jg_lin_t *l, cs_dl **F, jg_error_t *err)
     double *fp = malloc(sizeof(double) * (size_t)(no + 1));
     double *fm = malloc(sizeof(double) * (size_t)(no + 1));
     cs_dl *T = cs_dl_spalloc(no, ni, 16, 1, 1);
-    double *x = jg_work_states(l->w);
+    double *x = jg_eval_states(l->w);
     *F = NULL;
     if (!fp || !fm || !T) {
         st = jg_error_set(err, JG_NOMEM, "out of memory");
@@ -69,7 +69,7 @@ jg_status_t jg__lin_perturb(jg_lin_t *l, cs_dl **F, jg_error_t *err)
     if (!*F) st = jg_error_set(err, JG_NOMEM, "out of memory");
 done:
     /* leave the work at the operating point again */
-    if (!st) st = jg_work_outputs(l->w, l->t, err);
+    if (!st) st = jg_eval_outputs(l->w, l->t, err);
     free(fp);
     free(fm);
     cs_dl_spfree(T);

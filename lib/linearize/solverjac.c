@@ -21,38 +21,38 @@
 static const char *const method_names[] = {"auto", "full-perturbation", "sparse-perturbation",
                                            "full-analytical", "sparse-analytical"};
 
-const char *jg_sjac_method_name(jg_sjac_method_t m)
+const char *jg_solverjac_method_name(jg_solverjac_method_t m)
 {
     return (unsigned)m < 5 ? method_names[m] : "?";
 }
 
-int jg_sjac_method_parse(const char *s)
+int jg_solverjac_method_parse(const char *s)
 {
     for (int k = 0; s && k < 5; k++)
         if (!strcmp(s, method_names[k])) return k;
     return -1;
 }
 
-const char *jg_sjac_method_names(void)
+const char *jg_solverjac_method_names(void)
 {
     return "auto full-perturbation sparse-perturbation full-analytical sparse-analytical";
 }
 
-static int is_sparse(jg_sjac_method_t m)
+static int is_sparse(jg_solverjac_method_t m)
 {
-    return m == JG_SJAC_SPARSE_PERTURBATION || m == JG_SJAC_SPARSE_ANALYTICAL;
+    return m == JG_SOLVERJAC_SPARSE_PERTURBATION || m == JG_SOLVERJAC_SPARSE_ANALYTICAL;
 }
 
-static int is_analytical(jg_sjac_method_t m)
+static int is_analytical(jg_solverjac_method_t m)
 {
-    return m == JG_SJAC_FULL_ANALYTICAL || m == JG_SJAC_SPARSE_ANALYTICAL;
+    return m == JG_SOLVERJAC_FULL_ANALYTICAL || m == JG_SOLVERJAC_SPARSE_ANALYTICAL;
 }
 
-struct jg_sjac {
+struct jg_solverjac {
     const jg_program_t *p;
-    jg_work_t *w;
+    jg_eval_work_t *w;
     int own_w;
-    jg_sjac_method_t method;
+    jg_solverjac_method_t method;
     double typ;               /* typical state magnitude for perturbation steps */
     char reason[512];
     int64_t n;
@@ -74,7 +74,7 @@ struct jg_sjac {
     int64_t *held_part;       /* per held block: its first Jacobian part */
     /* perturbation scratch */
     double *x0, *f0, *f1, *h;   /* x0: the point (x may be the work's own states) */
-    jg_sjac_stats_t st;
+    jg_solverjac_stats_t st;
     jg_error_t *sink;
 };
 
@@ -127,14 +127,14 @@ static jg_status_t nomem(jg_error_t *err, const char *what)
 }
 
 /* Graph, elimination, structural pattern, analytical scatter map. */
-static jg_status_t build_pattern(jg_sjac_t *j, jg_error_t *err)
+static jg_status_t build_pattern(jg_solverjac_t *j, jg_error_t *err)
 {
     const jg_program_t *p = j->p;
     const int64_t n = j->n;
     jg_status_t st;
     if ((st = jg__iospec_create(p, 0, NULL, 0, NULL, 0, NULL, 0, &j->io, err))) return st;
     if ((st = jg__graph_build(p, j->io, &j->g, err))) return st;
-    if ((st = jg__graph_eliminate(j->g, JG_REDUCE_FULL, err))) return st;
+    if ((st = jg__graph_eliminate(j->g, JG_GRAPH_REDUCE_FULL, err))) return st;
     const jg_graph_t *g = j->g;
     const int64_t nv = jg_graph_nvertices(g);
     j->xo = malloc(sizeof(int64_t) * (size_t)(nv + 1));
@@ -173,7 +173,7 @@ static jg_status_t build_pattern(jg_sjac_t *j, jg_error_t *err)
 }
 
 /* Columns of each color (CSR), for one perturbed f per color. */
-static jg_status_t build_groups(jg_sjac_t *j, jg_error_t *err)
+static jg_status_t build_groups(jg_solverjac_t *j, jg_error_t *err)
 {
     const int64_t n = j->n, nc = j->ncolors;
     j->grp_ptr = calloc((size_t)nc + 2, sizeof(int64_t));
@@ -192,7 +192,7 @@ static jg_status_t build_groups(jg_sjac_t *j, jg_error_t *err)
 }
 
 /* The dense n x n pattern of the full methods. */
-static jg_status_t build_dense(jg_sjac_t *j, jg_error_t *err)
+static jg_status_t build_dense(jg_solverjac_t *j, jg_error_t *err)
 {
     const int64_t n = j->n;
     j->D = cs_dl_spalloc(n, n, n * n + 1, 1, 0);
@@ -203,7 +203,7 @@ static jg_status_t build_dense(jg_sjac_t *j, jg_error_t *err)
 }
 
 /* Analytical: where each value of a state -> state edge goes in P. */
-static jg_status_t build_map(jg_sjac_t *j, jg_error_t *err)
+static jg_status_t build_map(jg_solverjac_t *j, jg_error_t *err)
 {
     const jg_graph_t *g = j->g;
     const jg_program_t *p = j->p;
@@ -247,18 +247,18 @@ done:
     return st;
 }
 
-jg_status_t jg_sjac_create(const jg_program_t *p, const char *method, jg_work_t *w,
-                           jg_sjac_t **out, jg_error_t *err)
+jg_status_t jg_solverjac_create(const jg_program_t *p, const char *method, jg_eval_work_t *w,
+                           jg_solverjac_t **out, jg_error_t *err)
 {
     *out = NULL;
     if (!method) method = "auto";
-    int m = jg_sjac_method_parse(method);
+    int m = jg_solverjac_method_parse(method);
     if (m < 0)
         return jg_error_set(err, JG_ARG, "unknown solver Jacobian method '%s' (valid: %s)", method,
-                            jg_sjac_method_names());
+                            jg_solverjac_method_names());
     if (w && jg__eval_program(w) != p)
         return jg_error_set(err, JG_ARG, "solver Jacobian: the work belongs to another program");
-    jg_sjac_t *j = calloc(1, sizeof *j);
+    jg_solverjac_t *j = calloc(1, sizeof *j);
     if (j) j->typ = 1.0;
     if (!j) return nomem(err, "object");
     j->p = p;
@@ -267,7 +267,7 @@ jg_status_t jg_sjac_create(const jg_program_t *p, const char *method, jg_work_t 
     if (w) {
         j->w = w;
     } else {
-        if ((st = jg_work_create(p, &j->w, err))) goto fail;
+        if ((st = jg_eval_create(p, &j->w, err))) goto fail;
         j->own_w = 1;
         jg__eval_set_mode(j->w, 1, 0);   /* f as the simulation computes it, minor step */
     }
@@ -277,18 +277,18 @@ jg_status_t jg_sjac_create(const jg_program_t *p, const char *method, jg_work_t 
     if (bad >= 0)
         snprintf(why_bad, sizeof why_bad, "block '%s' (%s) has no analytic Jacobian",
                  p->blocks[bad].path, p->blocks[bad].type->name);
-    if (m == JG_SJAC_AUTO) {
+    if (m == JG_SOLVERJAC_AUTO) {
         int sparse = j->n >= SPARSE_FROM;
         if (bad < 0)
-            m = sparse ? JG_SJAC_SPARSE_ANALYTICAL : JG_SJAC_FULL_ANALYTICAL;
+            m = sparse ? JG_SOLVERJAC_SPARSE_ANALYTICAL : JG_SOLVERJAC_FULL_ANALYTICAL;
         else
-            m = sparse ? JG_SJAC_SPARSE_PERTURBATION : JG_SJAC_FULL_PERTURBATION;
+            m = sparse ? JG_SOLVERJAC_SPARSE_PERTURBATION : JG_SOLVERJAC_FULL_PERTURBATION;
         snprintf(j->reason, sizeof j->reason, "auto: %s (%s), %lld state%s %s %d (%s)",
                  bad < 0 ? "every block has an analytic Jacobian" : why_bad,
                  bad < 0 ? "analytical" : "perturbation", (long long)j->n, j->n == 1 ? "" : "s",
                  sparse ? ">=" : "<", SPARSE_FROM, sparse ? "sparse" : "full");
     } else if (is_analytical(m) && bad >= 0) {
-        jg_sjac_method_t fb = is_sparse(m) ? JG_SJAC_SPARSE_PERTURBATION : JG_SJAC_FULL_PERTURBATION;
+        jg_solverjac_method_t fb = is_sparse(m) ? JG_SOLVERJAC_SPARSE_PERTURBATION : JG_SOLVERJAC_FULL_PERTURBATION;
         snprintf(j->reason, sizeof j->reason, "%s requested, but %s: %s instead", method_names[m],
                  why_bad, method_names[fb]);
         m = fb;
@@ -310,7 +310,7 @@ jg_status_t jg_sjac_create(const jg_program_t *p, const char *method, jg_work_t 
         st = nomem(err, "colors");
         goto fail;
     }
-    if ((st = jg_color_columns(j->S, j->color, &j->ncolors, err))) goto fail;
+    if ((st = jg_solverjac_color_columns(j->S, j->color, &j->ncolors, err))) goto fail;
     if ((st = build_groups(j, err))) goto fail;
     if (!is_sparse(j->method) && (st = build_dense(j, err))) goto fail;
     j->P = j->D ? j->D : j->S;
@@ -326,14 +326,14 @@ jg_status_t jg_sjac_create(const jg_program_t *p, const char *method, jg_work_t 
     *out = j;
     return JG_OK;
 fail:
-    jg_sjac_free(j);
+    jg_solverjac_free(j);
     return st;
 }
 
-void jg_sjac_free(jg_sjac_t *j)
+void jg_solverjac_free(jg_solverjac_t *j)
 {
     if (!j) return;
-    if (j->own_w) jg_work_free(j->w);
+    if (j->own_w) jg_eval_free(j->w);
     jg_graph_free(j->g);
     jg__iospec_free(j->io);
     free(j->xo);
@@ -355,29 +355,29 @@ void jg_sjac_free(jg_sjac_t *j)
     free(j);
 }
 
-jg_sjac_method_t jg_sjac_method(const jg_sjac_t *j) { return j->method; }
-const char *jg_sjac_reason(const jg_sjac_t *j) { return j->reason; }
-int64_t jg_sjac_nstates(const jg_sjac_t *j) { return j->n; }
-jg_work_t *jg_sjac_work(jg_sjac_t *j) { return j->w; }
-const cs_dl *jg_sjac_pattern(const jg_sjac_t *j) { return j->P; }
-const cs_dl *jg_sjac_structure(const jg_sjac_t *j) { return j->S; }
-const cs_dl *jg_sjac_solver_pattern(const jg_sjac_t *j) { return j->D ? NULL : j->S; }
-int64_t jg_sjac_ncolors(const jg_sjac_t *j) { return j->ncolors; }
-const int64_t *jg_sjac_colors(const jg_sjac_t *j) { return j->color; }
-int64_t jg_sjac_max_row_nnz(const jg_sjac_t *j) { return j->maxrow; }
-void jg_sjac_get_stats(const jg_sjac_t *j, jg_sjac_stats_t *st) { *st = j->st; }
-void jg_sjac_set_error(jg_sjac_t *j, jg_error_t *err) { j->sink = err; }
+jg_solverjac_method_t jg_solverjac_method(const jg_solverjac_t *j) { return j->method; }
+const char *jg_solverjac_reason(const jg_solverjac_t *j) { return j->reason; }
+int64_t jg_solverjac_nstates(const jg_solverjac_t *j) { return j->n; }
+jg_eval_work_t *jg_solverjac_work(jg_solverjac_t *j) { return j->w; }
+const cs_dl *jg_solverjac_pattern(const jg_solverjac_t *j) { return j->P; }
+const cs_dl *jg_solverjac_structure(const jg_solverjac_t *j) { return j->S; }
+const cs_dl *jg_solverjac_solver_pattern(const jg_solverjac_t *j) { return j->D ? NULL : j->S; }
+int64_t jg_solverjac_ncolors(const jg_solverjac_t *j) { return j->ncolors; }
+const int64_t *jg_solverjac_colors(const jg_solverjac_t *j) { return j->color; }
+int64_t jg_solverjac_max_row_nnz(const jg_solverjac_t *j) { return j->maxrow; }
+void jg_solverjac_get_stats(const jg_solverjac_t *j, jg_solverjac_stats_t *st) { *st = j->st; }
+void jg_solverjac_set_error(jg_solverjac_t *j, jg_error_t *err) { j->sink = err; }
 
-int64_t jg_sjac_fevals_per_jacobian(const jg_sjac_t *j)
+int64_t jg_solverjac_fevals_per_jacobian(const jg_solverjac_t *j)
 {
     switch (j->method) {
-    case JG_SJAC_FULL_PERTURBATION: return j->n;
-    case JG_SJAC_SPARSE_PERTURBATION: return j->ncolors;
+    case JG_SOLVERJAC_FULL_PERTURBATION: return j->n;
+    case JG_SOLVERJAC_SPARSE_PERTURBATION: return j->ncolors;
     default: return 0;
     }
 }
 
-cs_dl *jg_sjac_alloc(const jg_sjac_t *j)
+cs_dl *jg_solverjac_alloc(const jg_solverjac_t *j)
 {
     const cs_dl *P = j->P;
     cs_dl *J = cs_dl_spalloc(P->m, P->n, P->p[P->n] + 1, 1, 0);
@@ -391,10 +391,10 @@ cs_dl *jg_sjac_alloc(const jg_sjac_t *j)
 /* -------------------------------------------------------------- evaluate */
 
 /* f(t, x) with the work's states already set: outputs, then derivatives. */
-static jg_status_t f_here(jg_sjac_t *j, double t, double *f, jg_error_t *err)
+static jg_status_t f_here(jg_solverjac_t *j, double t, double *f, jg_error_t *err)
 {
-    jg_status_t st = jg_work_outputs(j->w, t, err);
-    return st ? st : jg_work_derivatives(j->w, f, err);
+    jg_status_t st = jg_eval_outputs(j->w, t, err);
+    return st ? st : jg_eval_derivatives(j->w, f, err);
 }
 
 /* The forward-difference step for x_j = v: sqrt(eps) relative, at least
@@ -409,11 +409,11 @@ static double step_for(double v, double typ)
 
 /* The work's states are x on entry and on return; the divisor is the step
  * as stored (x_j + h rounded, minus x_j), not the h asked for. */
-static jg_status_t eval_perturb(jg_sjac_t *j, double t, const double *x, const double *fx,
+static jg_status_t eval_perturb(jg_solverjac_t *j, double t, const double *x, const double *fx,
                                 cs_dl *J, jg_error_t *err)
 {
     const int64_t n = j->n;
-    double *xw = jg_work_states(j->w);
+    double *xw = jg_eval_states(j->w);
     jg_status_t st;
     const double *f0 = fx;
     if (!f0) {
@@ -421,7 +421,7 @@ static jg_status_t eval_perturb(jg_sjac_t *j, double t, const double *x, const d
         j->st.fevals_base++;
         f0 = j->f0;
     }
-    if (j->method == JG_SJAC_FULL_PERTURBATION) {
+    if (j->method == JG_SOLVERJAC_FULL_PERTURBATION) {
         for (int64_t c = 0; c < n; c++) {
             xw[c] = x[c] + step_for(x[c], j->typ);
             double h = xw[c] - x[c];
@@ -460,8 +460,8 @@ static jg_status_t eval_perturb(jg_sjac_t *j, double t, const double *x, const d
 }
 
 /* Blocks with a discrete sample time hold their outputs between hits
- * (jg_work_outputs): their parts are no path in f now. */
-static void zero_held(jg_sjac_t *j)
+ * (jg_eval_outputs): their parts are no path in f now. */
+static void zero_held(jg_solverjac_t *j)
 {
     for (int32_t k = 0; k < j->nheld; k++) {
         const jg_block_t *B = &j->p->blocks[j->held[k]];
@@ -475,7 +475,7 @@ static void zero_held(jg_sjac_t *j)
 }
 
 /* Algebraic vertices survived the elimination: J_x = P11 + P12 (I - P22)^-1 P21. */
-static jg_status_t eval_lft(jg_sjac_t *j, cs_dl *J, jg_error_t *err)
+static jg_status_t eval_lft(jg_solverjac_t *j, cs_dl *J, jg_error_t *err)
 {
     const jg_graph_t *g = j->g;
     const int64_t n = j->n;
@@ -515,10 +515,10 @@ done:
     return st;
 }
 
-static jg_status_t eval_analytic(jg_sjac_t *j, double t, cs_dl *J, jg_error_t *err)
+static jg_status_t eval_analytic(jg_solverjac_t *j, double t, cs_dl *J, jg_error_t *err)
 {
-    jg_status_t st = jg_work_outputs(j->w, t, err);
-    if (!st) st = jg_work_jacobians(j->w, err);
+    jg_status_t st = jg_eval_outputs(j->w, t, err);
+    if (!st) st = jg_eval_jacobians(j->w, err);
     j->st.outputs++;
     if (st) return st;
     zero_held(j);
@@ -531,30 +531,30 @@ static jg_status_t eval_analytic(jg_sjac_t *j, double t, cs_dl *J, jg_error_t *e
     return JG_OK;
 }
 
-jg_status_t jg_sjac_eval(jg_sjac_t *j, double t, const double *x, const double *fx, cs_dl *J,
+jg_status_t jg_solverjac_eval(jg_solverjac_t *j, double t, const double *x, const double *fx, cs_dl *J,
                          jg_error_t *err)
 {
     const cs_dl *P = j->P;
     if (!J || J->nz != -1 || J->m != P->m || J->n != P->n || J->p[J->n] != P->p[P->n])
         return jg_error_set(err, JG_ARG,
                             "solver Jacobian: expected a %lld x %lld compressed-column matrix "
-                            "with %lld entries (jg_sjac_alloc)",
+                            "with %lld entries (jg_solverjac_alloc)",
                             (long long)P->m, (long long)P->n, (long long)P->p[P->n]);
     memmove(j->x0, x, sizeof(double) * (size_t)j->n);
-    memcpy(jg_work_states(j->w), j->x0, sizeof(double) * (size_t)j->n);
+    memcpy(jg_eval_states(j->w), j->x0, sizeof(double) * (size_t)j->n);
     jg_status_t st = is_analytical(j->method) ? eval_analytic(j, t, J, err)
                                                : eval_perturb(j, t, j->x0, fx, J, err);
     if (!st) j->st.jevals++;
     return st;
 }
 
-int jg_sjac_solver_jac(double t, const double *x, const double *fx, cs_dl *J, void *user)
+int jg_solverjac_solver_jac(double t, const double *x, const double *fx, cs_dl *J, void *user)
 {
-    jg_sjac_t *j = user;
-    return jg_sjac_eval(j, t, x, fx, J, j->sink) ? -1 : 0;
+    jg_solverjac_t *j = user;
+    return jg_solverjac_eval(j, t, x, fx, J, j->sink) ? -1 : 0;
 }
 
-void jg_sjac_set_typical(jg_sjac_t *j, double typ)
+void jg_solverjac_set_typical(jg_solverjac_t *j, double typ)
 {
     if (j) j->typ = typ > 0 && isfinite(typ) ? typ : 1.0;
 }

@@ -18,7 +18,7 @@
 
 struct jg_sim {
     const jg_program_t *p;
-    jg_work_t *w;
+    jg_eval_work_t *w;
     jg_solver_t *solver;
     jg_sim_opts_t o;
     double t;
@@ -48,7 +48,7 @@ struct jg_sim {
     int projected;             /* the last step's state was projected: restart the solver */
     int proj_internal;         /* the solver projects inside its steps (ode15s) */
     double proj_rtol, proj_atol;
-    jg_sjac_t *jac;            /* solver Jacobian of an implicit solver, else NULL */
+    jg_solverjac_t *jac;            /* solver Jacobian of an implicit solver, else NULL */
     int32_t *stop_blk, nstop;  /* Stop blocks (lib/blocks/stop.c) */
     long small_steps;          /* solver steps in a row below 1e-6 of the span */
     int collapse_told;         /* o.warn has been called about them */
@@ -58,9 +58,9 @@ struct jg_sim {
 static int rhs(double t, const double *x, double *dx, void *user)
 {
     jg_sim_t *s = user;
-    memcpy(jg_work_states(s->w), x, sizeof(double) * (size_t)s->p->nx);
-    if (jg_work_outputs(s->w, t, s->err)) return -1;
-    return jg_work_derivatives(s->w, dx, s->err) ? -1 : 0;
+    memcpy(jg_eval_states(s->w), x, sizeof(double) * (size_t)s->p->nx);
+    if (jg_eval_outputs(s->w, t, s->err)) return -1;
+    return jg_eval_derivatives(s->w, dx, s->err) ? -1 : 0;
 }
 
 /* J_x for an implicit solver: evaluated on the simulation's work, so with its
@@ -68,7 +68,7 @@ static int rhs(double t, const double *x, double *dx, void *user)
 static int jac(double t, const double *x, const double *fx, cs_dl *J, void *user)
 {
     jg_sim_t *s = user;
-    return jg_sjac_eval(s->jac, t, x, fx, J, s->err) ? -1 : 0;
+    return jg_solverjac_eval(s->jac, t, x, fx, J, s->err) ? -1 : 0;
 }
 
 static int implicit_solver(const char *name)
@@ -158,11 +158,11 @@ static jg_status_t choose_sparsing(jg_sim_t *s, const char *name, double h, jg_e
                             "sparsing applies to the linearly implicit Euler solver 'lie', not '%s'", name);
     if (!s->jac) return JG_OK;   /* no states */
     const int64_t n = s->p->nx;
-    cs_dl *J = jg_sjac_alloc(s->jac);
+    cs_dl *J = jg_solverjac_alloc(s->jac);
     if (!J) return jg_error_set(err, JG_NOMEM, "out of memory");
-    jg_status_t st = jg_sjac_eval(s->jac, s->o.t0, s->x, NULL, J, err);
+    jg_status_t st = jg_solverjac_eval(s->jac, s->o.t0, s->x, NULL, J, err);
     unsigned char *keepJ = NULL, *keep = NULL;
-    const cs_dl *sp = jg_sjac_solver_pattern(s->jac);
+    const cs_dl *sp = jg_solverjac_solver_pattern(s->jac);
     int64_t nzs = sp ? sp->p[n] : n * n;
     if (!st) {
         keepJ = malloc((size_t)J->p[n] + 1);
@@ -203,15 +203,15 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
         return jg_error_set(err, JG_ARG, "stop time %g before start time %g", o->tstop, o->t0);
     if (o->out_step < 0) return jg_error_set(err, JG_ARG, "non-positive output step %g", o->out_step);
     if (o->refine < 0) return jg_error_set(err, JG_ARG, "negative refine factor %d", o->refine);
-    if (o->jacobian && jg_sjac_method_parse(o->jacobian) < 0)
+    if (o->jacobian && jg_solverjac_method_parse(o->jacobian) < 0)
         return jg_error_set(err, JG_ARG, "unknown solver Jacobian method '%s' (valid: %s)",
-                            o->jacobian, jg_sjac_method_names());
+                            o->jacobian, jg_solverjac_method_names());
     jg_sim_t *s = calloc(1, sizeof *s);
     if (!s) return jg_error_set(err, JG_NOMEM, "out of memory");
     s->p = p;
     s->o = *o;
     if (!s->o.solver) s->o.solver = "ode45";
-    jg_status_t st = jg_work_create(p, &s->w, err);
+    jg_status_t st = jg_eval_create(p, &s->w, err);
     if (st) goto fail;
     s->x = malloc(sizeof(double) * (size_t)(p->nx + 1));
     s->xq = malloc(sizeof(double) * (size_t)(p->nx + 1));
@@ -219,7 +219,7 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
         st = jg_error_set(err, JG_NOMEM, "out of memory");
         goto fail;
     }
-    memcpy(s->x, jg_work_states(s->w), sizeof(double) * (size_t)p->nx);
+    memcpy(s->x, jg_eval_states(s->w), sizeof(double) * (size_t)p->nx);
     if ((st = setup_logging(s, err))) goto fail;
     /* Stop blocks: each sets its one discrete state when its input is nonzero */
     s->stop_blk = malloc(sizeof(int32_t) * (size_t)(p->nblocks + 1));
@@ -279,12 +279,12 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
     }
     if ((st = jg_solver_create(name, p->nx, rhs, s, &so, &s->solver, err))) goto fail;
     if (p->nx > 0 && implicit_solver(name)) {
-        if ((st = jg_sjac_create(p, o->jacobian, s->w, &s->jac, err)) ||
-            (st = jg_solver_set_jacobian(s->solver, jac, jg_sjac_solver_pattern(s->jac), s, err)))
+        if ((st = jg_solverjac_create(p, o->jacobian, s->w, &s->jac, err)) ||
+            (st = jg_solver_set_jacobian(s->solver, jac, jg_solverjac_solver_pattern(s->jac), s, err)))
             goto fail;
         /* perturbation steps at the scale the tolerances care about */
         double rtol = so.rtol > 0 ? fmax(so.rtol, 100 * DBL_EPSILON) : 1e-3, atol = so.atol > 0 ? so.atol : 1e-6;
-        jg_sjac_set_typical(s->jac, fmin(1.0, atol / rtol));
+        jg_solverjac_set_typical(s->jac, fmin(1.0, atol / rtol));
     }
     s->fixed = jg_solver_is_fixed(s->solver) && strcmp(name, "discrete");
     /* a fixed step must land on every sample hit */
@@ -348,8 +348,8 @@ void jg_sim_free(jg_sim_t *s)
     free(s->stop_blk);
     jg_solver_free(s->solver);
     jg__proj_free(s->proj);
-    jg_sjac_free(s->jac);
-    jg_work_free(s->w);
+    jg_solverjac_free(s->jac);
+    jg_eval_free(s->w);
     free(s);
 }
 
@@ -361,9 +361,9 @@ const double *jg_sim_states(const jg_sim_t *s) { return s->x; }
  * see them) are the solver's fevals_jac. */
 static void jac_fevals(const jg_sim_t *s, jg_solver_stats_t *st)
 {
-    jg_sjac_stats_t js;
+    jg_solverjac_stats_t js;
     if (!s->jac) return;
-    jg_sjac_get_stats(s->jac, &js);
+    jg_solverjac_get_stats(s->jac, &js);
     /* the solver's convention: fevals counts every evaluation of f, those
      * spent on Jacobians (fevals_jac) included */
     st->fevals_jac += js.fevals + js.fevals_base;
@@ -377,10 +377,10 @@ void jg_sim_stats(const jg_sim_t *s, jg_sim_stats_t *st)
 }
 const char *jg_sim_jacobian(const jg_sim_t *s, const char **why)
 {
-    if (why) *why = s->jac ? jg_sjac_reason(s->jac) : NULL;
-    return s->jac ? jg_sjac_method_name(jg_sjac_method(s->jac)) : NULL;
+    if (why) *why = s->jac ? jg_solverjac_reason(s->jac) : NULL;
+    return s->jac ? jg_solverjac_method_name(jg_solverjac_method(s->jac)) : NULL;
 }
-jg_work_t *jg_sim_work(jg_sim_t *s) { return s->w; }
+jg_eval_work_t *jg_sim_work(jg_sim_t *s) { return s->w; }
 int64_t jg_sim_ndstates(const jg_sim_t *s) { return s->p->nd; }
 jg__proj_t *jg__sim_projector(const jg_sim_t *s) { return s->proj; }
 const double *jg_sim_dstates(const jg_sim_t *s) { return jg__eval_dstates(s->w); }
@@ -391,7 +391,7 @@ static void log_point(jg_sim_t *s, double t, const double *x, jg_sim_log_fn log,
 {
     int dec = s->o.decimation > 1 ? s->o.decimation : 1;
     if (s->nout_points++ % dec || !log) return;
-    const double *y = jg_work_signals(s->w);
+    const double *y = jg_eval_signals(s->w);
     for (int64_t k = 0; k < s->nlog; k++) s->sig[k] = s->log_src[k] >= 0 ? y[s->log_src[k]] : 0.0;
     if (log(t, x, s->sig, user)) *stop = 1;
 }
@@ -399,14 +399,14 @@ static void log_point(jg_sim_t *s, double t, const double *x, jg_sim_log_fn log,
 /* Outputs at (t, x) between major steps: discrete blocks hold. */
 static jg_status_t minor_outputs(jg_sim_t *s, double t, const double *x, jg_error_t *err)
 {
-    memcpy(jg_work_states(s->w), x, sizeof(double) * (size_t)s->p->nx);
-    return jg_work_outputs(s->w, t, err);
+    memcpy(jg_eval_states(s->w), x, sizeof(double) * (size_t)s->p->nx);
+    return jg_eval_outputs(s->w, t, err);
 }
 
 static jg_status_t zc_at(jg_sim_t *s, double t, const double *x, double *z, jg_error_t *err)
 {
     jg_status_t st = minor_outputs(s, t, x, err);
-    return st ? st : jg__work_zc(s->w, z, err);
+    return st ? st : jg__eval_zc(s->w, z, err);
 }
 
 static double rate_time(const jg_sim_t *s, int32_t r)
@@ -451,9 +451,9 @@ static jg_status_t major_step(jg_sim_t *s, int first, int log_now, int any_fired
                               jg_sim_log_fn log, void *user, int *stop, jg_error_t *err)
 {
     const jg_program_t *p = s->p;
-    jg_work_t *w = s->w;
+    jg_eval_work_t *w = s->w;
     unsigned char *rate_hit = jg__eval_rate_hits(w);
-    double *wx = jg_work_states(w);
+    double *wx = jg_eval_states(w);
     const double *xd = jg__eval_dstates(w);
     jg_status_t st;
     int hit = 0;
@@ -465,13 +465,13 @@ static jg_status_t major_step(jg_sim_t *s, int first, int log_now, int any_fired
     jg__eval_set_major(w, 1, first);
     memcpy(wx, s->x, sizeof(double) * (size_t)p->nx);
     if (first) {   /* external initial conditions, then the outputs they give */
-        if ((st = jg_work_outputs(w, s->t, err))) return st;
-        if ((st = jg__work_update(w, 1, NULL, err))) return st;
+        if ((st = jg_eval_outputs(w, s->t, err))) return st;
+        if ((st = jg__eval_update(w, 1, NULL, err))) return st;
     }
-    if ((st = jg_work_outputs(w, s->t, err))) return st;
+    if ((st = jg_eval_outputs(w, s->t, err))) return st;
     if (log_now) log_point(s, s->t, wx, log, user, stop);
     if (p->nzc && p->nd) memcpy(s->xdsave, xd, sizeof(double) * (size_t)p->nd);
-    if ((st = jg__work_update(w, 0, any_fired ? s->fired : NULL, err))) return st;
+    if ((st = jg__eval_update(w, 0, any_fired ? s->fired : NULL, err))) return st;
     /* Simulink's Stop block: the run ends after this step, which is logged
      * even off the output grid so that the output ends at the stop time */
     for (int32_t k = 0; k < s->nstop && !s->st.stop_block; k++) {

@@ -102,14 +102,14 @@ _SIGS = {   # name: (restype, argtypes); the status-returning ones are checked
     "jg_program_warning": (ctypes.c_char_p, [_P, ctypes.c_int]),
     "jg_program_nstates": (ctypes.c_int64, [_P]),
     "jg_program_state_name": (ctypes.c_char_p, [_P, ctypes.c_int64]),
-    "jg_method_parse": (ctypes.c_int, [ctypes.c_char_p]),
-    "jg_reduce_parse": (ctypes.c_int, [ctypes.c_char_p]),
+    "jg_lin_method_parse": (ctypes.c_int, [ctypes.c_char_p]),
+    "jg_graph_reduce_parse": (ctypes.c_int, [ctypes.c_char_p]),
     "jg_lin_create": (ctypes.c_int, [_P, ctypes.POINTER(_LinOpts), _PP, _ERR]),
     "jg_lin_free": (None, [_P]),
     "jg_lin_read_op": (ctypes.c_int, [_P, ctypes.c_char_p, _ERR]),
     "jg_lin_run": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_int,
                                   ctypes.POINTER(ctypes.POINTER(_Linsys)), _P, _ERR]),
-    "jg_linsys_free": (None, [ctypes.POINTER(_Linsys)]),
+    "jg_lin_sys_free": (None, [ctypes.POINTER(_Linsys)]),
     "jg_sim_create": (ctypes.c_int, [_P, ctypes.POINTER(_SimOpts), _PP, _ERR]),
     "jg_sim_free": (None, [_P]),
     "jg_sim_run": (ctypes.c_int, [_P, ctypes.c_double, _LOG, _P, _ERR]),
@@ -118,15 +118,15 @@ _SIGS = {   # name: (restype, argtypes); the status-returning ones are checked
     "jg_sim_time": (ctypes.c_double, [_P]),
     "jg_sim_states": (ctypes.POINTER(ctypes.c_double), [_P]),
     "jg_sim_work": (_P, [_P]),
-    "jg_sjac_create": (ctypes.c_int, [_P, ctypes.c_char_p, _P, _PP, _ERR]),
-    "jg_sjac_free": (None, [_P]),
-    "jg_sjac_method": (ctypes.c_int, [_P]),
-    "jg_sjac_method_name": (ctypes.c_char_p, [ctypes.c_int]),
-    "jg_sjac_reason": (ctypes.c_char_p, [_P]),
-    "jg_sjac_alloc": (ctypes.POINTER(_Csc), [_P]),
-    "jg_sjac_eval": (ctypes.c_int, [_P, ctypes.c_double, ctypes.POINTER(ctypes.c_double),
+    "jg_solverjac_create": (ctypes.c_int, [_P, ctypes.c_char_p, _P, _PP, _ERR]),
+    "jg_solverjac_free": (None, [_P]),
+    "jg_solverjac_method": (ctypes.c_int, [_P]),
+    "jg_solverjac_method_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "jg_solverjac_reason": (ctypes.c_char_p, [_P]),
+    "jg_solverjac_alloc": (ctypes.POINTER(_Csc), [_P]),
+    "jg_solverjac_eval": (ctypes.c_int, [_P, ctypes.c_double, ctypes.POINTER(ctypes.c_double),
                                     _P, ctypes.POINTER(_Csc), _ERR]),
-    # CXSparse, a dependency of the library, frees jg_sjac_alloc's matrix
+    # CXSparse, a dependency of the library, frees jg_solverjac_alloc's matrix
     "cs_dl_spfree": (_P, [ctypes.POINTER(_Csc)]),
 }
 
@@ -294,8 +294,8 @@ def linearize(model, inputs=None, outputs=None, op=None, method="graph", reduce=
     workspace: MATLAB scripts / JSON files; set: ["NAME=EXPR", ...].
     Returns a Linearization; raises Error."""
     lib = _api()
-    m = _parse(lib.jg_method_parse, "method", method, "graph, matrix, perturb")
-    r = _parse(lib.jg_reduce_parse, "reduce", reduce, "markowitz, none, full")
+    m = _parse(lib.jg_lin_method_parse, "method", method, "graph, matrix, perturb")
+    r = _parse(lib.jg_graph_reduce_parse, "reduce", reduce, "markowitz, none, full")
     with _Program(model, workspace, set) as prog:
         o = _LinOpts()
         arrs = [_strs(x or []) for x in (inputs, outputs, open)]
@@ -315,7 +315,7 @@ def linearize(model, inputs=None, outputs=None, op=None, method="graph", reduce=
                                  _names(s.output_names, s.ny), s.t)
         finally:
             if sysp:
-                lib.jg_linsys_free(sysp)
+                lib.jg_lin_sys_free(sysp)
             lib.jg_lin_free(lin)
 
 
@@ -412,18 +412,18 @@ def jacobian(model, t=None, method="auto", workspace=None, set=None):
             _call(lib.jg_sim_create, prog.p, ctypes.byref(o), ctypes.byref(sim))
             _call(lib.jg_sim_run, sim, at, _LOG(), None)
             # at the simulation's point: discrete blocks hold what they held there
-            _call(lib.jg_sjac_create, prog.p, method.encode(), lib.jg_sim_work(sim),
+            _call(lib.jg_solverjac_create, prog.p, method.encode(), lib.jg_sim_work(sim),
                   ctypes.byref(sj))
-            J = lib.jg_sjac_alloc(sj)
+            J = lib.jg_solverjac_alloc(sj)
             if not J:
                 raise MemoryError("jacgraph: out of memory")
             tt = lib.jg_sim_time(sim)
-            _call(lib.jg_sjac_eval, sj, tt, lib.jg_sim_states(sim), None, J)
+            _call(lib.jg_solverjac_eval, sj, tt, lib.jg_sim_states(sim), None, J)
             return Jacobian(_csc(J), prog.state_names(), tt,
-                            lib.jg_sjac_method_name(lib.jg_sjac_method(sj)).decode(),
-                            lib.jg_sjac_reason(sj).decode())
+                            lib.jg_solverjac_method_name(lib.jg_solverjac_method(sj)).decode(),
+                            lib.jg_solverjac_reason(sj).decode())
         finally:
             if J:
                 lib.cs_dl_spfree(J)
-            lib.jg_sjac_free(sj)
+            lib.jg_solverjac_free(sj)
             lib.jg_sim_free(sim)

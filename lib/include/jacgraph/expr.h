@@ -75,29 +75,29 @@ JG_API int jg_expr_is_number(const char *src, double *x);
 
 /* An ordered map name -> value (insertion order kept; setting an existing
  * name replaces its value in place). */
-typedef struct jg_ws jg_ws_t;
+typedef struct jg_expr_ws jg_expr_ws_t;
 
-JG_API jg_ws_t *jg_ws_create(void);                          /* NULL when out of memory */
-JG_API void jg_ws_free(jg_ws_t *ws);                          /* NULL ok */
+JG_API jg_expr_ws_t *jg_expr_ws_create(void);                          /* NULL when out of memory */
+JG_API void jg_expr_ws_free(jg_expr_ws_t *ws);                          /* NULL ok */
 /* Set name = value (copied). JG_NOMEM. */
-JG_API jg_status_t jg_ws_set(jg_ws_t *ws, const char *name, const jg_expr_value_t *v);
-/* The value of name, or NULL (valid until the next jg_ws_set of that name). */
-JG_API const jg_expr_value_t *jg_ws_get(const jg_ws_t *ws, const char *name);
-JG_API size_t jg_ws_count(const jg_ws_t *ws);
-/* Entry k in insertion order (name and value), k < jg_ws_count. */
-JG_API const char *jg_ws_name(const jg_ws_t *ws, size_t k);
-JG_API const jg_expr_value_t *jg_ws_value(const jg_ws_t *ws, size_t k);
+JG_API jg_status_t jg_expr_ws_set(jg_expr_ws_t *ws, const char *name, const jg_expr_value_t *v);
+/* The value of name, or NULL (valid until the next jg_expr_ws_set of that name). */
+JG_API const jg_expr_value_t *jg_expr_ws_get(const jg_expr_ws_t *ws, const char *name);
+JG_API size_t jg_expr_ws_count(const jg_expr_ws_t *ws);
+/* Entry k in insertion order (name and value), k < jg_expr_ws_count. */
+JG_API const char *jg_expr_ws_name(const jg_expr_ws_t *ws, size_t k);
+JG_API const jg_expr_value_t *jg_expr_ws_value(const jg_expr_ws_t *ws, size_t k);
 
 /* A lookup callback over a workspace, falling back to `parent` (may be NULL)
- * when the name is not in ws.  ctx is a jg_ws_chain_t. */
-typedef struct jg_ws_chain {
-    const jg_ws_t *ws;
+ * when the name is not in ws.  ctx is a jg_expr_ws_chain_t. */
+typedef struct jg_expr_ws_chain {
+    const jg_expr_ws_t *ws;
     jg_expr_lookup_fn parent;
     void *parent_ctx;
-} jg_ws_chain_t;
-JG_API int jg_ws_lookup(void *chain, const char *name, jg_expr_value_t *out, jg_expr_error_t *err);
+} jg_expr_ws_chain_t;
+JG_API int jg_expr_ws_lookup(void *chain, const char *name, jg_expr_value_t *out, jg_expr_error_t *err);
 
-/* Warning callback of jg_ws_run: `line` 1-based in the script. */
+/* Warning callback of jg_expr_ws_run: `line` 1-based in the script. */
 typedef void (*jg_expr_warn_fn)(void *ctx, const char *source, int line, const char *msg);
 
 /* Run a MATLAB script of assignments into ws: statements separated by
@@ -111,7 +111,7 @@ typedef void (*jg_expr_warn_fn)(void *ctx, const char *source, int line, const c
  * control block (if/for/while/switch/try ... end) is skipped whole.  Returns
  * JG_OK (warnings are not errors), JG_NOMEM.  `source` names the script in
  * warnings ("data.m", "InitFcn of 'dcmotor'"). */
-JG_API jg_status_t jg_ws_run(jg_ws_t *ws, const char *script, const char *source,
+JG_API jg_status_t jg_expr_ws_run(jg_expr_ws_t *ws, const char *script, const char *source,
                              jg_expr_lookup_fn parent, void *parent_ctx, jg_expr_warn_fn warn,
                              void *warn_ctx);
 

@@ -36,14 +36,14 @@ typedef enum {
 
 /* Elimination strategies (orderings of the algebraic vertices). */
 typedef enum {
-    JG_REDUCE_NONE = 0,       /* keep every vertex: Fig. 4 without reduction */
-    JG_REDUCE_MARKOWITZ,      /* the paper: eliminate while indeg*outdeg < indeg+outdeg */
-    JG_REDUCE_FULL            /* every algebraic vertex, cheapest Markowitz degree first */
-} jg_reduce_t;
+    JG_GRAPH_REDUCE_NONE = 0,       /* keep every vertex: Fig. 4 without reduction */
+    JG_GRAPH_REDUCE_MARKOWITZ,      /* the paper: eliminate while indeg*outdeg < indeg+outdeg */
+    JG_GRAPH_REDUCE_FULL            /* every algebraic vertex, cheapest Markowitz degree first */
+} jg_graph_reduce_t;
 
-JG_API const char *jg_reduce_name(jg_reduce_t r);
-/* "markowitz" -> JG_REDUCE_MARKOWITZ; -1 when unknown. */
-JG_API int jg_reduce_parse(const char *s);
+JG_API const char *jg_graph_reduce_name(jg_graph_reduce_t r);
+/* "markowitz" -> JG_GRAPH_REDUCE_MARKOWITZ; -1 when unknown. */
+JG_API int jg_graph_reduce_parse(const char *s);
 
 typedef struct jg_vertex_info {
     jg_vkind_t kind;

@@ -19,23 +19,23 @@ extern "C" {
  * labels (MATLAB ss style); wide matrices are split into column chunks and
  * large sparse ones listed as (row, column) value.  %.6g-like significant
  * digits: `digits` (<= 0: 6). */
-JG_API jg_status_t jg_write_linsys_text(FILE *f, const jg_linsys_t *s, int digits, jg_error_t *err);
+JG_API jg_status_t jg_io_write_linsys_text(FILE *f, const jg_lin_sys_t *s, int digits, jg_error_t *err);
 
 /* {"states": [...], "inputs": [...], "outputs": [...], "t": T, "A": M, ...}
  * with M = {"rows": r, "cols": c, "i": [...], "j": [...], "x": [...]}
  * (0-based triplets, column-major order, values with 17 significant digits). */
-JG_API jg_status_t jg_write_linsys_json(FILE *f, const jg_linsys_t *s, jg_error_t *err);
+JG_API jg_status_t jg_io_write_linsys_json(FILE *f, const jg_lin_sys_t *s, jg_error_t *err);
 
 /* PREFIX_A.mtx ... PREFIX_D.mtx (coordinate real general) and PREFIX_names.txt
  * (sections "states", "inputs", "outputs", one name per line). */
-JG_API jg_status_t jg_write_linsys_mm(const char *prefix, const jg_linsys_t *s, jg_error_t *err);
+JG_API jg_status_t jg_io_write_linsys_mm(const char *prefix, const jg_lin_sys_t *s, jg_error_t *err);
 
 /* The graph in Graphviz dot through cgraph: states as circles, algebraic
  * vertices as boxes, I/O points as plain ellipses/diamonds; edge labels are
  * the value for 1x1 edges and "rxc" otherwise.  Only live vertices and edges
  * are drawn.  dot_path or svg_path may be NULL; SVG is rendered with gvc
  * (layout "dot").  Errors: JG_IO naming the file. */
-JG_API jg_status_t jg_write_graph(const jg_graph_t *g, const char *title, const char *dot_path,
+JG_API jg_status_t jg_io_write_graph(const jg_graph_t *g, const char *title, const char *dot_path,
                                   const char *svg_path, jg_error_t *err);
 
 /* Simulink file encodings written by jg_io_write_simulink. */
@@ -108,7 +108,7 @@ typedef enum {
                              (control characters in names become spaces) */
 } jg_io_jac_format_t;
 
-/* J_x of sj (J from jg_sjac_alloc, filled by jg_sjac_eval at time t) with its
+/* J_x of sj (J from jg_solverjac_alloc, filled by jg_solverjac_eval at time t) with its
  * pattern and coloring, to f in `format`, state names from p.  `requested` is
  * the method name asked for (JSON only; may be NULL).  Nothing is retained.
  * Errors: JG_ARG (NULL argument, J not n x n compressed-column, unknown
@@ -116,7 +116,7 @@ typedef enum {
  * stream errors are left on f.  Cost: O(nnz) (text with n <= 12: O(n^2)
  * time and memory). */
 JG_API jg_status_t jg_io_write_jacobian(FILE *f, jg_io_jac_format_t format, const jg_program_t *p,
-                                        const jg_sjac_t *sj, const cs_dl *J, const char *requested,
+                                        const jg_solverjac_t *sj, const cs_dl *J, const char *requested,
                                         double t, jg_error_t *err);
 
 /* A spy plot of sj's structural pattern at path (SVG): one square per entry,
@@ -125,7 +125,7 @@ JG_API jg_status_t jg_io_write_jacobian(FILE *f, jg_io_jac_format_t format, cons
  * states.  Errors: JG_ARG, JG_IO naming the file (a partial regular file is
  * removed).  Cost: O(nnz log n). */
 JG_API jg_status_t jg_io_write_jacobian_svg(const char *path, const jg_program_t *p,
-                                            const jg_sjac_t *sj, const cs_dl *J, double t,
+                                            const jg_solverjac_t *sj, const cs_dl *J, double t,
                                             jg_error_t *err);
 
 #ifdef __cplusplus

@@ -1,7 +1,7 @@
 /* jacgraph.h -- umbrella header of libjacgraph.
  *
  * Pipeline (docs/architecture.md): jg_model_read -> jg_program_compile -> jg_lin_create
- * -> jg_lin_run (graph | matrix | perturb) -> jg_write_linsys_*.
+ * -> jg_lin_run (graph | matrix | perturb) -> jg_io_write_linsys_*.
  */
 #ifndef JACGRAPH_H
 #define JACGRAPH_H

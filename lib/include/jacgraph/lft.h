@@ -42,7 +42,7 @@ JG_API jg_status_t jg_lft(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, 
                           const cs_dl *M, cs_dl **F, jg_lft_info_t *info, jg_error_t *err);
 
 /* Bytes held by a compressed-column cs_dl (struct, pointers, indices, values). */
-JG_API size_t jg_csc_bytes(const cs_dl *A);
+JG_API size_t jg_lft_csc_bytes(const cs_dl *A);
 
 #ifdef __cplusplus
 }

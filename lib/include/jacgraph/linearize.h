@@ -1,14 +1,14 @@
 /* jacgraph/linearize.h -- linear models A, B, C, D at an operating point by
  * three independent methods behind one call:
  *
- *   JG_METHOD_GRAPH    the Jacobian graph (Han, Mosterman & Zhang, "A Graph
+ *   JG_LIN_GRAPH    the Jacobian graph (Han, Mosterman & Zhang, "A Graph
  *                      Algorithm for Linearizing Simulink Models", Fig. 4)
  *                      with a reduction strategy (none: Theorem 1
  *                      submatrices and the LFT with M;
  *                      markowitz / full: eliminate, then the LFT with M = I);
- *   JG_METHOD_MATRIX   the block-by-block algorithm of Fig. 1: Ao, Bo, Co, Do and
+ *   JG_LIN_MATRIX   the block-by-block algorithm of Fig. 1: Ao, Bo, Co, Do and
  *                      the connection matrix M, then the LFT;
- *   JG_METHOD_PERTURB  central differences of the whole model.
+ *   JG_LIN_PERTURB  central differences of the whole model.
  *
  * A jg_lin_t keeps the symbolic work (I/O resolution, graphs and elimination
  * tapes) so that linearizing again at another operating point only refills
@@ -27,9 +27,9 @@
 extern "C" {
 #endif
 
-typedef enum { JG_METHOD_GRAPH = 0, JG_METHOD_MATRIX, JG_METHOD_PERTURB } jg_method_t;
-JG_API const char *jg_method_name(jg_method_t m);
-JG_API int jg_method_parse(const char *s);   /* -1 when unknown */
+typedef enum { JG_LIN_GRAPH = 0, JG_LIN_MATRIX, JG_LIN_PERTURB } jg_lin_method_t;
+JG_API const char *jg_lin_method_name(jg_lin_method_t m);
+JG_API int jg_lin_method_parse(const char *s);   /* -1 when unknown */
 
 /* Linearization I/O: points are "BLOCK:N" (block path, 1-based output port). */
 typedef struct jg_lin_opts {
@@ -39,14 +39,14 @@ typedef struct jg_lin_opts {
 } jg_lin_opts_t;
 
 /* A linear model.  Names are owned by the struct. */
-typedef struct jg_linsys {
+typedef struct jg_lin_sys {
     int64_t nx, nu, ny;
     char **state_names, **input_names, **output_names;
     cs_dl *A, *B, *C, *D;     /* compressed-column, exact zeros dropped */
     double t;                 /* time of the operating point */
-} jg_linsys_t;
+} jg_lin_sys_t;
 
-JG_API void jg_linsys_free(jg_linsys_t *s);
+JG_API void jg_lin_sys_free(jg_lin_sys_t *s);
 
 typedef struct jg_lin_stats {
     jg_graph_stats_t graph;   /* graph method: sizes before/after, graph bytes */
@@ -80,20 +80,20 @@ JG_API void jg_lin_set_time(jg_lin_t *l, double t);
  * Unnamed entries keep their defaults.  Errors name the file and the entry. */
 JG_API jg_status_t jg_lin_read_op(jg_lin_t *l, const char *path, jg_error_t *err);
 
-/* Linearize.  *out is a new jg_linsys_t; st may be NULL.  Errors: those of
+/* Linearize.  *out is a new jg_lin_sys_t; st may be NULL.  Errors: those of
  * evaluation (JG_NONLINEAR_LOOP, JG_SINGULAR_LOOP, JG_NUMERIC naming blocks),
  * JG_NOMEM. */
-JG_API jg_status_t jg_lin_run(jg_lin_t *l, jg_method_t m, jg_reduce_t r, jg_linsys_t **out,
+JG_API jg_status_t jg_lin_run(jg_lin_t *l, jg_lin_method_t m, jg_graph_reduce_t r, jg_lin_sys_t **out,
                               jg_lin_stats_t *st, jg_error_t *err);
 
 /* The Jacobian graph for reduction r, built and reduced on first use, with the
  * values of the last run (or of the default operating point). */
-JG_API jg_status_t jg_lin_graph(jg_lin_t *l, jg_reduce_t r, const jg_graph_t **g, jg_error_t *err);
+JG_API jg_status_t jg_lin_graph(jg_lin_t *l, jg_graph_reduce_t r, const jg_graph_t **g, jg_error_t *err);
 
 /* Largest difference between two systems of equal shape, relative to
  * max(1, largest magnitude in b), per matrix; returns the max over A..D and
  * the name of the matrix in *which ("A".."D"). */
-JG_API double jg_linsys_diff(const jg_linsys_t *a, const jg_linsys_t *b, const char **which);
+JG_API double jg_lin_sys_diff(const jg_lin_sys_t *a, const jg_lin_sys_t *b, const char **which);
 
 #ifdef __cplusplus
 }

@@ -114,7 +114,7 @@ JG_API const char *jg_sim_jacobian(const jg_sim_t *s, const char **why);
 /* The work the simulation evaluates the model on (held discrete outputs,
  * discrete states, modes, inputs), e.g. to evaluate a solver Jacobian at the
  * run's point.  Owned by s. */
-JG_API jg_work_t *jg_sim_work(jg_sim_t *s);
+JG_API jg_eval_work_t *jg_sim_work(jg_sim_t *s);
 
 #ifdef __cplusplus
 }

@@ -4,14 +4,14 @@
  * jacgraph/solver.h.
  *
  * f is what the simulation integrates: at (t, x) the outputs in sorted order
- * (algebraic loops solved), then the derivatives, on a jg_work_t with its held
+ * (algebraic loops solved), then the derivatives, on a jg_eval_work_t with its held
  * discrete states, modes and inputs.  Methods (Simulink's names):
  *
  *   full-perturbation    one forward difference of f per state, dense n x n;
  *   sparse-perturbation  the structural pattern J_x,pattern, its columns
  *                        grouped into structurally orthogonal groups (Curtis,
  *                        Powell & Reid: a distance-2 coloring of the column
- *                        intersection graph, jg_color_columns), one forward
+ *                        intersection graph, jg_solverjac_color_columns), one forward
  *                        difference of f per group, compressed-column result;
  *   full-analytical      J_x from the Jacobian graph: the graph of the program
  *   sparse-analytical    without I/O points, every algebraic vertex eliminated
@@ -27,7 +27,7 @@
  *
  * An analytical method asked for on a model with a block that has no analytic
  * Jacobian falls back to the perturbation of the same sparsity (as in
- * Simulink), and jg_sjac_reason says so.  In the current block set every block
+ * Simulink), and jg_solverjac_reason says so.  In the current block set every block
  * with Jacobian parts has a jacobian function (the check is there for blocks
  * registered at run time).
  *
@@ -38,9 +38,9 @@
  * Delay in simulation, the Pade states aside), and paths through blocks with a
  * discrete sample time, which hold their outputs between sample hits in a
  * simulation (their parts are zeroed before the replay when the work's rate is
- * not hit, exactly as jg_work_outputs holds them), all stay in the pattern.
+ * not hit, exactly as jg_eval_outputs holds them), all stay in the pattern.
  *
- * Ownership: a jg_sjac_t refers to the program (and to the work when one is
+ * Ownership: a jg_solverjac_t refers to the program (and to the work when one is
  * given), which must outlive it.  Not thread-safe per object.
  */
 #ifndef JACGRAPH_SOLVERJAC_H
@@ -57,30 +57,30 @@ extern "C" {
 #endif
 
 typedef enum {
-    JG_SJAC_AUTO = 0,
-    JG_SJAC_FULL_PERTURBATION,
-    JG_SJAC_SPARSE_PERTURBATION,
-    JG_SJAC_FULL_ANALYTICAL,
-    JG_SJAC_SPARSE_ANALYTICAL
-} jg_sjac_method_t;
+    JG_SOLVERJAC_AUTO = 0,
+    JG_SOLVERJAC_FULL_PERTURBATION,
+    JG_SOLVERJAC_SPARSE_PERTURBATION,
+    JG_SOLVERJAC_FULL_ANALYTICAL,
+    JG_SOLVERJAC_SPARSE_ANALYTICAL
+} jg_solverjac_method_t;
 
 /* "auto", "full-perturbation", ... ("?" for other values; static storage). */
-JG_API const char *jg_sjac_method_name(jg_sjac_method_t m);
+JG_API const char *jg_solverjac_method_name(jg_solverjac_method_t m);
 /* The method named s, or -1. */
-JG_API int jg_sjac_method_parse(const char *s);
+JG_API int jg_solverjac_method_parse(const char *s);
 /* "auto full-perturbation sparse-perturbation full-analytical sparse-analytical" */
-JG_API const char *jg_sjac_method_names(void);
+JG_API const char *jg_solverjac_method_names(void);
 
-typedef struct jg_sjac jg_sjac_t;
+typedef struct jg_solverjac jg_solverjac_t;
 
 /* Counters since creation. */
-typedef struct jg_sjac_stats {
+typedef struct jg_solverjac_stats {
     long jevals;           /* Jacobians evaluated */
     long fevals;           /* perturbed evaluations of f (n or ncolors per Jacobian) */
     long fevals_base;      /* f at the unperturbed point, when fx was not given */
     long outputs;          /* analytical: output passes for the block Jacobians (1 each) */
     long replays;          /* analytical: replays of the elimination tape */
-} jg_sjac_stats_t;
+} jg_solverjac_stats_t;
 
 /* Create the solver Jacobian of p with method `method` (NULL: "auto").
  * w is the work f is evaluated on (not owned; it must be p's and outlive the
@@ -98,71 +98,71 @@ typedef struct jg_sjac_stats {
  * Cost: the graph build and elimination (as jg_lin_run's first graph run),
  * O(nnz) for the pattern, O(sum over rows of nnz(row)^2) for the coloring;
  * the dense methods O(n^2) memory. */
-JG_API jg_status_t jg_sjac_create(const jg_program_t *p, const char *method, jg_work_t *w,
-                                  jg_sjac_t **out, jg_error_t *err);
+JG_API jg_status_t jg_solverjac_create(const jg_program_t *p, const char *method, jg_eval_work_t *w,
+                                  jg_solverjac_t **out, jg_error_t *err);
 /* Accepts NULL. */
-JG_API void jg_sjac_free(jg_sjac_t *j);
+JG_API void jg_solverjac_free(jg_solverjac_t *j);
 
-/* The method used (never JG_SJAC_AUTO) and why, one line such as "auto: every
+/* The method used (never JG_SOLVERJAC_AUTO) and why, one line such as "auto: every
  * block has an analytic Jacobian (analytical) and 2 states < 50 (full)". */
-JG_API jg_sjac_method_t jg_sjac_method(const jg_sjac_t *j);
-JG_API const char *jg_sjac_reason(const jg_sjac_t *j);
-JG_API int64_t jg_sjac_nstates(const jg_sjac_t *j);
+JG_API jg_solverjac_method_t jg_solverjac_method(const jg_solverjac_t *j);
+JG_API const char *jg_solverjac_reason(const jg_solverjac_t *j);
+JG_API int64_t jg_solverjac_nstates(const jg_solverjac_t *j);
 /* The work f is evaluated on (the given one or the private one): set inputs
- * with jg_work_inputs. */
-JG_API jg_work_t *jg_sjac_work(jg_sjac_t *j);
+ * with jg_eval_inputs. */
+JG_API jg_eval_work_t *jg_solverjac_work(jg_solverjac_t *j);
 
-/* The pattern jg_sjac_eval fills (n x n compressed-column, rows sorted,
+/* The pattern jg_solverjac_eval fills (n x n compressed-column, rows sorted,
  * values unused): the structural pattern for the sparse methods, all n^2
  * entries (column-major) for the full ones.  Owned by j. */
-JG_API const cs_dl *jg_sjac_pattern(const jg_sjac_t *j);
+JG_API const cs_dl *jg_solverjac_pattern(const jg_solverjac_t *j);
 /* What to pass to jg_solver_set_jacobian: the structural pattern for the
  * sparse methods (sparse LU), NULL for the full ones (the solver's dense
- * layout, LAPACK; the same entries as jg_sjac_pattern). */
-JG_API const cs_dl *jg_sjac_solver_pattern(const jg_sjac_t *j);
+ * layout, LAPACK; the same entries as jg_solverjac_pattern). */
+JG_API const cs_dl *jg_solverjac_solver_pattern(const jg_solverjac_t *j);
 /* The structural pattern J_x,pattern (whatever the method).  Owned by j. */
-JG_API const cs_dl *jg_sjac_structure(const jg_sjac_t *j);
+JG_API const cs_dl *jg_solverjac_structure(const jg_solverjac_t *j);
 /* Column groups of the structural pattern: color[j] in 0..ncolors-1, -1 for
  * an empty column (nothing to perturb).  Owned by j. */
-JG_API int64_t jg_sjac_ncolors(const jg_sjac_t *j);
-JG_API const int64_t *jg_sjac_colors(const jg_sjac_t *j);
+JG_API int64_t jg_solverjac_ncolors(const jg_solverjac_t *j);
+JG_API const int64_t *jg_solverjac_colors(const jg_solverjac_t *j);
 /* Largest number of entries in a row of the structural pattern: a lower
  * bound on the number of colors. */
-JG_API int64_t jg_sjac_max_row_nnz(const jg_sjac_t *j);
+JG_API int64_t jg_solverjac_max_row_nnz(const jg_solverjac_t *j);
 /* Evaluations of f per Jacobian: n (full perturbation), ncolors (sparse
  * perturbation), 0 (analytical: one output pass and a replay instead); plus
- * one when jg_sjac_eval is not given fx. */
-JG_API int64_t jg_sjac_fevals_per_jacobian(const jg_sjac_t *j);
+ * one when jg_solverjac_eval is not given fx. */
+JG_API int64_t jg_solverjac_fevals_per_jacobian(const jg_solverjac_t *j);
 
-/* A new matrix with jg_sjac_pattern's pattern and zero values (cs_dl_spfree),
+/* A new matrix with jg_solverjac_pattern's pattern and zero values (cs_dl_spfree),
  * NULL when out of memory. */
-JG_API cs_dl *jg_sjac_alloc(const jg_sjac_t *j);
+JG_API cs_dl *jg_solverjac_alloc(const jg_solverjac_t *j);
 
-/* J_x at (t, x[n]) into J->x; J must have jg_sjac_pattern's pattern (only
+/* J_x at (t, x[n]) into J->x; J must have jg_solverjac_pattern's pattern (only
  * its dimensions and nnz are checked).  fx = f(t, x) when the caller has it
  * (the solvers do), else NULL (one more evaluation).  On return the work's
  * states are x; its signals are those of the last evaluation.
  * Errors: JG_ARG for a J of another shape; evaluation errors (JG_NUMERIC
  * naming the block and time, JG_NONLINEAR_LOOP, JG_SINGULAR_LOOP: the
- * messages of jg_work_outputs, or of the replay / LFT for the analytical
+ * messages of jg_eval_outputs, or of the replay / LFT for the analytical
  * methods).  Cost: perturbation: fevals_per_jacobian evaluations of f plus
  * O(nnz); analytical: one output pass, the block Jacobians, the replay, O(nnz)
  * (when algebraic vertices survive the elimination -- an Algebraic Constraint's
  * output -- an LFT over them, which allocates).  No allocation otherwise. */
-JG_API jg_status_t jg_sjac_eval(jg_sjac_t *j, double t, const double *x, const double *fx, cs_dl *J,
+JG_API jg_status_t jg_solverjac_eval(jg_solverjac_t *j, double t, const double *x, const double *fx, cs_dl *J,
                                 jg_error_t *err);
 
-JG_API void jg_sjac_get_stats(const jg_sjac_t *j, jg_sjac_stats_t *st);
+JG_API void jg_solverjac_get_stats(const jg_solverjac_t *j, jg_solverjac_stats_t *st);
 
-/* Adapter for jg_solver_set_jacobian (jg_jac_fn) with user = the jg_sjac_t:
- * jg_sjac_eval, returning 0, or -1 with the error written to the jg_error_t
- * set with jg_sjac_set_error (none: the solver reports a generic failure). */
-JG_API int jg_sjac_solver_jac(double t, const double *x, const double *fx, cs_dl *J, void *user);
+/* Adapter for jg_solver_set_jacobian (jg_jac_fn) with user = the jg_solverjac_t:
+ * jg_solverjac_eval, returning 0, or -1 with the error written to the jg_error_t
+ * set with jg_solverjac_set_error (none: the solver reports a generic failure). */
+JG_API int jg_solverjac_solver_jac(double t, const double *x, const double *fx, cs_dl *J, void *user);
 /* The typical magnitude of the states for perturbation steps (default 1):
  * the step is sqrt(eps) max(|x_j|, typ).  The simulator passes atol / rtol. */
-JG_API void jg_sjac_set_typical(jg_sjac_t *j, double typ);
-/* Where jg_sjac_solver_jac reports errors (not owned; NULL: nowhere). */
-JG_API void jg_sjac_set_error(jg_sjac_t *j, jg_error_t *err);
+JG_API void jg_solverjac_set_typical(jg_solverjac_t *j, double typ);
+/* Where jg_solverjac_solver_jac reports errors (not owned; NULL: nowhere). */
+JG_API void jg_solverjac_set_error(jg_solverjac_t *j, jg_error_t *err);
 
 /* ---- column coloring (lib/linearize/coloring.c) ----
  *
@@ -176,10 +176,10 @@ JG_API void jg_sjac_set_error(jg_sjac_t *j, jg_error_t *err);
  * a matrix that is not compressed-column, JG_NOMEM.  Cost: O(n + m + nnz)
  * memory, O(sum over rows of nnz(row)^2) time (the intersection graph is
  * walked through the rows, never stored). */
-JG_API jg_status_t jg_color_columns(const cs_dl *A, int64_t *color, int64_t *ncolors, jg_error_t *err);
+JG_API jg_status_t jg_solverjac_color_columns(const cs_dl *A, int64_t *color, int64_t *ncolors, jg_error_t *err);
 /* 1 when color is a valid grouping of A's columns (every column with entries
  * colored, no two columns of one color sharing a row), else 0. */
-JG_API int jg_coloring_valid(const cs_dl *A, const int64_t *color);
+JG_API int jg_solverjac_coloring_valid(const cs_dl *A, const int64_t *color);
 
 #ifdef __cplusplus
 }
