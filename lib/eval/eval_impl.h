@@ -1,4 +1,4 @@
-/* Private structure of jg_work (lib/eval) and the calls between eval's files
+/* Private structure of jg_eval_work_t (lib/eval) and the calls between eval's files
  * (eval.c: block calls; algloop.c: the algebraic loop solver; plan.c: the
  * fused evaluation plan; iopoints.c).  Later modules include eval_internal.h
  * instead, whose accessors reach the fields they need (the hybrid ones too). */
