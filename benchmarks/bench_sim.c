@@ -308,7 +308,7 @@ static jg_status_t run_solver(const char *name, int64_t n, jg_rhs_fn f, void *us
                               double *xend, run_t *r, jg_error_t *err)
 {
     jg_solver_t *s = NULL;
-    jg_status_t st = jg_solver_create(name, n, f, user, so, &s, err);
+    jg_status_t st = jg_solver_create((jg_solver_method_t)jg_solver_method_parse(name), n, f, user, so, &s, err);
     if (st) return st;
     double t = 0, t1 = now();
     st = jg_solver_init(s, 0, x0, tstop, err);
@@ -325,7 +325,7 @@ static jg_status_t run_kernel(const jg_program_t *p, const char *name, const jg_
 {
     jg_sim_opts_t o;
     memset(&o, 0, sizeof o);
-    o.solver = name;
+    o.solver = (jg_solver_method_t)jg_solver_method_parse(name);
     o.t0 = 0;
     o.tstop = tstop;
     o.so = *so;
@@ -622,7 +622,7 @@ static int profile_kernel(const char *kind, int64_t n, long k, const char *solve
     jg_sim_t *s = NULL;
     jg_sim_opts_t o;
     memset(&o, 0, sizeof o);
-    o.solver = solver;
+    o.solver = (jg_solver_method_t)jg_solver_method_parse(solver);
     o.tstop = (double)k * step;
     o.so.fixed_step = step;
     if (load_program(kind, n, &p, &err) || jg_sim_create(p, &o, &s, &err) ||

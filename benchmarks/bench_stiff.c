@@ -250,7 +250,7 @@ static int method_open(const ctx_t *c, int m, meas_t *q, jrow_t *r, row_t *row, 
     if (!q->fx || !q->wall) goto nomem;
     q->cpu = q->wall + cap;
     double t0 = sh_cpu();
-    if (jg_solverjac_create(c->p, meth_name[m], NULL, &q->J, err)) return -1;
+    if (jg_solverjac_create(c->p, (jg_solverjac_method_t)(m + 1), NULL, &q->J, err)) return -1;
     r->t_setup = sh_cpu() - t0;
     if (jg_solverjac_method(q->J) != (jg_solverjac_method_t)(m + 1)) {
         jg_error_set(err, JG_INTERNAL, "%s: the jg_solverjac_t uses %s (%s)", meth_name[m],
@@ -350,13 +350,13 @@ static int run_diagram(const ctx_t *c, const char *method, rrow_t *r, double *x,
     const opts_t *o = c->o;
     jg_sim_opts_t so;
     memset(&so, 0, sizeof so);
-    so.solver = "ode15s";
+    so.solver = JG_SOLVER_ODE15S;
     so.t0 = 0;
     so.tstop = o->tstop;
     so.so.rtol = o->rtol;
     so.so.atol = o->atol;
     so.so.max_step = o->tstop / 50;   /* jacgraph's default, given explicitly as to hand */
-    so.jacobian = method;
+    so.jacobian = (jg_solverjac_method_t)jg_solverjac_method_parse(method);
     jg_sim_t *sim = NULL;
     double t0 = sh_now(), c0 = sh_cpu();
     if (jg_sim_create(c->p, &so, &sim, err)) return -1;

@@ -59,7 +59,7 @@ static jg_status_t sim_model(jg_model_t *m, const char *solver, double h, double
     jg_sim_t *s = NULL;
     memset(r, 0, sizeof *r);
     jg_status_t st = jg_program_compile(m, &p, err);
-    jg_sim_opts_t o = {.solver = solver, .t0 = 0, .tstop = tstop, .out_step = out_step};
+    jg_sim_opts_t o = {.solver = (jg_solver_method_t)jg_solver_method_parse(solver), .t0 = 0, .tstop = tstop, .out_step = out_step};
     o.so.fixed_step = h;
     o.so.rtol = 1e-10;
     o.so.atol = 1e-12;

@@ -516,7 +516,7 @@ static void test_switch_exact(void)
         jg_error_t err = {0};
         static rec_t r;
         r.n = 0;
-        jg_sim_opts_t o = {.solver = "ode4", .t0 = 0, .tstop = 2, .so = {.fixed_step = 0.25}};
+        jg_sim_opts_t o = {.solver = JG_SOLVER_ODE4, .t0 = 0, .tstop = 2, .so = {.fixed_step = 0.25}};
         jg_status_t st = jg_model_parse(q(json), "<test>", &m, &err);
         if (!st) st = jg_program_compile(m, &p, &err);
         if (!st) st = jg_sim_create(p, &o, &s, &err);
@@ -540,7 +540,7 @@ static jg_status_t run_fixed(const char *json, double tstop, double *x, double *
     jg_model_t *m = NULL;
     jg_program_t *p = NULL;
     jg_sim_t *s = NULL;
-    jg_sim_opts_t o = {.solver = "ode4", .t0 = 0, .tstop = tstop, .so = {.fixed_step = 0.25}};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE4, .t0 = 0, .tstop = tstop, .so = {.fixed_step = 0.25}};
     *x = *xd = NAN;
     jg_status_t st = jg_model_parse(q(json), "<test>", &m, err);
     if (!st) st = jg_program_compile(m, &p, err);

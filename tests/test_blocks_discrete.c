@@ -382,7 +382,7 @@ static jg_status_t simulate(const char *json, const char *solver, double h, doub
     memset(&f, 0, sizeof f);
     jg_status_t st = jg_model_parse(json, "<test>", &f.m, &f.err);
     if (!st) st = jg_program_compile(f.m, &f.p, &f.err);
-    jg_sim_opts_t o = {.solver = solver, .t0 = 0, .tstop = tstop, .out_step = 0};
+    jg_sim_opts_t o = {.solver = (jg_solver_method_t)jg_solver_method_parse(solver), .t0 = 0, .tstop = tstop, .out_step = 0};
     o.so.fixed_step = h;
     o.so.rtol = 1e-10;
     o.so.atol = 1e-12;

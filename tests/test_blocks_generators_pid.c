@@ -131,7 +131,7 @@ static void test_signal_generator(void)
     /* the square wave integrated: its switches are zero crossings */
     rec_t r;
     jg_error_t err;
-    jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 2.25, .out_step = 0.25};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 2.25, .out_step = 0.25};
     o.so.rtol = 1e-8;
     o.so.atol = 1e-10;
     st = sim("{'name':'sq','blocks':[{'name':'G','type':'SignalGenerator','WaveForm':'square'},"
@@ -163,7 +163,7 @@ static void test_digital_clock(void)
 {
     rec_t r;
     jg_error_t err;
-    jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 2, .out_step = 0.25};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 2, .out_step = 0.25};
     jg_status_t st = sim("{'name':'dc','blocks':[{'name':'C','type':'DigitalClock','SampleTime':0.5},"
                          "{'name':'O','type':'Outport','Port':1}],'lines':[{'src':'C:1','dst':'O:1'}]}",
                          o, &r, NULL, NULL, NULL, &err);
@@ -200,7 +200,7 @@ static void test_repeating_sequence(void)
 
     rec_t r;
     jg_error_t err;
-    jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 4, .out_step = 0.5};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 4, .out_step = 0.5};
     o.so.rtol = 1e-9;
     o.so.atol = 1e-12;
     st = sim("{'name':'rs','blocks':[{'name':'R','type':'RepeatingSequence','rep_seq_t':[1,3],"
@@ -219,7 +219,7 @@ static void test_noise(void)
 {
     static rec_t r1, r2;
     jg_error_t err;
-    jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 300, .out_step = 0.1};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 300, .out_step = 0.1};
     const char *m = "{'name':'wn','blocks':[{'name':'N','type':'BandLimitedWhiteNoise','Cov':0.1,"
                     "'Ts':0.1,'seed':23341},{'name':'O','type':'Outport','Port':1}],"
                     "'lines':[{'src':'N:1','dst':'O:1'}]}";
@@ -237,7 +237,7 @@ static void test_noise(void)
     tap_ok(fabs(mean) < 4 / sqrt(r1.n) && fabs(var - 1) < 0.13,
            "noise mean %.4f and variance %.4f (Cov/Ts = 1) within statistical bounds", mean, var);
     int held = 1;
-    jg_sim_opts_t o2 = {.solver = "ode45", .t0 = 0, .tstop = 1, .out_step = 0.05};
+    jg_sim_opts_t o2 = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 1, .out_step = 0.05};
     st = sim("{'name':'wn','blocks':[{'name':'N','type':'BandLimitedWhiteNoise','seed':[1,2]},"
              "{'name':'O','type':'Outport','Port':1}],'lines':[{'src':'N:1','dst':'O:1'}]}",
              o2, &r2, NULL, NULL, NULL, &err);
@@ -389,7 +389,7 @@ static void test_derivative(void)
 
     rec_t r;
     jg_error_t err;
-    jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 2, .out_step = 0.5};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 2, .out_step = 0.5};
     o.so.max_step = 1e-3;
     jg_sim_stats_t ss;
     st = sim("{'name':'dv','blocks':[{'name':'W','type':'SineWave'},{'name':'R','type':'Ramp','Slope':3},"
@@ -409,7 +409,7 @@ static void test_rate_limiter(void)
 {
     rec_t r;
     jg_error_t err;
-    jg_sim_opts_t o = {.solver = "ode4", .t0 = 0, .tstop = 6, .out_step = 0.1};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE4, .t0 = 0, .tstop = 6, .out_step = 0.1};
     o.so.fixed_step = 0.1;
     jg_status_t st = sim("{'name':'rl','blocks':[{'name':'S','type':'Step','Time':1},"
                          "{'name':'S2','type':'Step','Time':4,'After':-1},{'name':'A','type':'Sum'},"
@@ -449,7 +449,7 @@ static void test_pid_step(void)
 {
     rec_t r;
     jg_error_t err;
-    jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 1, .out_step = 0.1};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 1, .out_step = 0.1};
     o.so.rtol = 1e-10;
     o.so.atol = 1e-12;
     jg_status_t st = sim(
@@ -491,7 +491,7 @@ static void test_pid_windup(void)
 {
     rec_t r;
     jg_error_t err;
-    jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 2, .out_step = 0.25};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 2, .out_step = 0.25};
     o.so.rtol = 1e-10;
     o.so.atol = 1e-12;
     double x[2] = {0};
@@ -574,7 +574,7 @@ static void test_stop(void)
     jg_error_t err;
     jg_sim_stats_t ss;
     double tend = 0;
-    jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 10, .out_step = 0.5};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 10, .out_step = 0.5};
     jg_status_t st = sim("{'name':'st','blocks':[{'name':'W','type':'SineWave'},{'name':'I','type':'Integrator'},"
                          "{'name':'S','type':'Step','Time':1.234},{'name':'Halt','type':'Stop'},"
                          "{'name':'O','type':'Outport','Port':1}],"

@@ -639,7 +639,7 @@ static jg_status_t sim(const char *json, double tstop, double max_step, double o
 {
     fx_t f;
     jg_status_t st = fx_load(&f, q(json), NULL);
-    jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = tstop, .out_step = out_step};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = tstop, .out_step = out_step};
     o.so.rtol = 1e-10;
     o.so.atol = 1e-12;
     o.so.max_step = max_step;

@@ -483,7 +483,7 @@ static jg_status_t simulate(const char *json, double tstop, rec_t *r, jg_error_t
     jg_model_t *m = NULL;
     jg_program_t *p = NULL;
     jg_sim_t *s = NULL;
-    jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = tstop, .out_step = 0,
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = tstop, .out_step = 0,
                        .zc = JG_ZC_MODE_NONADAPTIVE};
     o.so.rtol = 1e-10;
     o.so.atol = 1e-12;
@@ -584,7 +584,7 @@ static void test_sorted_feedthrough(void)
         jg_program_t *p = NULL;
         jg_sim_t *sim = NULL;
         jg_error_t err = {0};
-        jg_sim_opts_t o = {.solver = "ode1", .tstop = 2, .so = {.fixed_step = 0.5}};
+        jg_sim_opts_t o = {.solver = JG_SOLVER_ODE1, .tstop = 2, .so = {.fixed_step = 0.5}};
         double v[2] = {-1, -1};
         jg_status_t st = jg_model_parse(json, "<test>", &m, &err);
         if (!st) st = jg_program_compile(m, &p, &err);

@@ -157,7 +157,7 @@ static void test_fromworkspace(void)
              csv_path);
     fx_t f;
     jg_status_t st = fx_load(&f, q(model), NULL);
-    jg_sim_opts_t o = {.solver = "ode4", .t0 = 0, .tstop = 3};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE4, .t0 = 0, .tstop = 3};
     o.so.fixed_step = 0.5;
     jg_sim_t *s = NULL;
     if (!st) st = jg_sim_create(f.p, &o, &s, &f.err);
@@ -208,7 +208,7 @@ static jg_status_t run(const char *json, const char *solver, double h, double ts
 {
     fx_t f;
     jg_status_t st = fx_load(&f, q(json), NULL);
-    jg_sim_opts_t o = {.solver = solver, .t0 = 0, .tstop = tstop, .out_step = 0.25};
+    jg_sim_opts_t o = {.solver = (jg_solver_method_t)jg_solver_method_parse(solver), .t0 = 0, .tstop = tstop, .out_step = 0.25};
     o.so.fixed_step = h;
     o.so.rtol = 1e-10;
     o.so.atol = 1e-12;

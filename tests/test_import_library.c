@@ -110,7 +110,7 @@ static jg_status_t run_case(const case_t *c, rec_t *r, jg_error_t *err)
     r->T = c->T;
     jg_status_t st = jg_import_load(path, NULL, &m, err);
     if (!st) st = jg_program_compile(m, &p, err);
-    jg_sim_opts_t o = {.solver = "ode4", .t0 = 0, .tstop = (NK - 1) * c->T, .out_step = c->T};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE4, .t0 = 0, .tstop = (NK - 1) * c->T, .out_step = c->T};
     o.so.fixed_step = c->T;
     if (!st) st = jg_sim_create(p, &o, &s, err);
     if (!st) {

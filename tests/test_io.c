@@ -151,7 +151,7 @@ int main(void)
     tap_ok(ix[0] >= 0 && ix[1] >= 0 && ix[2] >= 0, "states named after their blocks");
 
     /* ---- CSV: header and rows written, parsed back */
-    jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 1};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 1};
     if (!tap_ok(jg_sim_create(p, &o, &s, &err) == JG_OK, "simulation created")) goto done;
     FILE *f = fopen(csv, "w");
     if (!tap_ok(f != NULL, "CSV file opened")) goto done;
@@ -211,7 +211,7 @@ int main(void)
     tap_ok(jg_io_write_op(op, p, 0, NULL, &err) == JG_ARG, "op file without states: JG_ARG");
 
     /* ---- solver Jacobian: x2' = x1, x3' = x2 */
-    ok = jg_solverjac_create(p, "auto", jg_sim_work(s), &sj, &err) == JG_OK && (J = jg_solverjac_alloc(sj)) &&
+    ok = jg_solverjac_create(p, JG_SOLVERJAC_AUTO, jg_sim_work(s), &sj, &err) == JG_OK && (J = jg_solverjac_alloc(sj)) &&
          jg_solverjac_eval(sj, jg_sim_time(s), jg_sim_states(s), NULL, J, &err) == JG_OK;
     if (!tap_ok(ok, "solver Jacobian evaluated")) goto done;
     size_t len = 0;

@@ -109,7 +109,7 @@ static int check_point(const jg_program_t *p, double t, const double *x, double 
     }
     for (int k = 0; k < 4; k++) {
         const char *name = jg_solverjac_method_name(METHODS[k]);
-        if (jg_solverjac_create(p, name, NULL, &sj[k], &err)) {
+        if (jg_solverjac_create(p, (jg_solverjac_method_t)jg_solverjac_method_parse(name), NULL, &sj[k], &err)) {
             snprintf(what, nwhat, "%s: create: %.500s", name, err.msg);
             goto out;
         }
@@ -270,7 +270,7 @@ static void test_rober(void)
         double *A = reference_A(p, 0, y, &err), worst = 0, *Jd = NULL;
         jg_solverjac_t *sj = NULL;
         cs_dl *J = NULL;
-        if (A && !jg_solverjac_create(p, "full-perturbation", NULL, &sj, &err) && (J = jg_solverjac_alloc(sj)) &&
+        if (A && !jg_solverjac_create(p, JG_SOLVERJAC_FULL_PERTURBATION, NULL, &sj, &err) && (J = jg_solverjac_alloc(sj)) &&
             !jg_solverjac_eval(sj, 0, y, NULL, J, &err) && (Jd = dense(J, 3))) {
             double h = (y[1] + sqrt(DBL_EPSILON) * fmax(fabs(y[1]), 1)) - y[1];
             for (int i = 0; i < 3; i++)
@@ -327,7 +327,7 @@ static void test_constraint(void)
         jg_solverjac_t *sj = NULL;
         cs_dl *J = NULL;
         double z = sqrt(2 - pts[k][1]), v = NAN;
-        if (!jg_solverjac_create(p, "sparse-analytical", NULL, &sj, &err) && (J = jg_solverjac_alloc(sj)) &&
+        if (!jg_solverjac_create(p, JG_SOLVERJAC_SPARSE_ANALYTICAL, NULL, &sj, &err) && (J = jg_solverjac_alloc(sj)) &&
             !jg_solverjac_eval(sj, 0, pts[k], NULL, J, &err))
             v = J->x[1];   /* pattern (1, 0), (0, 1): column 2 holds d x1'/d x2 */
         tap_ok(ok && me.nnz == 2 && fabs(v + 1 / (2 * z)) < 1e-12,
@@ -502,7 +502,7 @@ static void test_auto(void)
     jg_solverjac_t *sj = NULL;
     jg_error_clear(&err);
     if (jg_model_read("graphs/vdp.json", &m, &err) || jg_program_compile(m, &p, &err) ||
-        jg_solverjac_create(p, NULL, NULL, &sj, &err)) {
+        jg_solverjac_create(p, JG_SOLVERJAC_AUTO, NULL, &sj, &err)) {
         tap_ok(0, "vdp: %s", err.msg);
         return;
     }
@@ -530,7 +530,7 @@ static void test_auto(void)
     jg_block_type_t nojac = *saved;
     nojac.jacobian = NULL;
     B->type = &nojac;
-    jg_solverjac_create(p, "auto", NULL, &sj, &err);
+    jg_solverjac_create(p, JG_SOLVERJAC_AUTO, NULL, &sj, &err);
     tap_ok(sj && jg_solverjac_method(sj) == JG_SOLVERJAC_FULL_PERTURBATION, "no analytic Jacobian: auto picks %s",
            sj ? jg_solverjac_method_name(jg_solverjac_method(sj)) : "(failed)");
     tap_streq(sj ? jg_solverjac_reason(sj) : "",
@@ -538,7 +538,7 @@ static void test_auto(void)
               "no analytic Jacobian: auto says why");
     jg_solverjac_free(sj);
     sj = NULL;
-    jg_solverjac_create(p, "sparse-analytical", NULL, &sj, &err);
+    jg_solverjac_create(p, JG_SOLVERJAC_SPARSE_ANALYTICAL, NULL, &sj, &err);
     tap_ok(sj && jg_solverjac_method(sj) == JG_SOLVERJAC_SPARSE_PERTURBATION,
            "sparse-analytical asked, a block without: sparse-perturbation (as in Simulink)");
     tap_streq(sj ? jg_solverjac_reason(sj) : "",
@@ -551,21 +551,24 @@ static void test_auto(void)
 
     /* bad method name: the exact message, from the API and the simulator */
     jg_error_clear(&err);
-    jg_status_t st = jg_solverjac_create(p, "sparse", NULL, &sj, &err);
+    jg_status_t st = jg_solverjac_create(p, (jg_solverjac_method_t)7, NULL, &sj, &err);
     tap_ok(st == JG_ARG && !sj, "unknown method: JG_ARG");
     tap_streq(err.msg,
-              "unknown solver Jacobian method 'sparse' (valid: auto full-perturbation "
+              "unknown solver Jacobian method 7 (valid: 0 to 4, auto full-perturbation "
               "sparse-perturbation full-analytical sparse-analytical)",
               "unknown method: message");
-    jg_sim_opts_t so = {.solver = "ode45", .tstop = 1, .jacobian = "Sparse-Analytical"};
+    tap_ok(jg_solverjac_method_parse("sparse") == -1 && jg_solverjac_method_parse("Sparse-Analytical") == -1 &&
+               jg_solverjac_method_parse("sparse-analytical") == JG_SOLVERJAC_SPARSE_ANALYTICAL,
+           "method names parse exactly");
+    jg_sim_opts_t so = {.solver = JG_SOLVER_ODE45, .tstop = 1, .jacobian = (jg_solverjac_method_t)-1};
     jg_sim_t *s = NULL;
     jg_error_clear(&err);
     st = jg_sim_create(p, &so, &s, &err);
     tap_ok(st == JG_ARG && !s &&
-               !strcmp(err.msg, "unknown solver Jacobian method 'Sparse-Analytical' (valid: auto "
+               !strcmp(err.msg, "unknown solver Jacobian method -1 (valid: auto "
                                 "full-perturbation sparse-perturbation full-analytical "
                                 "sparse-analytical)"),
-           "jg_sim_create checks the method name for any solver: %s", err.msg);
+           "jg_sim_create checks the method for any solver: %s", err.msg);
     jg_program_free(p);
     jg_model_free(m);
 
@@ -577,7 +580,7 @@ static void test_auto(void)
         tap_ok(0, "chain60: %s", err.msg);
         return;
     }
-    jg_solverjac_create(p, "auto", NULL, &sj, &err);
+    jg_solverjac_create(p, JG_SOLVERJAC_AUTO, NULL, &sj, &err);
     tap_ok(sj && jg_solverjac_method(sj) == JG_SOLVERJAC_SPARSE_ANALYTICAL, "chain (60 states): auto picks %s",
            sj ? jg_solverjac_method_name(jg_solverjac_method(sj)) : err.msg);
     tap_streq(sj ? jg_solverjac_reason(sj) : "",
@@ -641,7 +644,7 @@ static void test_held(void)
     double *A = reference_A(p, 0, &x, &err);
     tap_ok(A && A[0] == -3, "held: linearization A = -3 (%g)", A ? A[0] : NAN);
     free(A);
-    jg_sim_opts_t so = {.solver = "ode45", .tstop = 1};
+    jg_sim_opts_t so = {.solver = JG_SOLVER_ODE45, .tstop = 1};
     jg_sim_t *s = NULL;
     if (jg_sim_create(p, &so, &s, &err) || jg_sim_run(s, 0.05, NULL, NULL, &err)) {
         tap_ok(0, "held: simulate: %s", err.msg);
@@ -655,7 +658,7 @@ static void test_held(void)
         jg_solverjac_t *sj = NULL;
         cs_dl *J = NULL;
         v[k] = NAN;
-        if (!jg_solverjac_create(p, jg_solverjac_method_name(METHODS[k]), jg_sim_work(s), &sj, &err) &&
+        if (!jg_solverjac_create(p, METHODS[k], jg_sim_work(s), &sj, &err) &&
             (J = jg_solverjac_alloc(sj)) && !jg_solverjac_eval(sj, jg_sim_time(s), jg_sim_states(s), NULL, J, &err))
             v[k] = J->x[0];
         cs_dl_spfree(J);
@@ -680,7 +683,7 @@ static void test_simulate(void)
         tap_ok(0, "vdp: %s", err.msg);
         return;
     }
-    jg_sim_opts_t so = {.solver = "ode45", .tstop = 1};
+    jg_sim_opts_t so = {.solver = JG_SOLVER_ODE45, .tstop = 1};
     jg_sim_t *s = NULL;
     const char *why = "x";
     jg_sim_create(p, &so, &s, &err);
@@ -692,8 +695,8 @@ static void test_simulate(void)
      * are n or colors per Jacobian, none for the analytical methods */
     for (int k = 0; k < 4; k++) {
         const char *name = jg_solverjac_method_name(METHODS[k]);
-        so = (jg_sim_opts_t){.solver = "ode23s", .tstop = 1, .so = {.rtol = 1e-6, .atol = 1e-9},
-                             .jacobian = name};
+        so = (jg_sim_opts_t){.solver = JG_SOLVER_ODE23S, .tstop = 1, .so = {.rtol = 1e-6, .atol = 1e-9},
+                             .jacobian = METHODS[k]};
         jg_sim_stats_t st = {0};
         const char *used = NULL;
         int ok = !jg_sim_create(p, &so, &s, &err) && (used = jg_sim_jacobian(s, &why)) &&

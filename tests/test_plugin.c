@@ -226,7 +226,7 @@ static void test_jacobians(void)
         fx_t f;
         jg_solverjac_t *sj = NULL;
         jg_status_t st = fx_load(&f, q(json), NULL);
-        if (!st) st = jg_solverjac_create(f.p, "auto", NULL, &sj, &f.err);
+        if (!st) st = jg_solverjac_create(f.p, JG_SOLVERJAC_AUTO, NULL, &sj, &f.err);
         const char *why = sj ? jg_solverjac_reason(sj) : "";
         tap_ok(!st && strstr(why, "block 'PP' (PredPreyFD) has no analytic Jacobian"),
                "auto: a plugin block without a Jacobian is not analytic (%s)", why);
@@ -295,7 +295,7 @@ static jg_status_t run(run_t *r, const char *json, const char *solver, double st
     memset(r, 0, sizeof *r);
     jg_status_t st = jg_model_parse(q(json), "<test>", &r->m, &r->err);
     if (!st) st = jg_program_compile(r->m, &r->p, &r->err);
-    jg_sim_opts_t o = {.solver = solver, .tstop = tstop, .so = {.fixed_step = step}};
+    jg_sim_opts_t o = {.solver = (jg_solver_method_t)jg_solver_method_parse(solver), .tstop = tstop, .so = {.fixed_step = step}};
     if (!st) st = jg_sim_create(r->p, &o, &r->s, &r->err);
     if (!st) st = jg_sim_run(r->s, tstop, acc_log, acc, &r->err);
     if (st) printf("#   %s\n", r->err.msg);

@@ -154,7 +154,7 @@ static void run(problem_t *P, int mode, double rtol, result_t *r)
     jg_solver_t *s = NULL;
     cs_dl *pat = mode == JAC_SPARSE ? pattern(P) : NULL;
     P->jac_calls = 0;
-    r->st = jg_solver_create("ode15s", P->n, P->f, NULL, &o, &s, &r->err);
+    r->st = jg_solver_create(JG_SOLVER_ODE15S, P->n, P->f, NULL, &o, &s, &r->err);
     if (!r->st && mode != JAC_DQ) r->st = jg_solver_set_jacobian(s, jac, pat, P, &r->err);
     if (!r->st) r->st = jg_solver_init(s, 0, P->y0, P->tend, &r->err);
     double t = 0;
@@ -233,7 +233,7 @@ static void simulate_file(const char *path, double tstop, double rtol, double at
     jg_model_t *m = NULL;
     jg_program_t *p = NULL;
     jg_sim_t *s = NULL;
-    jg_sim_opts_t opt = {.solver = sim_solver, .t0 = 0, .tstop = tstop, .jacobian = jacobian};
+    jg_sim_opts_t opt = {.solver = (jg_solver_method_t)jg_solver_method_parse(sim_solver), .t0 = 0, .tstop = tstop, .jacobian = jacobian ? (jg_solverjac_method_t)jg_solverjac_method_parse(jacobian) : JG_SOLVERJAC_AUTO};
     opt.so.rtol = rtol;
     opt.so.atol = atol;
     o->st = jg_model_read(path, &m, &o->err);
@@ -330,7 +330,7 @@ static void test_dense_output(void)
     jg_solver_t *s = NULL;
     jg_error_t err = {0};
     double x[3] = {1, 0, 1}, x0[3], xq[3], xr[3], t = 0;
-    jg_status_t st = jg_solver_create("ode15s", 3, lin_f, NULL, &o, &s, &err);
+    jg_status_t st = jg_solver_create(JG_SOLVER_ODE15S, 3, lin_f, NULL, &o, &s, &err);
     if (!st) st = jg_solver_init(s, 0, x, 3, &err);
     double wmax = 0, wend = 0;
     int bad_ends = 0, nq = 0, outside = 0;
@@ -380,8 +380,8 @@ static void test_reset(void)
     cs_dl *pat = pattern(P);
     double xa[8], xb[8], ta = 0, tb = 5, tr = 5;
     memcpy(xa, P->y0, sizeof xa);
-    jg_status_t st = jg_solver_create("ode15s", 8, P->f, NULL, &o, &a, &err);
-    if (!st) st = jg_solver_create("ode15s", 8, P->f, NULL, &o, &b, &err);
+    jg_status_t st = jg_solver_create(JG_SOLVER_ODE15S, 8, P->f, NULL, &o, &a, &err);
+    if (!st) st = jg_solver_create(JG_SOLVER_ODE15S, 8, P->f, NULL, &o, &b, &err);
     if (!st) st = jg_solver_set_jacobian(a, jac, pat, P, &err);
     if (!st) st = jg_solver_set_jacobian(b, jac, pat, P, &err);
     if (!st) st = jg_solver_init(a, 0, xa, P->tend, &err);
@@ -418,7 +418,7 @@ static void test_reset(void)
     double x[3] = {1, 0, 0}, t = 0;
     jg_solver_opts_t ro = {.rtol = 1e-8, .atol = 1e-12};
     R->jac_calls = 0;
-    st = jg_solver_create("ode15s", 3, R->f, NULL, &ro, &a, &err);
+    st = jg_solver_create(JG_SOLVER_ODE15S, 3, R->f, NULL, &ro, &a, &err);
     if (!st) st = jg_solver_init(a, 0, x, R->tend, &err);
     while (!st && t < 1) st = jg_solver_step(a, 1, &t, x, &err);
     jg_solver_stats_t s3;
@@ -468,7 +468,7 @@ static void test_bounce(double rtol, double atol)
     jg_sim_t *s = NULL;
     jg_error_t err = {0};
     impacts_t r = {0};
-    jg_sim_opts_t opt = {.solver = "ode15s", .t0 = 0, .tstop = 2};
+    jg_sim_opts_t opt = {.solver = JG_SOLVER_ODE15S, .t0 = 0, .tstop = 2};
     opt.so.rtol = rtol;
     opt.so.atol = atol;
     jg_status_t st = jg_model_read("graphs/bounce.json", &m, &err);
@@ -532,7 +532,7 @@ static jg_status_t run_failing(jg_rhs_fn f, jg_jac_fn jf, jg_error_t *err, long 
     jg_solver_t *s = NULL;
     double x = 1, t = 0;
     fail_err = err;
-    jg_status_t st = jg_solver_create("ode15s", 1, f, NULL, NULL, &s, err);
+    jg_status_t st = jg_solver_create(JG_SOLVER_ODE15S, 1, f, NULL, NULL, &s, err);
     if (!st && jf) st = jg_solver_set_jacobian(s, jf, NULL, NULL, err);
     if (!st) st = jg_solver_init(s, 0, &x, 3, err);
     while (!st && t < 3) st = jg_solver_step(s, INFINITY, &t, &x, err);
@@ -565,7 +565,7 @@ static void test_errors(void)
     /* limits: a step never passes t_limit; no states: time only */
     jg_solver_t *s = NULL;
     double x = 1, t = 0;
-    st = jg_solver_create("ode15s", 1, dec_f, NULL, NULL, &s, &err);
+    st = jg_solver_create(JG_SOLVER_ODE15S, 1, dec_f, NULL, NULL, &s, &err);
     if (!st) st = jg_solver_init(s, 0, &x, 1, &err);
     int past = 0;
     for (int k = 1; !st && k <= 10; k++) {
@@ -580,7 +580,7 @@ static void test_errors(void)
     jg_solver_free(s);
     s = NULL;
     t = 0;
-    st = jg_solver_create("ode15s", 0, dec_f, NULL, NULL, &s, &err);
+    st = jg_solver_create(JG_SOLVER_ODE15S, 0, dec_f, NULL, NULL, &s, &err);
     if (!st) st = jg_solver_init(s, 0, NULL, 2, &err);
     if (!st) st = jg_solver_step(s, 1.5, &t, NULL, &err);
     tap_ok(!st && t == 1.5, "no states: a step only advances time to the limit");

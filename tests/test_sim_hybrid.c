@@ -193,7 +193,7 @@ static void test_hold(void)
         "'lines':[{'src':'W:1','dst':'I:1'},{'src':'W:1','dst':'G:1'},{'src':'G:1','dst':'O:1'}]}";
     rec_t r;
     jg_error_t err;
-    jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 3, .out_step = 0.05};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 3, .out_step = 0.05};
     jg_status_t st = run(json, o, &r, NULL, &err);
     tap_ok(!st && r.n == 61, "sample and hold runs (61 output points)");
     double worst = 0;
@@ -203,7 +203,7 @@ static void test_hold(void)
     }
     tap_ok(worst < 1e-12, "the Gain holds sin(0.5 floor(t / 0.5)) between its hits (error %.1e)", worst);
 
-    o.solver = "ode4";
+    o.solver = JG_SOLVER_ODE4;
     o.so.fixed_step = 0.03;
     st = run(json, o, &r, NULL, &err);
     tap_ok(st == JG_ARG && !strcmp(err.msg, "sample time [0.5, 0] of block 'G' is not a multiple of the "
@@ -228,7 +228,7 @@ static void test_step_event(void)
     rec_t r;
     jg_error_t err;
     jg_sim_stats_t ss;
-    jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 2, .out_step = 0.1};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 2, .out_step = 0.1};
     jg_status_t st = run(json, o, &r, &ss, &err);
     double worst = 0;
     for (int k = 0; k < r.n; k++) worst = fmax(worst, fabs(r.y[k] - fmax(0, r.t[k] - 0.7137)));
@@ -256,7 +256,7 @@ static void test_chattering(void)
     rec_t r;
     jg_error_t err;
     jg_sim_stats_t ss;
-    jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 1.2, .out_step = 0.05};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 1.2, .out_step = 0.05};
     jg_status_t st = run(json, o, &r, &ss, &err);
     const char *want = "too many consecutive zero crossings (1000) at t = ";
     tap_ok(st == JG_NUMERIC && !strncmp(err.msg, want, strlen(want)) &&
@@ -295,7 +295,7 @@ static void test_sampled_pi(void)
     jg_error_t err;
     rec_t r;
     memset(&r, 0, sizeof r);
-    jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 3, .out_step = 0.1};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 3, .out_step = 0.1};
     o.so.rtol = 1e-10;
     o.so.atol = 1e-12;
     jg_status_t st = jg_model_parse(buf, "graphs/sampled_pi.json", &m, &err);
@@ -332,7 +332,7 @@ static void test_sparsing(void)
     rec_t r0, r1, r2;
     jg_error_t err;
     jg_sim_stats_t s1, s2;
-    jg_sim_opts_t o = {.solver = "lie", .t0 = 0, .tstop = 1, .out_step = 0.1};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_LIE, .t0 = 0, .tstop = 1, .out_step = 0.1};
     o.so.fixed_step = 0.01;
     jg_status_t st0 = run(json, o, &r0, NULL, &err);
     o.sparsing = 1e-4;
@@ -354,11 +354,11 @@ static void test_sparsing(void)
      * fraction of what dropping the strong ones does */
     tap_ok(d1 < 1e-3 && d1 < 0.1 * d2 && d2 > 1e-3,
            "dropping the weak couplings moves the output by %.1e, dropping all by %.1e", d1, d2);
-    o.solver = "ode45";
+    o.solver = JG_SOLVER_ODE45;
     jg_status_t st = run(json, o, &r1, NULL, &err);
     tap_ok(st == JG_ARG && !strcmp(err.msg, "sparsing applies to the linearly implicit Euler solver 'lie', not 'ode45'"),
            "sparsing with another solver is an error");
-    o.solver = "lie";
+    o.solver = JG_SOLVER_LIE;
     o.sparsing = -1;
     st = run(json, o, &r1, NULL, &err);
     tap_ok(st == JG_ARG && !strcmp(err.msg, "sparsing tolerance -1: expected a positive number"),

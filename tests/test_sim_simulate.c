@@ -59,7 +59,7 @@ static void test_oscillator(void)
     jg_program_t *p = compile(osc, &m);
     const char *solvers[] = {"ode45", "ode23", "ode4", "ode5"};
     for (int k = 0; k < 4; k++) {
-        jg_sim_opts_t o = {.solver = solvers[k], .t0 = 0, .tstop = 2 * PI, .out_step = 0.1};
+        jg_sim_opts_t o = {.solver = (jg_solver_method_t)jg_solver_method_parse(solvers[k]), .t0 = 0, .tstop = 2 * PI, .out_step = 0.1};
         o.so.rtol = 1e-8;
         o.so.atol = 1e-10;
         o.so.fixed_step = 0.01;
@@ -85,7 +85,7 @@ static void test_snapshots(void)
 {
     jg_model_t *m;
     jg_program_t *p = compile(vdp, &m);
-    jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 10};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 10};
     o.so.rtol = 1e-9;
     o.so.atol = 1e-12;
     jg_sim_t *s = NULL;
@@ -118,7 +118,7 @@ static void test_snapshots(void)
     if (!st) memcpy(x45, jg_sim_states(s), sizeof x45);
     jg_sim_free(s);
     s = NULL;
-    jg_sim_opts_t o5 = {.solver = "ode5", .t0 = 0, .tstop = 10};
+    jg_sim_opts_t o5 = {.solver = JG_SOLVER_ODE5, .t0 = 0, .tstop = 10};
     o5.so.fixed_step = 1e-3;
     if (!st) st = jg_sim_create(p, &o5, &s, &err);
     if (!st) st = jg_sim_run(s, o5.tstop, NULL, NULL, &err);
@@ -136,16 +136,16 @@ static void test_bad_options(void)
     jg_program_t *p = compile(osc, &m);
     jg_sim_t *s = NULL;
     jg_error_t err;
-    jg_sim_opts_t o = {.solver = "ode99", .t0 = 0, .tstop = 1};
+    jg_sim_opts_t o = {.solver = (jg_solver_method_t)99, .t0 = 0, .tstop = 1};
     jg_status_t st = jg_sim_create(p, &o, &s, &err);
     tap_ok(st == JG_ARG, "unknown solver is JG_ARG");
-    tap_streq(err.msg, "unknown solver 'ode99' (valid: ode1 ode2 ode3 ode4 ode5 ode23 ode45 discrete ode23s lie ode15s)",
+    tap_streq(err.msg, "unknown solver method 99 (valid: auto ode1 ode2 ode3 ode4 ode5 ode23 ode45 discrete ode23s lie ode15s)",
               "unknown solver message lists the valid ones");
-    o = (jg_sim_opts_t){.solver = "ode4", .t0 = 0, .tstop = 1};
+    o = (jg_sim_opts_t){.solver = JG_SOLVER_ODE4, .t0 = 0, .tstop = 1};
     o.so.fixed_step = -0.1;
     st = jg_sim_create(p, &o, &s, &err);
     tap_ok(st == JG_ARG && strstr(err.msg, "non-positive step") != NULL, "non-positive step: %s", err.msg);
-    o = (jg_sim_opts_t){.solver = "ode45", .t0 = 2, .tstop = 1};
+    o = (jg_sim_opts_t){.solver = JG_SOLVER_ODE45, .t0 = 2, .tstop = 1};
     st = jg_sim_create(p, &o, &s, &err);
     tap_ok(st == JG_ARG, "stop before start is JG_ARG");
     tap_streq(err.msg, "stop time 1 before start time 2", "stop before start message");

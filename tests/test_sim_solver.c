@@ -83,7 +83,7 @@ static run_t run(const char *name, int64_t n, jg_rhs_fn f, void *user, const jg_
     run_t r;
     memset(&r, 0, sizeof r);
     jg_solver_t *s = NULL;
-    r.st = jg_solver_create(name, n, f, user, o, &s, &r.e);
+    r.st = jg_solver_create((jg_solver_method_t)jg_solver_method_parse(name), n, f, user, o, &s, &r.e);
     if (!r.st) r.st = jg_solver_init(s, t0, x0, tf, &r.e);
     r.t = t0;
     for (long k = 0; !r.st && r.t < tf && k < 10000000; k++) {
@@ -241,7 +241,7 @@ static void test_stepctl(void)
     jg_solver_t *s = NULL;
     const double x0[2] = {0, 0};
     jg_solver_opts_t o = {.rtol = 1, .atol = 1, .max_step = 10};
-    if (jg_solver_create("ode45", 2, rhs_count, NULL, &o, &s, &e) || jg_solver_init(s, 0, x0, 100, &e)) {
+    if (jg_solver_create(JG_SOLVER_ODE45, 2, rhs_count, NULL, &o, &s, &e) || jg_solver_init(s, 0, x0, 100, &e)) {
         tap_ok(0, "stepctl: ode45 created");
         return;
     }
@@ -278,17 +278,17 @@ static void test_stepctl(void)
            "attempt: a step below 16 eps |t| is JG_NUMERIC");
     jg_solver_free(s);
 
-    int ok = jg_solver_create("ode23", 2, rhs_count, NULL, &o, &s, &e) == JG_OK && s->ops->ctl &&
+    int ok = jg_solver_create(JG_SOLVER_ODE23, 2, rhs_count, NULL, &o, &s, &e) == JG_OK && s->ops->ctl &&
              s->ops->ctl->k == 3 && s->ops->ctl->pi;
     jg_solver_free(s);
     tap_ok(ok, "ode23's entry: PI with k = 3");
-    ok = jg_solver_create("ode4", 2, rhs_count, NULL, &(jg_solver_opts_t){.fixed_step = 0.1}, &s, &e) == JG_OK &&
+    ok = jg_solver_create(JG_SOLVER_ODE4, 2, rhs_count, NULL, &(jg_solver_opts_t){.fixed_step = 0.1}, &s, &e) == JG_OK &&
          !s->ops->ctl;
     jg_solver_free(s);
     tap_ok(ok, "a fixed-step entry has no controller");
 
     /* MATLAB's ode23s rules: elementary k = 3, at least 0.5 h, halving, no change after a rejection */
-    if (jg_solver_create("ode23s", 2, rhs_count, NULL, &o, &s, &e) || jg_solver_init(s, 0, x0, 100, &e)) {
+    if (jg_solver_create(JG_SOLVER_ODE23S, 2, rhs_count, NULL, &o, &s, &e) || jg_solver_init(s, 0, x0, 100, &e)) {
         tap_ok(0, "stepctl: ode23s created");
         return;
     }
@@ -321,7 +321,7 @@ int main(void)
         int ok = 1;
         jg_solver_opts_t o = {.fixed_step = 0.1};
         for (int k = 0; k < 7; k++) {
-            ok &= jg_solver_create(names[k], 1, rhs_sin, NULL, &o, &s, &e) == JG_OK && jg_solver_is_fixed(s) == fixed[k] &&
+            ok &= jg_solver_create((jg_solver_method_t)jg_solver_method_parse(names[k]), 1, rhs_sin, NULL, &o, &s, &e) == JG_OK && jg_solver_is_fixed(s) == fixed[k] &&
                   !strcmp(jg_solver_name(s), names[k]);
             jg_solver_free(s);
         }
@@ -370,7 +370,7 @@ int main(void)
     {
         jg_solver_opts_t o = {.fixed_step = 0.1};
         double t = 0, x[1];
-        int ok = jg_solver_create("ode4", 1, rhs_sin, NULL, &o, &s, &e) == JG_OK &&
+        int ok = jg_solver_create(JG_SOLVER_ODE4, 1, rhs_sin, NULL, &o, &s, &e) == JG_OK &&
                  jg_solver_init(s, 0, x1, 1, &e) == JG_OK;
         ok &= jg_solver_step(s, INFINITY, &t, x, &e) == JG_OK && t == 0.1;
         ok &= jg_solver_step(s, 0.25, &t, x, &e) == JG_OK && t == 0.2;
@@ -456,7 +456,7 @@ int main(void)
             jg_solver_opts_t o = {.rtol = 1e-6, .atol = 1e-6, .max_step = 10, .initial_step = k == 0 ? 0.2 : 0.02};
             double t = 0, x[2], xp[2] = {xosc[0], xosc[1]}, en[2] = {0, 0}, want[2] = {0, 0}, hs[2] = {0, 0};
             jg_solver_stats_t ss;
-            int ok = jg_solver_create(names[k], 2, rhs_osc, NULL, &o, &s, &e) == JG_OK &&
+            int ok = jg_solver_create((jg_solver_method_t)jg_solver_method_parse(names[k]), 2, rhs_osc, NULL, &o, &s, &e) == JG_OK &&
                      jg_solver_init(s, 0.5, xosc, 2, &e) == JG_OK;
             const jg_rk_tableau_t *tb = s->tab;
             const double kq = tb->err_order + 1, beta = 0.2 / kq, alpha = 1 / kq - 0.75 * beta;
@@ -486,7 +486,7 @@ int main(void)
         long calls = 0;
         jg_solver_opts_t o = {.initial_step = 1e-4, .max_step = 0.5};
         double t = 0, x[1], hprev = 0;
-        int ok = jg_solver_create("ode45", 1, rhs_count, &calls, &o, &s, &e) == JG_OK &&
+        int ok = jg_solver_create(JG_SOLVER_ODE45, 1, rhs_count, &calls, &o, &s, &e) == JG_OK &&
                  jg_solver_init(s, 0, x1, 10, &e) == JG_OK;
         int growth = 1, n = 0;
         while (ok && t < 10 && n < 100) {
@@ -502,7 +502,7 @@ int main(void)
         o = (jg_solver_opts_t){.rtol = 1e-6, .initial_step = 3, .max_step = 10};
         jg_solver_stats_t ss;
         double x2[2];
-        ok = jg_solver_create("ode45", 2, rhs_osc, NULL, &o, &s, &e) == JG_OK &&
+        ok = jg_solver_create(JG_SOLVER_ODE45, 2, rhs_osc, NULL, &o, &s, &e) == JG_OK &&
              jg_solver_init(s, 0, xosc, 10, &e) == JG_OK && jg_solver_step(s, INFINITY, &t, x2, &e) == JG_OK;
         jg_solver_get_stats(s, &ss);
         tap_ok(ok && ss.rejected > 0 && s->h <= t - jg_solver_last_step_start(s),
@@ -554,7 +554,7 @@ int main(void)
         for (int k = 0; k < 2; k++) {
             jg_solver_opts_t o = {.rtol = 1e-3};
             double t = 0, x[2];
-            int ok = jg_solver_create(names[k], 2, rhs_vdp, &mu, &o, &s, &e) == JG_OK &&
+            int ok = jg_solver_create((jg_solver_method_t)jg_solver_method_parse(names[k]), 2, rhs_vdp, &mu, &o, &s, &e) == JG_OK &&
                      jg_solver_init(s, 0, xv, 200, &e) == JG_OK;
             for (int i = 0; ok && i < 5; i++) ok &= jg_solver_step(s, INFINITY, &t, x, &e) == JG_OK;
             double h = s->h, eo = s->errold, lim = t + 1e-6 * h;
@@ -568,7 +568,7 @@ int main(void)
         for (int k = 0; k < 2; k++) {
             jg_solver_opts_t o = {.rtol = 1e-3};
             double t = 0, x[2];
-            int ok = jg_solver_create(names[k], 2, rhs_vdp, &mu, &o, &s, &e) == JG_OK &&
+            int ok = jg_solver_create((jg_solver_method_t)jg_solver_method_parse(names[k]), 2, rhs_vdp, &mu, &o, &s, &e) == JG_OK &&
                      jg_solver_init(s, 0, xv, 200, &e) == JG_OK;
             long j = 1;
             while (ok && t < 200) {
@@ -588,7 +588,7 @@ int main(void)
     {
         jg_solver_opts_t o = {.rtol = 1e-6};
         double t = 0, x[2], xq[2], out = 0.1;
-        int ok = jg_solver_create("ode45", 2, rhs_osc, NULL, &o, &s, &e) == JG_OK &&
+        int ok = jg_solver_create(JG_SOLVER_ODE45, 2, rhs_osc, NULL, &o, &s, &e) == JG_OK &&
                  jg_solver_init(s, 0, xosc, 12, &e) == JG_OK;
         int hits = 0, ends = 1;
         while (ok && t < 10) {
@@ -617,22 +617,40 @@ int main(void)
     /* bad input */
     {
         jg_solver_opts_t o = {.fixed_step = 0};
-        tap_ok(jg_solver_create("ode99", 1, rhs_sin, NULL, NULL, &s, &e) == JG_ARG && s == NULL,
+        tap_ok(jg_solver_create((jg_solver_method_t)99, 1, rhs_sin, NULL, NULL, &s, &e) == JG_ARG && s == NULL,
                "unknown solver is JG_ARG");
-        tap_streq(e.msg, "unknown solver 'ode99' (valid: ode1 ode2 ode3 ode4 ode5 ode23 ode45 discrete ode23s lie ode15s)",
+        tap_streq(e.msg,
+                  "unknown solver method 99 (valid: 0 to 11, auto ode1 ode2 ode3 ode4 ode5 ode23 ode45 discrete ode23s "
+                  "lie ode15s)",
                   "unknown solver message");
-        tap_ok(jg_solver_create("ode4", 1, rhs_sin, NULL, &o, &s, &e) == JG_ARG, "fixed step 0 is JG_ARG");
+        tap_ok(jg_solver_method_parse("ode99") == -1 && jg_solver_method_parse("ode23s") == JG_SOLVER_ODE23S &&
+                   jg_solver_method_parse("auto") == JG_SOLVER_AUTO && jg_solver_method_name((jg_solver_method_t)12) == NULL,
+               "solver method names parse both ways, unknown ones are -1 / NULL");
+        int round = 1;
+        for (int k = 0; k <= JG_SOLVER_ODE15S; k++) {
+            round &= jg_solver_method_parse(jg_solver_method_name((jg_solver_method_t)k)) == k;
+            if (k == JG_SOLVER_AUTO) continue;
+            jg_solver_t *sk = NULL;
+            const int64_t nk = k == JG_SOLVER_DISCRETE ? 0 : 1;
+            round &= jg_solver_create((jg_solver_method_t)k, nk, rhs_sin, NULL, &(jg_solver_opts_t){.fixed_step = 0.1},
+                                      &sk, &e) == JG_OK &&
+                     !strcmp(jg_solver_name(sk), jg_solver_method_name((jg_solver_method_t)k)) &&
+                     jg_solver_method(sk) == (jg_solver_method_t)k;
+            jg_solver_free(sk);
+        }
+        tap_ok(round, "every solver method's name parses back to it and creates a solver of that name");
+        tap_ok(jg_solver_create(JG_SOLVER_ODE4, 1, rhs_sin, NULL, &o, &s, &e) == JG_ARG, "fixed step 0 is JG_ARG");
         tap_streq(e.msg, "non-positive step 0 for fixed-step solver 'ode4'", "fixed step 0 message");
         o.fixed_step = -0.1;
-        tap_ok(jg_solver_create("ode1", 1, rhs_sin, NULL, &o, &s, &e) == JG_ARG &&
+        tap_ok(jg_solver_create(JG_SOLVER_ODE1, 1, rhs_sin, NULL, &o, &s, &e) == JG_ARG &&
                    !strcmp(e.msg, "non-positive step -0.1 for fixed-step solver 'ode1'"),
                "negative fixed step is JG_ARG");
-        tap_ok(jg_solver_create("ode1", 1, rhs_sin, NULL, NULL, &s, &e) == JG_ARG, "fixed step missing is JG_ARG");
+        tap_ok(jg_solver_create(JG_SOLVER_ODE1, 1, rhs_sin, NULL, NULL, &s, &e) == JG_ARG, "fixed step missing is JG_ARG");
         o.fixed_step = 0;
         o.rtol = -1;
-        tap_ok(jg_solver_create("ode45", 1, rhs_sin, NULL, &o, &s, &e) == JG_ARG, "negative rtol is JG_ARG");
-        tap_ok(jg_solver_create("ode45", 1, NULL, NULL, NULL, &s, &e) == JG_ARG, "no right-hand side is JG_ARG");
-        jg_solver_create("ode45", 1, rhs_sin, NULL, NULL, &s, &e);
+        tap_ok(jg_solver_create(JG_SOLVER_ODE45, 1, rhs_sin, NULL, &o, &s, &e) == JG_ARG, "negative rtol is JG_ARG");
+        tap_ok(jg_solver_create(JG_SOLVER_ODE45, 1, NULL, NULL, NULL, &s, &e) == JG_ARG, "no right-hand side is JG_ARG");
+        jg_solver_create(JG_SOLVER_ODE45, 1, rhs_sin, NULL, NULL, &s, &e);
         tap_ok(jg_solver_init(s, 1, x1, 0.5, &e) == JG_ARG, "stop before start is JG_ARG");
         tap_streq(e.msg, "stop time 0.5 before start time 1", "stop before start message");
         const double xnan[1] = {NAN};
@@ -653,7 +671,7 @@ int main(void)
         jg_error_t shared;
         c.err = &shared;
         jg_solver_opts_t o = {.fixed_step = 0.1};
-        jg_status_t st = jg_solver_create("ode4", 1, rhs_fail, &c, &o, &s, &shared);
+        jg_status_t st = jg_solver_create(JG_SOLVER_ODE4, 1, rhs_fail, &c, &o, &s, &shared);
         if (!st) st = jg_solver_init(s, 0, x1, 1, &shared);
         double t = 0;
         while (!st && t < 1) st = jg_solver_step(s, INFINITY, &t, NULL, &shared);
@@ -667,7 +685,7 @@ int main(void)
         fail_ctx_t c = {.tcur = 0, .reach = 0.05, .fatal_at = INFINITY, .err = NULL};
         jg_solver_opts_t o = {.rtol = 1e-3};
         double t = 0, x[1], hmax = 0;
-        jg_status_t st = jg_solver_create("ode45", 1, rhs_fail, &c, &o, &s, &e);
+        jg_status_t st = jg_solver_create(JG_SOLVER_ODE45, 1, rhs_fail, &c, &o, &s, &e);
         if (!st) st = jg_solver_init(s, 0, x1, 10, &e);
         jg_solver_stats_t ss = {0}, prev;
         int nogrow = 1;   /* white-box: no growth right after a rejection */
@@ -715,7 +733,7 @@ int main(void)
         run_t r = run("discrete", 0, rhs_count, &calls, &o, 0, NULL, 1, NULL);
         tap_ok(r.st == JG_OK && r.t == 1 && r.stats.steps == 5 && calls == 0 && r.stats.fevals == 0,
                "discrete: 5 steps to t = 1, f never called");
-        tap_ok(jg_solver_create("discrete", 2, rhs_count, &calls, &o, &s, &e) == JG_ARG,
+        tap_ok(jg_solver_create(JG_SOLVER_DISCRETE, 2, rhs_count, &calls, &o, &s, &e) == JG_ARG,
                "discrete with continuous states is JG_ARG");
         run_t rv = run("ode45", 0, rhs_count, &calls, NULL, 0, NULL, 1, NULL);
         tap_ok(rv.st == JG_OK && rv.t == 1 && rv.stats.steps <= 51, "ode45 with no states reaches the stop time (%ld steps)",

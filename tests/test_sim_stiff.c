@@ -139,7 +139,7 @@ static result_t solve(const problem_t *p, const char *solver, double rtol, doubl
     jg_solver_opts_t o = {.rtol = rtol, .atol = p->ratio * rtol, .fixed_step = hfix};
     jg_solver_t *s = NULL;
     cs_dl *pat = mode == ANALYTIC_SPARSE || mode == PERTURB_SPARSE ? pattern_of(p) : NULL;
-    r.st = jg_solver_create(solver, p->n, p->f, NULL, &o, &s, &r.e);
+    r.st = jg_solver_create((jg_solver_method_t)jg_solver_method_parse(solver), p->n, p->f, NULL, &o, &s, &r.e);
     if (!r.st && (mode != PERTURB_DENSE))
         r.st = jg_solver_set_jacobian(s, mode <= ANALYTIC_SPARSE ? jac_cb : NULL, pat, (void *)p, &r.e);
     if (!r.st) r.st = jg_solver_init(s, 0, p->x0, p->t1, &r.e);
@@ -219,7 +219,7 @@ static lie_run_t run_lie(double h, int mode, const unsigned char *keep)
     jg_solver_opts_t o = {.fixed_step = h};
     jg_solver_t *s = NULL;
     cs_dl *pat = mode == ANALYTIC_SPARSE || mode == PERTURB_SPARSE ? pattern_of(&PR) : NULL;
-    r.st = jg_solver_create("lie", 3, pr_f, NULL, &o, &s, &r.e);
+    r.st = jg_solver_create(JG_SOLVER_LIE, 3, pr_f, NULL, &o, &s, &r.e);
     if (!r.st && mode != PERTURB_DENSE)
         r.st = jg_solver_set_jacobian(s, mode <= ANALYTIC_SPARSE ? jac_cb : NULL, pat, (void *)&PR, &r.e);
     if (!r.st && keep) r.st = jg_solver_set_sparsing(s, keep, &r.e);
@@ -308,13 +308,13 @@ static void one_step(const char *name, double h, double *err_end, double *err_mi
     jg_solver_opts_t o = {.rtol = 0.1, .atol = 0.1, .initial_step = h, .max_step = h, .fixed_step = h};
     jg_solver_opts_t oref = {.rtol = 1e-13, .atol = 1e-13};
     double t, x[2], xm[2], tr, xr[2];
-    jg_solver_create(name, 2, smooth_f, NULL, &o, &s, &e);
+    jg_solver_create((jg_solver_method_t)jg_solver_method_parse(name), 2, smooth_f, NULL, &o, &s, &e);
     jg_solver_init(s, 0.3, x0, 10, &e);
     jg_solver_step(s, INFINITY, &t, x, &e);
     jg_solver_interpolate(s, 0.3 + 0.5 * h, xm);
     *err_end = *err_mid = INFINITY;
     if (t != 0.3 + h) goto out;
-    jg_solver_create("ode45", 2, smooth_f, NULL, &oref, &r, &e);
+    jg_solver_create(JG_SOLVER_ODE45, 2, smooth_f, NULL, &oref, &r, &e);
     jg_solver_init(r, 0.3, x0, 10, &e);
     for (tr = 0.3; tr < 0.3 + 0.5 * h;) jg_solver_step(r, 0.3 + 0.5 * h, &tr, xr, &e);
     *err_mid = fmax(fabs(xr[0] - xm[0]), fabs(xr[1] - xm[1]));
@@ -398,7 +398,7 @@ int main(void)
     /* ---- ode23s: dense output, limits, reset ---- */
     {
         jg_solver_opts_t o = {.rtol = 1e-6, .atol = 1e-9};
-        int ok = jg_solver_create("ode23s", 3, pr_f, NULL, &o, &s, &e) == JG_OK &&
+        int ok = jg_solver_create(JG_SOLVER_ODE23S, 3, pr_f, NULL, &o, &s, &e) == JG_OK &&
                  jg_solver_set_jacobian(s, jac_cb, NULL, (void *)&PR, &e) == JG_OK &&
                  jg_solver_init(s, 0, pr_x0, 2, &e) == JG_OK;
         double t = 0, x[3], mid = 0, endmax = 0, hmaxseen = 0;
@@ -437,7 +437,7 @@ int main(void)
         while (ok && ta < 2) ok = jg_solver_step(s, INFINITY, &ta, xa, &e) == JG_OK;
         jg_solver_get_stats(s, &st1);
         jg_solver_t *s2 = NULL;
-        ok &= jg_solver_create("ode23s", 3, pr_f, NULL, &o, &s2, &e) == JG_OK &&
+        ok &= jg_solver_create(JG_SOLVER_ODE23S, 3, pr_f, NULL, &o, &s2, &e) == JG_OK &&
               jg_solver_set_jacobian(s2, jac_cb, NULL, (void *)&PR, &e) == JG_OK &&
               jg_solver_init(s2, 0, pr_x0, 2, &e) == JG_OK && jg_solver_reset(s2, 1, xr, &e) == JG_OK;
         jg_solver_stats_t st2;
@@ -483,7 +483,7 @@ int main(void)
         /* the grid: a step cut at the limit, then back on t0 + k h */
         jg_solver_opts_t o = {.fixed_step = 0.1};
         double t = 0, x[3];
-        int ok = jg_solver_create("lie", 3, pr_f, NULL, &o, &s, &e) == JG_OK && jg_solver_init(s, 0, pr_x0, 1, &e) == JG_OK;
+        int ok = jg_solver_create(JG_SOLVER_LIE, 3, pr_f, NULL, &o, &s, &e) == JG_OK && jg_solver_init(s, 0, pr_x0, 1, &e) == JG_OK;
         double ts[4];
         const double lims[4] = {INFINITY, 0.15, INFINITY, INFINITY};
         for (int k = 0; k < 4 && ok; k++) ok = jg_solver_step(s, lims[k], &ts[k], x, &e) == JG_OK;
@@ -528,7 +528,7 @@ int main(void)
         /* ode23s ignores masks */
         jg_solver_opts_t o = {.rtol = 1e-5};
         cs_dl *pat = pattern_of(&PR);
-        int ok2 = jg_solver_create("ode23s", 3, pr_f, NULL, &o, &s, &e) == JG_OK &&
+        int ok2 = jg_solver_create(JG_SOLVER_ODE23S, 3, pr_f, NULL, &o, &s, &e) == JG_OK &&
                   jg_solver_set_jacobian(s, jac_cb, pat, (void *)&PR, &e) == JG_OK &&
                   jg_solver_set_sparsing(s, stiff, &e) == JG_OK && jg_solver_init(s, 0, pr_x0, 1, &e) == JG_OK;
         double t = 0, x[3];
@@ -545,7 +545,7 @@ int main(void)
         const unsigned char stiff[6] = {0, 1, 1, 1, 1, 1};   /* drops J(0,0) = -1000 */
         cs_dl *pat = pattern_of(&PR);
         double t = 0, x[3], err30;
-        int ok = jg_solver_create("lie", 3, pr_f, NULL, &(jg_solver_opts_t){.fixed_step = 0.01}, &s, &e) == JG_OK &&
+        int ok = jg_solver_create(JG_SOLVER_LIE, 3, pr_f, NULL, &(jg_solver_opts_t){.fixed_step = 0.01}, &s, &e) == JG_OK &&
                  jg_solver_init(s, 0, pr_x0, 1, &e) == JG_OK;
         for (int k = 0; ok && k < 30; k++) ok = jg_solver_step(s, INFINITY, &t, x, &e) == JG_OK;   /* dense perturbation */
         err30 = pr_err(t, x);
@@ -556,7 +556,7 @@ int main(void)
                "lie: a pattern and mask installed mid-run take effect (error %.1e, then %.1e with the stiff entry "
                "dropped at h lambda = -10)", err30, pr_err(t, x));
         jg_solver_free(s);
-        ok = jg_solver_create("ode23s", 3, pr_f, NULL, &(jg_solver_opts_t){.rtol = 1e-6}, &s, &e) == JG_OK &&
+        ok = jg_solver_create(JG_SOLVER_ODE23S, 3, pr_f, NULL, &(jg_solver_opts_t){.rtol = 1e-6}, &s, &e) == JG_OK &&
              jg_solver_init(s, 0, pr_x0, 1, &e) == JG_OK;
         t = 0;
         for (int k = 0; ok && k < 30; k++) ok = jg_solver_step(s, INFINITY, &t, x, &e) == JG_OK;
@@ -578,7 +578,7 @@ int main(void)
         cs_dl *rect = cs_dl_spalloc(3, 4, 1, 1, 0), *badrow = cs_dl_spalloc(3, 3, 1, 1, 0);
         for (int j = 0; j <= 4; j++) rect->p[j] = 0;
         badrow->p[0] = 0, badrow->p[1] = 1, badrow->p[2] = 1, badrow->p[3] = 1, badrow->i[0] = 5;
-        jg_solver_create("ode23s", 3, pr_f, NULL, NULL, &s, &e);
+        jg_solver_create(JG_SOLVER_ODE23S, 3, pr_f, NULL, NULL, &s, &e);
         jg_status_t st = jg_solver_set_jacobian(s, jac_cb, rect, (void *)&PR, &e);
         tap_ok(st == JG_ARG && strstr(e.msg, "3 x 3"), "set_jacobian: a 3 x 4 pattern for 3 states: %s", e.msg);
         st = jg_solver_set_jacobian(s, jac_cb, badrow, (void *)&PR, &e);
@@ -586,7 +586,7 @@ int main(void)
         tap_ok(st == JG_ARG && strstr(e.msg, "row 5") && strstr(e.msg, "0..2"), "init: a pattern row out of range: %s",
                e.msg);
         jg_solver_free(s);
-        jg_solver_create("lie", 3, pr_f, NULL, &(jg_solver_opts_t){.fixed_step = 0.1}, &s, &e);
+        jg_solver_create(JG_SOLVER_LIE, 3, pr_f, NULL, &(jg_solver_opts_t){.fixed_step = 0.1}, &s, &e);
         st = jg_solver_set_jacobian(s, NULL, badrow, NULL, &e);
         if (!st) st = jg_solver_init(s, 0, pr_x0, 1, &e);
         tap_ok(st == JG_ARG && strstr(e.msg, "'lie'"), "lie init: the same bad pattern fails: %s", e.msg);
@@ -595,7 +595,7 @@ int main(void)
         cs_dl_spfree(badrow);
 
         double t = 0, x[1];
-        jg_solver_create("ode23s", 1, blowup_f, NULL, &(jg_solver_opts_t){.rtol = 1e-6}, &s, &e);
+        jg_solver_create(JG_SOLVER_ODE23S, 1, blowup_f, NULL, &(jg_solver_opts_t){.rtol = 1e-6}, &s, &e);
         jg_solver_init(s, 0, x1, 2, &e);
         st = JG_OK;
         while (!st && t < 2) st = jg_solver_step(s, INFINITY, &t, x, &e);
@@ -605,7 +605,7 @@ int main(void)
 
         /* f rejects evaluations beyond t = 0.5 until told otherwise: the step shrinks */
         double wall = 0.5;
-        jg_solver_create("ode23s", 1, reject_f, &wall, &(jg_solver_opts_t){.rtol = 1e-6, .initial_step = 0.3}, &s, &e);
+        jg_solver_create(JG_SOLVER_ODE23S, 1, reject_f, &wall, &(jg_solver_opts_t){.rtol = 1e-6, .initial_step = 0.3}, &s, &e);
         jg_solver_init(s, 0, x1, 2, &e);
         t = 0;
         st = JG_OK;
@@ -616,7 +616,7 @@ int main(void)
                "ode23s: f returning > 0 shrinks the step (%ld rejected) and leaves no error", sst.rejected);
         jg_solver_free(s);
 
-        jg_solver_create("lie", 1, reject_f, &wall, &(jg_solver_opts_t){.fixed_step = 0.3}, &s, &e);
+        jg_solver_create(JG_SOLVER_LIE, 1, reject_f, &wall, &(jg_solver_opts_t){.fixed_step = 0.3}, &s, &e);
         jg_solver_init(s, 0, x1, 2, &e);
         st = JG_OK;
         t = 0;
@@ -628,7 +628,7 @@ int main(void)
                "lie: f returning > 0 fails (%s), the last point stays", e.msg);
         jg_solver_free(s);
 
-        jg_solver_create("lie", 1, ten_f, NULL, &(jg_solver_opts_t){.fixed_step = 0.1}, &s, &e);
+        jg_solver_create(JG_SOLVER_LIE, 1, ten_f, NULL, &(jg_solver_opts_t){.fixed_step = 0.1}, &s, &e);
         jg_solver_init(s, 0, x1, 1, &e);
         st = jg_solver_step(s, INFINITY, &t, x, &e);
         tap_ok(st == JG_NUMERIC && strstr(e.msg, "singular"), "lie: singular I - h J (x' = 10 x, h = 0.1): %s", e.msg);
@@ -640,7 +640,7 @@ int main(void)
         const char *names[2] = {"ode23s", "lie"};
         for (int m = 0; m < 2; m++)
             for (int k = 0; k < 3; k++) {
-                jg_solver_create(names[m], 3, pr_f, NULL, &(jg_solver_opts_t){.fixed_step = 0.1}, &s, &e);
+                jg_solver_create((jg_solver_method_t)jg_solver_method_parse(names[m]), 3, pr_f, NULL, &(jg_solver_opts_t){.fixed_step = 0.1}, &s, &e);
                 jg_solver_set_jacobian(s, bad[k], NULL, &e, &e);
                 jg_solver_init(s, 0, pr_x0, 1, &e);
                 st = jg_solver_step(s, INFINITY, &t, x, &e);
@@ -652,7 +652,7 @@ int main(void)
         /* no states: time advances */
         int ok = 1;
         for (int m = 0; m < 2; m++) {
-            ok &= jg_solver_create(names[m], 0, none_f, NULL, &(jg_solver_opts_t){.fixed_step = 0.25}, &s, &e) == JG_OK &&
+            ok &= jg_solver_create((jg_solver_method_t)jg_solver_method_parse(names[m]), 0, none_f, NULL, &(jg_solver_opts_t){.fixed_step = 0.25}, &s, &e) == JG_OK &&
                   jg_solver_init(s, 0, NULL, 1, &e) == JG_OK;
             t = 0;
             while (ok && t < 1) ok = jg_solver_step(s, INFINITY, &t, NULL, &e) == JG_OK;

@@ -63,7 +63,7 @@ static void simulate(const char *json, double tstop, int tight, jg_zc_mode_t zc,
     jg_model_t *m = NULL;
     jg_program_t *p = NULL;
     jg_sim_t *s = NULL;
-    jg_sim_opts_t opt = {.solver = "ode45", .t0 = 0, .tstop = tstop, .out_step = 0, .zc = zc};
+    jg_sim_opts_t opt = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = tstop, .out_step = 0, .zc = zc};
     if (tight) {
         opt.so.rtol = 1e-10;
         opt.so.atol = 1e-12;

@@ -11,6 +11,25 @@ int cli_fail(const jg_error_t *err)
     return jg_status_exit(err->status);
 }
 
+int cli_sim_methods(const char *solver, const char *jacobian, jg_sim_opts_t *o)
+{
+    jg_error_t err = {0};
+    int m = solver ? jg_solver_method_parse(solver) : JG_SOLVER_AUTO;
+    if (m < 0) {
+        jg_error_set(&err, JG_ARG, "unknown solver '%s' (valid: %s)", solver, jg_solver_names());
+        return cli_fail(&err);
+    }
+    int j = jacobian ? jg_solverjac_method_parse(jacobian) : JG_SOLVERJAC_AUTO;
+    if (j < 0) {
+        jg_error_set(&err, JG_ARG, "unknown solver Jacobian method '%s' (valid: %s)", jacobian,
+                     jg_solverjac_method_names());
+        return cli_fail(&err);
+    }
+    o->solver = (jg_solver_method_t)m;
+    o->jacobian = (jg_solverjac_method_t)j;
+    return 0;
+}
+
 int cli_usage(const char *cmd, const char *fmt, ...)
 {
     va_list ap;

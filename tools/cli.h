@@ -11,6 +11,10 @@ enum { EXIT_OK = 0, EXIT_MISMATCH = 1, EXIT_USAGE = 2 };
 /* Print "jacgraph: error: <msg>" and return the status's exit code. */
 int cli_fail(const jg_error_t *err);
 /* Print a usage error ("jacgraph CMD: msg; see jacgraph CMD --help"), return 2. */
+/* --solver and --jacobian names (NULL: auto) into o's enums; on an unknown
+ * name prints "jacgraph: error: unknown solver 'X' (valid: ...)" and returns
+ * the exit code (2), else 0. */
+int cli_sim_methods(const char *solver, const char *jacobian, jg_sim_opts_t *o);
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Take the model options (--workspace FILE, --set NAME=EXPR, --model-path DIR,

@@ -48,7 +48,8 @@ int cmd_jacobian(int argc, char **argv)
 {
     cli_args_t a = {argc, 1, argv, "jacobian"};
     const char *model = NULL, *method = "auto", *format = "text", *svg = NULL, *v;
-    jg_sim_opts_t o = {.solver = "ode45", .so = {.rtol = 1e-6, .atol = 1e-9}};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .so = {.rtol = 1e-6, .atol = 1e-9}};
+    const char *solver = "ode45";
     double at = NAN;
     int r;
     while (a.i < argc) {
@@ -69,7 +70,7 @@ int cmd_jacobian(int argc, char **argv)
         }
         if (matched) continue;
         if ((r = cli_opt(&a, "--method", &method)) || (r = cli_opt(&a, "--format", &format)) ||
-            (r = cli_opt(&a, "--pattern-svg", &svg)) || (r = cli_opt(&a, "--solver", &o.solver))) {
+            (r = cli_opt(&a, "--pattern-svg", &svg)) || (r = cli_opt(&a, "--solver", &solver))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
@@ -87,7 +88,7 @@ int cmd_jacobian(int argc, char **argv)
     if (isnan(at)) at = o.t0;
     if (at < o.t0) return cli_usage(a.cmd, "--at %g is before the start time %g", at, o.t0);
     o.tstop = at;
-    o.jacobian = method;   /* jg_sim_create checks the name before any run */
+    if ((r = cli_sim_methods(solver, method, &o))) return r;
     jg_model_t *m;
     jg_program_t *p;
     jg_sim_t *s = NULL;
@@ -100,7 +101,7 @@ int cmd_jacobian(int argc, char **argv)
     /* the point: the simulation's, so that discrete blocks hold what they
      * held there (at the start time: after the first major step) */
     if (jg_sim_create(p, &o, &s, &err) || jg_sim_run(s, at, NULL, NULL, &err) ||
-        jg_solverjac_create(p, method, jg_sim_work(s), &sj, &err)) {
+        jg_solverjac_create(p, o.jacobian, jg_sim_work(s), &sj, &err)) {
         rc = cli_fail(&err);
         goto done;
     }

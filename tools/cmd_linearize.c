@@ -125,7 +125,7 @@ int cmd_linearize(int argc, char **argv)
     if (rc) return rc;
     if ((rc = cli_lin(p, &io, &l))) goto done;
     if (nat) {   /* snapshots: simulate there, then the numeric replay at each */
-        jg_sim_opts_t so = {.solver = "ode45", .t0 = 0, .tstop = at[nat - 1]};
+        jg_sim_opts_t so = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = at[nat - 1]};
         if (jg_sim_create(p, &so, &sim, &err)) {
             rc = cli_fail(&err);
             goto done;

@@ -203,11 +203,11 @@ static int no_rhs(double t, const double *x, double *dx, void *user)
 
 /* Whether solver `name` steps with a fixed step (ode1..ode5, lie): asked of
  * the solver library, so that a new solver is known here too. */
-static int fixed_step_solver(const char *name)
+static int fixed_step_solver(jg_solver_method_t m)
 {
     jg_solver_opts_t so = {.fixed_step = 1};
     jg_solver_t *sv = NULL;
-    int fixed = jg_solver_create(name, 0, no_rhs, NULL, &so, &sv, NULL) == JG_OK &&
+    int fixed = m != JG_SOLVER_AUTO && jg_solver_create(m, 0, no_rhs, NULL, &so, &sv, NULL) == JG_OK &&
                 jg_solver_is_fixed(sv);
     jg_solver_free(sv);
     return fixed;
@@ -249,7 +249,8 @@ int cmd_simulate(int argc, char **argv)
 {
     cli_args_t a = {argc, 1, argv, "simulate"};
     const char *model = NULL, *v, *out = NULL, *op_path = NULL, *plot_path = NULL;
-    jg_sim_opts_t o = {.solver = "ode45", .t0 = 0, .tstop = 10};
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 10};
+    const char *solver = "ode45", *jacobian = NULL;
     double op_t = NAN, dec = 1, maxzc = -1, refine = 1, max_rows = 1e6;
     const char *zc = NULL;
     int stats = 0, no_progress = 0, r;
@@ -289,9 +290,9 @@ int cmd_simulate(int argc, char **argv)
             }
         }
         if (matched) continue;
-        if ((r = cli_opt(&a, "--solver", &o.solver)) || (r = cli_opt(&a, "--out", &out)) ||
+        if ((r = cli_opt(&a, "--solver", &solver)) || (r = cli_opt(&a, "--out", &out)) ||
             (r = cli_opt(&a, "--plot", &plot_path)) || (r = cli_opt(&a, "--zc", &zc)) ||
-            (r = cli_opt(&a, "--jacobian", &o.jacobian))) {
+            (r = cli_opt(&a, "--jacobian", &jacobian))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
@@ -333,6 +334,7 @@ int cmd_simulate(int argc, char **argv)
     jg_sim_t *s = NULL;
     jg_error_t err;
     jg_error_clear(&err);
+    if ((r = cli_sim_methods(solver, jacobian, &o))) return r;
     int rc = cli_load(model, &m, &p);
     if (rc) return rc;
     FILE *f = NULL, *pf = NULL;
@@ -340,7 +342,7 @@ int cmd_simulate(int argc, char **argv)
     /* before the solver's own "non-positive step 0" (a model without
      * continuous states runs without --step: from sample hit to sample hit) */
     if (jg_program_nstates(p) && !(o.so.fixed_step > 0) && fixed_step_solver(o.solver)) {
-        rc = cli_usage(a.cmd, "the fixed-step solver '%s' needs --step T (the step size)", o.solver);
+        rc = cli_usage(a.cmd, "the fixed-step solver '%s' needs --step T (the step size)", solver);
         goto done;
     }
     notice_t nt = {.c = &c, .model = jg_program_name(p)};
@@ -378,7 +380,7 @@ int cmd_simulate(int argc, char **argv)
         for (int64_t k = 0; k < nc; k++)
             names[k] = c.plot_states ? jg_program_state_name(p, k) : jg_sim_logged_name(s, k);
         char sub[256];
-        snprintf(sub, sizeof sub, "%s from %g to %g%s", o.solver, o.t0, o.tstop,
+        snprintf(sub, sizeof sub, "%s from %g to %g%s", solver, o.t0, o.tstop,
                  c.plot_states ? "; the model logs no signals: its states" : "");
         jg_plot_opts_t po = {.title = jg_program_name(p),
                              .subtitle = sub,
@@ -441,7 +443,7 @@ int cmd_simulate(int argc, char **argv)
                 ss.stop_block, ss.stop_time);
     if (stats) {
         fprintf(stderr, "%s: %s from %g to %g: %ld steps, %ld rejected, %ld rhs evaluations",
-                jg_program_name(p), jg_program_nstates(p) ? o.solver : "discrete", o.t0,
+                jg_program_name(p), jg_program_nstates(p) ? solver : "discrete", o.t0,
                 jg_sim_time(s), ss.solver.steps,
                 ss.solver.rejected, ss.solver.fevals);
         if (ss.solver.jevals || ss.solver.factorizations)

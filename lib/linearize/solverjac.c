@@ -247,15 +247,14 @@ done:
     return st;
 }
 
-jg_status_t jg_solverjac_create(const jg_program_t *p, const char *method, jg_eval_work_t *w,
-                           jg_solverjac_t **out, jg_error_t *err)
+jg_status_t jg_solverjac_create(const jg_program_t *p, jg_solverjac_method_t method, jg_eval_work_t *w,
+                                jg_solverjac_t **out, jg_error_t *err)
 {
     *out = NULL;
-    if (!method) method = "auto";
-    int m = jg_solverjac_method_parse(method);
-    if (m < 0)
-        return jg_error_set(err, JG_ARG, "unknown solver Jacobian method '%s' (valid: %s)", method,
-                            jg_solverjac_method_names());
+    int m = (int)method;
+    if ((unsigned)m >= sizeof method_names / sizeof *method_names)
+        return jg_error_set(err, JG_ARG, "unknown solver Jacobian method %d (valid: 0 to %d, %s)", m,
+                            (int)(sizeof method_names / sizeof *method_names) - 1, jg_solverjac_method_names());
     if (w && jg__eval_program(w) != p)
         return jg_error_set(err, JG_ARG, "solver Jacobian: the work belongs to another program");
     jg_solverjac_t *j = calloc(1, sizeof *j);

@@ -203,14 +203,17 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
         return jg_error_set(err, JG_ARG, "stop time %g before start time %g", o->tstop, o->t0);
     if (o->out_step < 0) return jg_error_set(err, JG_ARG, "non-positive output step %g", o->out_step);
     if (o->refine < 0) return jg_error_set(err, JG_ARG, "negative refine factor %d", o->refine);
-    if (o->jacobian && jg_solverjac_method_parse(o->jacobian) < 0)
-        return jg_error_set(err, JG_ARG, "unknown solver Jacobian method '%s' (valid: %s)",
-                            o->jacobian, jg_solverjac_method_names());
+    if (!jg_solver_method_name(o->solver))
+        return jg_error_set(err, JG_ARG, "unknown solver method %d (valid: auto %s)", (int)o->solver,
+                            jg_solver_names());
+    if (!strcmp(jg_solverjac_method_name(o->jacobian), "?"))
+        return jg_error_set(err, JG_ARG, "unknown solver Jacobian method %d (valid: %s)", (int)o->jacobian,
+                            jg_solverjac_method_names());
     jg_sim_t *s = calloc(1, sizeof *s);
     if (!s) return jg_error_set(err, JG_NOMEM, "out of memory");
     s->p = p;
     s->o = *o;
-    if (!s->o.solver) s->o.solver = "ode45";
+    if (s->o.solver == JG_SOLVER_AUTO) s->o.solver = JG_SOLVER_ODE45;
     jg_status_t st = jg_eval_create(p, &s->w, err);
     if (st) goto fail;
     s->x = malloc(sizeof(double) * (size_t)(p->nx + 1));
@@ -264,10 +267,12 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
     /* a model without continuous states only advances time: from sample hit
      * to sample hit (and output point) unless a step is given */
     jg_solver_opts_t so = s->o.so;
-    const char *name = s->o.solver;
+    jg_solver_method_t method = s->o.solver;
+    const char *name = jg_solver_method_name(method);
     int auto_step = 0;
     if (p->nx == 0) {
-        name = "discrete";
+        method = JG_SOLVER_DISCRETE;
+        name = jg_solver_method_name(method);
         if (!(so.fixed_step > 0)) {
             auto_step = 1;
             so.fixed_step = p->nrates ? o->tstop - o->t0
@@ -277,7 +282,7 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
         }
         if (!(so.fixed_step > 0)) so.fixed_step = 1;
     }
-    if ((st = jg_solver_create(name, p->nx, rhs, s, &so, &s->solver, err))) goto fail;
+    if ((st = jg_solver_create(method, p->nx, rhs, s, &so, &s->solver, err))) goto fail;
     if (p->nx > 0 && implicit_solver(name)) {
         if ((st = jg_solverjac_create(p, o->jacobian, s->w, &s->jac, err)) ||
             (st = jg_solver_set_jacobian(s->solver, jac, jg_solverjac_solver_pattern(s->jac), s, err)))
@@ -662,7 +667,7 @@ static void watch_step(jg_sim_t *s, double tprev, double t1, double lim)
     char msg[256];
     snprintf(msg, sizeof msg,
              "%s: 1000 steps in a row below 1e-6 of the time span (h = %.3g at t = %.9g)",
-             s->o.solver, h, t1);
+             jg_solver_name(s->solver), h, t1);
     s->collapse_told = 1;
     s->o.warn(s->o.warn_ctx, msg);
 }

@@ -20,7 +20,26 @@ const char *jg_solver_names(void)
     return names + 1;   /* past the leading space */
 }
 
+/* Names in the order of jg_solver_method_t; the registry is searched by name,
+ * so its order (jg_solver_names) and the enum's need not agree. */
+static const char *const method_names[] = {"auto", "ode1",    "ode2",     "ode3",   "ode4", "ode5",
+                                           "ode23", "ode45",  "discrete", "ode23s", "lie",  "ode15s"};
+#define NENUM ((int)(sizeof method_names / sizeof method_names[0]))
+
+const char *jg_solver_method_name(jg_solver_method_t m)
+{
+    return (unsigned)m < (unsigned)NENUM ? method_names[m] : NULL;
+}
+
+int jg_solver_method_parse(const char *s)
+{
+    for (int k = 0; s && k < NENUM; k++)
+        if (!strcmp(s, method_names[k])) return k;
+    return -1;
+}
+
 const char *jg_solver_name(const jg_solver_t *s) { return s ? s->name : NULL; }
+jg_solver_method_t jg_solver_method(const jg_solver_t *s) { return s ? s->method : JG_SOLVER_AUTO; }
 int jg_solver_is_fixed(const jg_solver_t *s) { return s ? s->fixed : 0; }
 double jg_solver_last_step_start(const jg_solver_t *s) { return s ? s->tprev : NAN; }
 
@@ -41,17 +60,20 @@ void jg_solver_free(jg_solver_t *s)
 
 static int bad_opt(double v) { return isnan(v) || v < 0 || isinf(v); }
 
-jg_status_t jg_solver_create(const char *name, int64_t n, jg_rhs_fn f, void *user,
+jg_status_t jg_solver_create(jg_solver_method_t method, int64_t n, jg_rhs_fn f, void *user,
                              const jg_solver_opts_t *o, jg_solver_t **out, jg_error_t *err)
 {
     static const jg_solver_opts_t defaults = {0, 0, 0, 0, 0};
     if (!out) return jg_error_set(err, JG_ARG, "solver: no output pointer");
     *out = NULL;
+    if ((unsigned)method >= (unsigned)NENUM)
+        return jg_error_set(err, JG_ARG, "unknown solver method %d (valid: 0 to %d, auto %s)", (int)method,
+                            NENUM - 1, jg_solver_names());
+    if (method == JG_SOLVER_AUTO) method = n > 0 ? JG_SOLVER_ODE45 : JG_SOLVER_DISCRETE;
     int m = 0;
-    while (m < NMETHODS && !(name && !strcmp(name, registry[m]->name))) m++;
-    if (m == NMETHODS)
-        return jg_error_set(err, JG_ARG, "unknown solver '%s' (valid: %s)", name ? name : "(null)",
-                            jg_solver_names());
+    while (m < NMETHODS && strcmp(method_names[method], registry[m]->name)) m++;
+    if (m == NMETHODS)   /* an enum value without a registry entry: a build mistake */
+        return jg_error_set(err, JG_ARG, "solver '%s' is not in the registry", method_names[method]);
     const jg__solver_ops_t *ops = registry[m];
     const char *nm = ops->name;
     const int nstages = ops->tab ? ops->tab->stages : 0;
@@ -78,6 +100,7 @@ jg_status_t jg_solver_create(const char *name, int64_t n, jg_rhs_fn f, void *use
         return jg_error_set(err, JG_NOMEM, "solver '%s': out of memory for %lld states", nm, (long long)n);
     }
     s->name = nm;
+    s->method = method;
     s->ops = ops;
     s->tab = ops->tab;
     s->fixed = ops->fixed;

@@ -73,7 +73,10 @@ typedef struct jg__solver_ops {
 } jg__solver_ops_t;
 
 /* The registry, in the order of jg_solver_names(): adding a solver is one
- * file defining jg__NAME_ops, one line here and one in lib/meson.build. */
+ * file defining jg__NAME_ops, one line here, one in lib/meson.build, and its
+ * constant in jg_solver_method_t (jacgraph/solver.h) with its name in
+ * solver.c's method_names (test_solver checks that every constant creates a
+ * solver of that name). */
 #define JG__SOLVER_LIST(X)                                                                             \
     X(ode1)     /* rk_fixed.c */                                                                       \
     X(ode2)                                                                                            \
@@ -92,6 +95,7 @@ JG__SOLVER_LIST(JG__SOLVER_DECLARE)
 
 struct jg_solver {
     const char *name;
+    jg_solver_method_t method;
     const jg__solver_ops_t *ops;
     void *impl;                    /* the method's private state (ops->create) */
     /* solver Jacobian (jg_solver_set_jacobian): callback, its pattern (owned

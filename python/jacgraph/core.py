@@ -79,10 +79,10 @@ class _SolverOpts(ctypes.Structure):
 
 
 class _SimOpts(ctypes.Structure):
-    _fields_ = [("solver", ctypes.c_char_p), ("t0", ctypes.c_double), ("tstop", ctypes.c_double),
+    _fields_ = [("solver", ctypes.c_int), ("t0", ctypes.c_double), ("tstop", ctypes.c_double),
                 ("so", _SolverOpts), ("out_step", ctypes.c_double), ("decimation", ctypes.c_int),
                 ("zc", ctypes.c_int), ("zc_tol", ctypes.c_double), ("max_zc", ctypes.c_int),
-                ("jacobian", ctypes.c_char_p), ("sparsing", ctypes.c_double),
+                ("jacobian", ctypes.c_int), ("sparsing", ctypes.c_double),
                 ("refine", ctypes.c_int), ("warn", _WARN), ("warn_ctx", ctypes.c_void_p)]
 
 
@@ -118,7 +118,11 @@ _SIGS = {   # name: (restype, argtypes); the status-returning ones are checked
     "jg_sim_time": (ctypes.c_double, [_P]),
     "jg_sim_states": (ctypes.POINTER(ctypes.c_double), [_P]),
     "jg_sim_work": (_P, [_P]),
-    "jg_solverjac_create": (ctypes.c_int, [_P, ctypes.c_char_p, _P, _PP, _ERR]),
+    "jg_solver_method_parse": (ctypes.c_int, [ctypes.c_char_p]),
+    "jg_solver_names": (ctypes.c_char_p, []),
+    "jg_solverjac_method_parse": (ctypes.c_int, [ctypes.c_char_p]),
+    "jg_solverjac_method_names": (ctypes.c_char_p, []),
+    "jg_solverjac_create": (ctypes.c_int, [_P, ctypes.c_int, _P, _PP, _ERR]),
     "jg_solverjac_free": (None, [_P]),
     "jg_solverjac_method": (ctypes.c_int, [_P]),
     "jg_solverjac_method_name": (ctypes.c_char_p, [ctypes.c_int]),
@@ -337,8 +341,11 @@ _ZC = {"nonadaptive": 0, "adaptive": 1, "off": 2}
 
 def _sim_opts(solver, start, stop, rtol, atol, max_step, initial_step, step, out_step,
               refine, zc, jacobian):
+    lib = _api()
     o = _SimOpts()
-    o.solver = solver.encode()
+    o.solver = lib.jg_solver_method_parse(solver.encode())
+    if o.solver < 0:
+        raise Error("ARG", "unknown solver '%s' (valid: %s)" % (solver, lib.jg_solver_names().decode()), 2)
     o.t0, o.tstop = start, stop
     for k, v in (("rtol", rtol), ("atol", atol), ("max_step", max_step),
                  ("initial_step", initial_step), ("fixed_step", step)):
@@ -352,7 +359,10 @@ def _sim_opts(solver, start, stop, rtol, atol, max_step, initial_step, step, out
     if zc not in _ZC:
         raise Error("ARG", "zc expects nonadaptive, adaptive or off, got '%s'" % zc, 2)
     o.zc = _ZC[zc]
-    o.jacobian = jacobian.encode() if jacobian else None
+    o.jacobian = lib.jg_solverjac_method_parse(jacobian.encode()) if jacobian else 0
+    if o.jacobian < 0:
+        raise Error("ARG", "unknown solver Jacobian method '%s' (valid: %s)"
+                    % (jacobian, lib.jg_solverjac_method_names().decode()), 2)
     o.warn = _warn_c
     return o
 
@@ -412,7 +422,7 @@ def jacobian(model, t=None, method="auto", workspace=None, set=None):
             _call(lib.jg_sim_create, prog.p, ctypes.byref(o), ctypes.byref(sim))
             _call(lib.jg_sim_run, sim, at, _LOG(), None)
             # at the simulation's point: discrete blocks hold what they held there
-            _call(lib.jg_solverjac_create, prog.p, method.encode(), lib.jg_sim_work(sim),
+            _call(lib.jg_solverjac_create, prog.p, o.jacobian, lib.jg_sim_work(sim),
                   ctypes.byref(sj))
             J = lib.jg_solverjac_alloc(sj)
             if not J:

@@ -16,6 +16,7 @@
 #include "jacgraph/program.h"
 #include "jacgraph/eval.h"
 #include "jacgraph/solver.h"
+#include "jacgraph/solverjac.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,7 +34,8 @@ typedef struct jg_sim jg_sim_t;
 typedef enum { JG_ZC_MODE_NONADAPTIVE = 0, JG_ZC_MODE_ADAPTIVE = 1, JG_ZC_MODE_OFF = 2 } jg_zc_mode_t;
 
 typedef struct jg_sim_opts {
-    const char *solver;       /* jg_solver_names(); NULL: "ode45" */
+    jg_solver_method_t solver; /* JG_SOLVER_AUTO (0): ode45, or time steps only
+                                 for a model without continuous states */
     double t0, tstop;         /* tstop > t0 (or equal: nothing to integrate) */
     jg_solver_opts_t so;      /* rtol, atol, max_step, initial_step, fixed_step */
     double out_step;          /* > 0: log at t0 + k*out_step (dense output);
@@ -42,8 +44,8 @@ typedef struct jg_sim_opts {
     jg_zc_mode_t zc;          /* zero-crossing location */
     double zc_tol;            /* adaptive threshold band; 0: auto */
     int max_zc;               /* consecutive zero crossings allowed; 0: 1000 */
-    const char *jacobian;     /* solver Jacobian method of an implicit solver
-                                 (jacgraph/solverjac.h); NULL: "auto" */
+    jg_solverjac_method_t jacobian; /* solver Jacobian of an implicit solver
+                                 (jacgraph/solverjac.h); 0: JG_SOLVERJAC_AUTO */
     double sparsing;          /* solver "lie": drop Jacobian entries whose summed
                                  first-order eigenvalue changes h |d lambda| stay
                                  <= this ("Sparsing of Jacobians"), chosen at

@@ -1,5 +1,5 @@
 /* jacgraph/solver.h -- solvers for x' = f(t, x) behind one interface,
- * selected by name, explicit and implicit (stiff).
+ * selected by jg_solver_method_t, explicit and implicit (stiff).
  *
  * Implicit (stiff), with the solver Jacobian of jg_solver_set_jacobian or
  * their own dense perturbation:
@@ -114,13 +114,37 @@ JG_API jg_status_t jg_solver_set_sparsing(jg_solver_t *s, const unsigned char *k
  * solver that ignores masks or without one.  Cost: O(nnz). */
 JG_API int64_t jg_solver_sparsing_dropped(const jg_solver_t *s);
 
-/* Create solver `name` for n states.  f and user are kept (user is not owned).
- * o may be NULL (all defaults).  *out is the caller's (jg_solver_free).
- * Errors: JG_ARG for an unknown name ("unknown solver 'X' (valid: ode1 ...)"),
- * a fixed-step solver without a positive fixed_step ("non-positive step ..."),
- * a negative or NaN option, n < 0, f NULL, "discrete" with n > 0; JG_NOMEM.
+/* The methods (see the top of this file).  JG_SOLVER_AUTO, the zero value,
+ * is ode45 for n > 0 and "discrete" for n == 0, as Simulink's auto solver. */
+typedef enum {
+    JG_SOLVER_AUTO = 0,
+    JG_SOLVER_ODE1,
+    JG_SOLVER_ODE2,
+    JG_SOLVER_ODE3,
+    JG_SOLVER_ODE4,
+    JG_SOLVER_ODE5,
+    JG_SOLVER_ODE23,
+    JG_SOLVER_ODE45,
+    JG_SOLVER_DISCRETE,
+    JG_SOLVER_ODE23S,
+    JG_SOLVER_LIE,
+    JG_SOLVER_ODE15S
+} jg_solver_method_t;
+
+/* "auto", "ode1", ... "ode15s" (static storage), NULL for a value outside
+ * the enum. */
+JG_API const char *jg_solver_method_name(jg_solver_method_t m);
+/* The method named s ("auto" included), or -1. */
+JG_API int jg_solver_method_parse(const char *s);
+
+/* Create a solver of method m for n states.  f and user are kept (user is not
+ * owned).  o may be NULL (all defaults).  *out is the caller's (jg_solver_free).
+ * Errors: JG_ARG for a value outside jg_solver_method_t ("unknown solver
+ * method 42 (valid: ...)"), a fixed-step solver without a positive
+ * fixed_step ("non-positive step ..."), a negative or NaN option, n < 0, f
+ * NULL, JG_SOLVER_DISCRETE with n > 0; JG_NOMEM.
  * Cost: O(n) memory, (4 + stages) n doubles. */
-JG_API jg_status_t jg_solver_create(const char *name, int64_t n, jg_rhs_fn f, void *user,
+JG_API jg_status_t jg_solver_create(jg_solver_method_t m, int64_t n, jg_rhs_fn f, void *user,
                                     const jg_solver_opts_t *o, jg_solver_t **out, jg_error_t *err);
 /* Accepts NULL. */
 JG_API void jg_solver_free(jg_solver_t *s);
@@ -130,8 +154,10 @@ JG_API void jg_solver_free(jg_solver_t *s);
  * Shampine & Reichelt, linearly implicit Euler with a fixed step, variable-
  * order BDF through SUNDIALS CVODE). */
 JG_API const char *jg_solver_names(void);
-/* The name s was created with (static storage). */
+/* The name of the method s runs ("ode45"; static storage; JG_SOLVER_AUTO
+ * resolved) and the method itself. */
 JG_API const char *jg_solver_name(const jg_solver_t *s);
+JG_API jg_solver_method_t jg_solver_method(const jg_solver_t *s);
 /* 1 for ode1..ode5, lie and discrete, 0 for ode23, ode45, ode23s, ode15s. */
 JG_API int jg_solver_is_fixed(const jg_solver_t *s);
 

@@ -82,7 +82,8 @@ typedef struct jg_solverjac_stats {
     long replays;          /* analytical: replays of the elimination tape */
 } jg_solverjac_stats_t;
 
-/* Create the solver Jacobian of p with method `method` (NULL: "auto").
+/* Create the solver Jacobian of p with method `method` (JG_SOLVERJAC_AUTO:
+ * chosen by Simulink's rules, see jg_solverjac_reason).
  * w is the work f is evaluated on (not owned; it must be p's and outlive the
  * result): the simulation's, so that its held discrete outputs, discrete
  * states, modes and inputs are those of the run.  w NULL: a private work at
@@ -91,15 +92,14 @@ typedef struct jg_solverjac_stats {
  * anything).
  * Builds the Jacobian graph, eliminates every algebraic vertex, extracts the
  * pattern and colors its columns, whatever the method.
- * Errors: JG_ARG for an unknown method ("unknown solver Jacobian method 'X'
- * (valid: auto full-perturbation sparse-perturbation full-analytical
- * sparse-analytical)"), for a dense method on more than 16384 states (the
+ * Errors: JG_ARG for a value outside jg_solverjac_method_t ("unknown solver
+ * Jacobian method 7 (valid: 0 to 4, auto full-perturbation ...)"), for a dense method on more than 16384 states (the
  * matrix would pass 2 GB); JG_NOMEM.
  * Cost: the graph build and elimination (as jg_lin_run's first graph run),
  * O(nnz) for the pattern, O(sum over rows of nnz(row)^2) for the coloring;
  * the dense methods O(n^2) memory. */
-JG_API jg_status_t jg_solverjac_create(const jg_program_t *p, const char *method, jg_eval_work_t *w,
-                                  jg_solverjac_t **out, jg_error_t *err);
+JG_API jg_status_t jg_solverjac_create(const jg_program_t *p, jg_solverjac_method_t method, jg_eval_work_t *w,
+                                       jg_solverjac_t **out, jg_error_t *err);
 /* Accepts NULL. */
 JG_API void jg_solverjac_free(jg_solverjac_t *j);
 
