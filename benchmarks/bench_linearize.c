@@ -139,7 +139,6 @@ static int trajectory(const model_t *md, jg_graph_reduce_t red, traj_t *t)
     jgb_steady_heap();
     jg_error_t err;
     jg_error_clear(&err);
-    jg_model_t *m = NULL;
     jg_program_t *p = NULL;
     jg_lin_t *l = NULL;
     jg_lin_sys_t *s0 = NULL;
@@ -149,19 +148,7 @@ static int trajectory(const model_t *md, jg_graph_reduce_t red, traj_t *t)
     double *x0 = NULL;
     snprintf(t->label, sizeof t->label, "%s", md->label);
     char emsg[1024] = "";
-    if (md->src.load) {
-        char *text = md->src.load(md->src.ctx, emsg, sizeof emsg);
-        if (!text || jg_model_parse(text, md->label, &m, &err)) {
-            free(text);
-            goto fail;
-        }
-        free(text);
-    } else if (jg_model_read(md->src.path, &m, &err)) {
-        goto fail;
-    }
-    if (jg_program_compile(m, &p, &err)) goto fail;
-    jg_model_free(m);   /* as in the measuring children */
-    m = NULL;
+    if (jgb_compile(&md->src, &p, NULL, emsg, sizeof emsg, &err)) goto fail;   /* as the children */
     if (jg_lin_create(p, NULL, &l, &err)) goto fail;
     t->nblocks = jg_program_nblocks(p);
     t->nx = jg_program_nstates(p);
@@ -232,18 +219,11 @@ static int trajectory(const model_t *md, jg_graph_reduce_t red, traj_t *t)
         np++;
     }
     t->matrix_points = nm;
-    t->rp_total = jgb_median(v[0], np);
-    t->rp_eval = jgb_median(v[1], np);
-    t->rp_replay = jgb_median(v[2], np);
-    t->rp_lft = jgb_median(v[3], np);
-    t->rb_total = jgb_median(v[4], np);
-    t->rb_create = jgb_median(v[5], np);
-    t->rb_eval = jgb_median(v[6], np);
-    t->rb_build = jgb_median(v[7], np);
-    t->rb_elim = jgb_median(v[8], np);
-    t->rb_replay = jgb_median(v[9], np);
-    t->rb_lft = jgb_median(v[10], np);
-    t->mx_total = jgb_median(v[11], nm);
+    /* the medians of v[k]: over the points, the matrix time over its points */
+    double *const med[12] = {&t->rp_total,  &t->rp_eval,  &t->rp_replay, &t->rp_lft,
+                             &t->rb_total,  &t->rb_create, &t->rb_eval,  &t->rb_build,
+                             &t->rb_elim,   &t->rb_replay, &t->rb_lft,   &t->mx_total};
+    for (int k = 0; k < 12; k++) *med[k] = jgb_median(v[k], k == 11 ? nm : np);
     rc = np > 0 && t->max_diff <= 1e-10 ? 0 : 1;
     if (rc) fprintf(stderr, "bench_linearize: trajectory %s: %s\n", md->label,
                     np ? "replay, rebuild and matrix disagree" : "no point could be linearized");
@@ -256,7 +236,6 @@ done:
     free(x0);
     jg_lin_free(l);
     jg_program_free(p);
-    jg_model_free(m);
     return rc;
 }
 

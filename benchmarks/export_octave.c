@@ -174,6 +174,15 @@ static void lit(FILE *f, json_t *v)
     }
 }
 
+/* Parameter `key` of block b as an Octave literal on out; dflt (Simulink's
+ * default, Octave text) when the block has none. */
+static void lit_param(const sysctx_t *c, json_t *b, const char *key, const char *dflt)
+{
+    json_t *v = param(c, b, key);
+    if (v) lit(out, v);
+    else fputs(dflt, out);
+}
+
 static void resolve_in(const sysctx_t *c, const char *name, int q, strlist_t *r, int depth);
 
 /* Element names of output port q of block `name` in system c. */
@@ -318,7 +327,7 @@ static void emit_block(const sysctx_t *c, json_t *b)
         } else if (!strcmp(t, "Gain")) {
             json_t *m = param(c, b, "Multiplication");
             fprintf(out, "S{end+1} = jg_gain(");
-            lit(out, json_object_get(b, "Gain") ? param(c, b, "Gain") : json_real(1));
+            lit_param(c, b, "Gain", "1");
             fprintf(out, ", %d, %d, %d);\n", m && json_is_string(m) && !strcmp(json_string_value(m), "Matrix(K*u)"),
                     ui.n, yo.n);
         } else if (!strcmp(t, "Sum")) {
@@ -346,35 +355,23 @@ static void emit_block(const sysctx_t *c, json_t *b)
             static const char *const k4[] = {"A", "B", "C", "D"};
             fprintf(out, "S{end+1} = jg_statespace(");
             for (int k = 0; k < 4; k++) {
-                json_t *v = json_object_get(b, k4[k]) ? param(c, b, k4[k]) : NULL;
-                if (v) lit(out, v);
-                else fputs("1", out);
-                fputs(k < 3 ? ", " : ", ", out);
+                lit_param(c, b, k4[k], "1");
+                fputs(", ", out);
             }
             fprintf(out, "%d, %d);\n", ui.n, yo.n);
         } else if (!strcmp(t, "TransferFcn")) {
             fprintf(out, "S{end+1} = jg_tf(");
-            json_t *v = json_object_get(b, "Numerator") ? param(c, b, "Numerator") : NULL;
-            if (v) lit(out, v);
-            else fputs("1", out);
+            lit_param(c, b, "Numerator", "1");
             fputs(", ", out);
-            v = json_object_get(b, "Denominator") ? param(c, b, "Denominator") : NULL;
-            if (v) lit(out, v);
-            else fputs("[1, 1]", out);
+            lit_param(c, b, "Denominator", "[1, 1]");
             fputs(");\n", out);
         } else if (!strcmp(t, "ZeroPole")) {
             fprintf(out, "S{end+1} = jg_zp(");
-            json_t *v = json_object_get(b, "Zeros") ? param(c, b, "Zeros") : NULL;
-            if (v) lit(out, v);
-            else fputs("1", out);
+            lit_param(c, b, "Zeros", "1");
             fputs(", ", out);
-            v = json_object_get(b, "Poles") ? param(c, b, "Poles") : NULL;
-            if (v) lit(out, v);
-            else fputs("[0, -1]", out);
+            lit_param(c, b, "Poles", "[0, -1]");
             fputs(", ", out);
-            v = json_object_get(b, "Gain") ? param(c, b, "Gain") : NULL;
-            if (v) lit(out, v);
-            else fputs("1", out);
+            lit_param(c, b, "Gain", "1");
             fputs(");\n", out);
         } else {
             if (!strstr(unsupported, t) && strlen(unsupported) + strlen(t) + 3 < sizeof unsupported) {

@@ -240,6 +240,28 @@ static void rss_reset(void)
     }
 }
 
+int jgb_compile(const jgb_source_t *src, jg_program_t **p, double *t_compile, char *msg,
+                size_t msglen, jg_error_t *err)
+{
+    jg_model_t *m = NULL;
+    *p = NULL;
+    double t0 = jgb_now();
+    if (src->load) {
+        char *text = src->load(src->ctx, msg, msglen);
+        if (!text) return 1;
+        t0 = jgb_now();   /* generation is not compilation */
+        jg_status_t s = jg_model_parse(text, src->label, &m, err);
+        free(text);
+        if (s) return 1;
+    } else if (jg_model_read(src->path, &m, err)) {
+        return 1;
+    }
+    jg_status_t s = jg_program_compile(m, p, err);
+    if (t_compile) *t_compile = jgb_now() - t0;
+    jg_model_free(m);   /* the program does not refer to it */
+    return s != JG_OK;
+}
+
 /* Load, compile and (for GRAPH / MATRIX) linearize; report into out. */
 static void run_task(const jgb_source_t *src, const jgb_opts_t *o, int task, FILE *out)
 {
@@ -247,7 +269,6 @@ static void run_task(const jgb_source_t *src, const jgb_opts_t *o, int task, FIL
     memset(&r, 0, sizeof r);
     jg_error_t err;
     jg_error_clear(&err);
-    jg_model_t *m = NULL;
     jg_program_t *p = NULL;
     jg_lin_t *l = NULL;
     jg_lin_sys_t *keep = NULL;
@@ -264,24 +285,11 @@ static void run_task(const jgb_source_t *src, const jgb_opts_t *o, int task, FIL
         snprintf(r.err, sizeof r.err, "internal: the warm-up model failed");
         goto done;
     }
-    double t0 = jgb_now();
-    if (src->load) {
-        char *text = src->load(src->ctx, r.err, sizeof r.err);
-        if (!text) {
-            r.status = 1;
-            goto done;
-        }
-        t0 = jgb_now();   /* generation is not compilation */
-        jg_status_t s = jg_model_parse(text, src->label, &m, &err);
-        free(text);
-        if (s) goto fail;
-    } else if (jg_model_read(src->path, &m, &err)) {
-        goto fail;
+    if (jgb_compile(src, &p, &r.t_compile, r.err, sizeof r.err, &err)) {
+        r.status = 1;
+        if (err.status) goto fail;
+        goto done;   /* the loader failed: its message is in r.err */
     }
-    if (jg_program_compile(m, &p, &err)) goto fail;
-    r.t_compile = jgb_now() - t0;
-    jg_model_free(m);   /* the program does not refer to it */
-    m = NULL;
     rss_reset();
     r.nblocks = jg_program_nblocks(p);
     r.nreal = jg_program_nreal(p);
@@ -344,7 +352,6 @@ done:
     jg_lin_sys_free(keep);
     jg_lin_free(l);
     jg_program_free(p);
-    jg_model_free(m);
     for (int k = 0; k < 6; k++) {
         free(v1[k]);
         free(v2[k]);

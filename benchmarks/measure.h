@@ -61,6 +61,13 @@ typedef struct jgb_opts {
 
 void jgb_opts_default(jgb_opts_t *o);
 
+/* Load (src->load, else src->path) and compile the model; the model is freed
+ * once compiled.  *t_compile (NULL: not wanted): seconds of parsing and
+ * compiling, generation excluded.  Returns 0, or 1 with the library's error
+ * in err, or (err->status still JG_OK) the loader's message in msg. */
+int jgb_compile(const jgb_source_t *src, jg_program_t **p, double *t_compile, char *msg,
+                size_t msglen, jg_error_t *err);
+
 /* Medians (seconds) of jg_lin_stats_t fields over the runs. */
 typedef struct jgb_times {
     double eval, build, elim, replay, lft, total;

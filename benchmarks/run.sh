@@ -19,6 +19,7 @@
 #   --stiff-states "N..."    sizes of the stiff benchmark, bench_stiff (default:
 #                            "100 1000 10000 100000"; whole ode15s runs up to 10,000)
 #   --no-stiff               leave the stiff benchmark out
+#   --no-sparsing            leave the sparsing benchmark (bench_sparsing) out
 #   --quick                  sizes "1000 10000", repeat 3, 200 trajectory points;
 #                            stiff sizes "100 1000 10000", whole runs up to 1,000
 #
@@ -28,14 +29,15 @@
 # The corpus is written to a temporary directory and removed afterwards.
 # Writes OUT/results.md, OUT/results.csv, OUT/results.svg, OUT/trajectory.csv
 # (and OUT/octave.md), and from build/benchmarks/bench_stiff (about 1.5 minutes)
-# OUT/stiff.md, OUT/stiff_jacobian.csv, OUT/stiff_run.csv.
+# OUT/stiff.md, OUT/stiff_jacobian.csv, OUT/stiff_run.csv, and from
+# build/benchmarks/bench_sparsing (about 2 minutes) OUT/sparsing.md.
 # Exit status: 1 when bench_linearize's algorithms disagree or a bench_stiff
-# check fails, else 0.
+# check fails or bench_sparsing has a failed run, else 0.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=build out=$here/benchmarks/results sizes="1000 10000 100000" kinds="aerospace power deep"
 seed=1 repeat=5 maxtime=60 mmax=0 traj=auto points=1000 octave=0
-stiff=1 stiff_states="100 1000 10000 100000" stiff_runmax=10000
+stiff=1 stiff_states="100 1000 10000 100000" stiff_runmax=10000 sparsing=1
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$2; shift 2 ;;
@@ -51,6 +53,7 @@ while [ $# -gt 0 ]; do
     --octave) octave=1; shift ;;
     --stiff-states) stiff_states=$2; shift 2 ;;
     --no-stiff) stiff=0; shift ;;
+    --no-sparsing) sparsing=0; shift ;;
     --quick) sizes="1000 10000" repeat=3 points=200 stiff_states="100 1000 10000" stiff_runmax=1000; shift ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
@@ -61,7 +64,9 @@ jacgraph=$build/tools/jacgraph
 bench=$build/benchmarks/bench_linearize
 bstiff=$build/benchmarks/bench_stiff
 [ $stiff = 1 ] || bstiff=
-for x in "$jacgraph" "$bench" $bstiff; do
+bsparse=$build/benchmarks/bench_sparsing
+[ $sparsing = 1 ] || bsparse=
+for x in "$jacgraph" "$bench" $bstiff $bsparse; do
   [ -x "$x" ] || { echo "run.sh: $x not built (ninja -C $build)" >&2; exit 2; }
 done
 mkdir -p "$out"
@@ -125,5 +130,12 @@ if [ $stiff = 1 ]; then
   src=$?
   echo "run.sh: wrote $out/stiff.md, $out/stiff_jacobian.csv, $out/stiff_run.csv (exit $src)" >&2
   [ $src -ne 0 ] && rc=1
+fi
+if [ $sparsing = 1 ]; then
+  echo "run.sh: bench_sparsing" >&2
+  "$bsparse" --graphs "$here/graphs" --md "$out/sparsing.md" > /dev/null
+  prc=$?
+  echo "run.sh: wrote $out/sparsing.md (exit $prc)" >&2
+  [ $prc -ne 0 ] && rc=1
 fi
 exit $rc

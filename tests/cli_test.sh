@@ -4,17 +4,17 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 
-# golden NAME FILE CMD...: stdout must equal tests/golden/FILE
+# golden NAME FILE CMD...: stdout must equal tests/golden/cli_test/FILE
 golden() {
     local name=$1 file=$2
     shift 2
     local out
     out=$("$@" 2>&1)
-    if [ "$out" = "$(cat "$top/tests/golden/$file")" ]; then
+    if [ "$out" = "$(cat "$top/tests/golden/cli_test/$file")" ]; then
         ok 0 "$name"
     else
         ok 1 "$name"
-        diff <(echo "$out") "$top/tests/golden/$file" | head -20 | sed 's/^/#   /'
+        diff <(echo "$out") "$top/tests/golden/cli_test/$file" | head -20 | sed 's/^/#   /'
     fi
 }
 
@@ -109,14 +109,9 @@ expect_err "unknown workspace name" 4 \
     "jacgraph: error: block 'S/g' (Gain), parameter 'Gain': unknown workspace name 'kk' (looked in SubSystem 'S' parameters, the model parameters, the base workspace)" \
     "$J" linearize "$d/t7.json"
 
-cat >"$d/t8.json" <<'JSON'
-{"blocks":[{"name":"In1","type":"Inport","Port":1},{"name":"Sum","type":"Sum","Inputs":"++"},
- {"name":"G","type":"Gain","Gain":1},{"name":"Out1","type":"Outport","Port":1}],
- "lines":[{"src":"In1:1","dst":"Sum:1"},{"src":"Sum:1","dst":["G:1","Out1:1"]},{"src":"G:1","dst":"Sum:2"}]}
-JSON
 expect_err "singular algebraic loop names its blocks" 5 \
     "jacgraph: error: singular algebraic loop through Sum, G: the loop equations have no unique solution" \
-    "$J" linearize "$d/t8.json"
+    "$J" linearize tests/data/singular_loop.json
 
 expect_err "unreadable file" 3 \
     "jacgraph: error: $d/none.json: cannot open: No such file or directory" \

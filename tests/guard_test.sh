@@ -4,6 +4,12 @@
 # come before any file is written.  Each check failed before the guard existed.
 set -u
 . "$(dirname "$0")/tap.sh"
+
+linear_decay() {   # linear_decay K: the model x' = K x, x(0) = 1, x logged by Out1
+    printf '%s\n' '{"blocks":[{"name":"x","type":"Integrator","InitialCondition":1},{"name":"k","type":"Gain","Gain":'"$1"'},' \
+        ' {"name":"Out1","type":"Outport","Port":1}],' \
+        ' "lines":[{"src":"x:1","dst":["k:1","Out1:1"]},{"src":"k:1","dst":"x:1"}]}'
+}
 cd "$top"
 
 # runs that used to take minutes are cut off, so that the old behaviour fails
@@ -31,18 +37,13 @@ ok $? "linearize --stats --format text: statistics after the matrices on stdout,
 ok $? "linearize --help says where --stats goes"
 
 # ---- bench: a singular algebraic loop exits 5, as linearize does
-cat >"$d/singular.json" <<'JSON'
-{"blocks":[{"name":"In1","type":"Inport","Port":1},{"name":"Sum","type":"Sum","Inputs":"++"},
- {"name":"G","type":"Gain","Gain":1},{"name":"Out1","type":"Outport","Port":1}],
- "lines":[{"src":"In1:1","dst":"Sum:1"},{"src":"Sum:1","dst":["G:1","Out1:1"]},{"src":"G:1","dst":"Sum:2"}]}
-JSON
 expect_err "bench: singular algebraic loop exits 5" 5 \
     "jacgraph: error: graph algorithm: singular algebraic loop through Sum, G: the loop equations have no unique solution" \
-    "$J" bench "$d/singular.json" --repeat 1
+    "$J" bench tests/data/singular_loop.json --repeat 1
 expect_err "bench --no-fork: singular algebraic loop exits 5" 5 \
     "jacgraph: error: graph algorithm: singular algebraic loop through Sum, G: the loop equations have no unique solution" \
-    "$J" bench "$d/singular.json" --repeat 1 --no-fork
-"$J" linearize "$d/singular.json" >/dev/null 2>&1
+    "$J" bench tests/data/singular_loop.json --repeat 1 --no-fork
+"$J" linearize tests/data/singular_loop.json >/dev/null 2>&1
 [ $? -eq 5 ]
 ok $? "linearize of the same model exits 5 too"
 "$J" bench graphs/vdp.json --repeat 1 --max-time 1 >/dev/null 2>&1
@@ -103,11 +104,7 @@ ok $? "--max-rows defaults to 1000000"
     "$J" simulate graphs/vdp.json --max-rows 0 >"$d/v0.csv" && [ "$(wc -l <"$d/v0.csv")" -eq 57 ]
 ok $? "--max-rows 5 keeps 5 rows and fails; --max-rows 0: no limit"
 # x' = -1e7 x: ode45's stability limit h ~ 3e-7 is below 1e-6 of the span
-cat >"$d/fast.json" <<'JSON'
-{"blocks":[{"name":"x","type":"Integrator","InitialCondition":1},{"name":"k","type":"Gain","Gain":-1e7},
- {"name":"Out1","type":"Outport","Port":1}],
- "lines":[{"src":"x:1","dst":["k:1","Out1:1"]},{"src":"k:1","dst":"x:1"}]}
-JSON
+linear_decay -1e7 >"$d/fast.json"
 $T "$J" simulate "$d/fast.json" --stop 1 --out-step 0.1 >"$d/f.csv" 2>"$d/f.err" &&
     [ "$(wc -l <"$d/f.csv")" -eq 12 ] && [ "$(grep -c 'looks stiff' "$d/f.err")" -eq 1 ]
 ok $? "the warning comes with --out-step too (few rows, many steps)"
@@ -121,11 +118,7 @@ ok $? "rober with ode15s: no warning"
 ok $? "vdp with ode45: no warning"
 
 # ---- simulate --refine: N points per major step from the dense output; x' = -x, x(0) = 1
-cat >"$d/decay.json" <<'JSON'
-{"blocks":[{"name":"x","type":"Integrator","InitialCondition":1},{"name":"k","type":"Gain","Gain":-1},
- {"name":"Out1","type":"Outport","Port":1}],
- "lines":[{"src":"x:1","dst":["k:1","Out1:1"]},{"src":"k:1","dst":"x:1"}]}
-JSON
+linear_decay -1 >"$d/decay.json"
 "$J" simulate "$d/decay.json" --stop 2 >"$d/d1.csv" 2>&1 &&
     "$J" simulate "$d/decay.json" --stop 2 --refine 4 >"$d/d4.csv" 2>&1 &&
     python3 - "$d/d1.csv" "$d/d4.csv" <<'PY'

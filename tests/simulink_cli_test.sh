@@ -7,23 +7,6 @@ set -u
 cd "$top"
 msd=graphs/msd.mdl
 
-# expect_fail NAME EXIT "fragment of stderr" CMD...
-expect_fail() {
-    local name=$1 code=$2 frag=$3
-    shift 3
-    local err rc
-    err=$("$@" 2>&1 >/dev/null)
-    rc=$?
-    if [ "$rc" -eq "$code" ] && grep -qF -- "$frag" <<<"$err"; then
-        ok 0 "$name"
-    else
-        ok 1 "$name"
-        echo "#   exit $rc (expected $code)"
-        echo "#   got: $err" | head -8
-        echo "#   expected a line with: $frag"
-    fi
-}
-
 # ---- every command takes a Simulink file
 for c in "linearize" "info" "check" "graph --reduced" "jacobian" "simulate --stop 0.5 --out $d/t.csv"; do
     "$J" $c "$msd" >/dev/null 2>&1

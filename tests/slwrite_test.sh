@@ -3,7 +3,7 @@
 # by `jacgraph generate --format` must linearize to the same A, B, C, D (names
 # equal, values within 1e-12) once read back; the files have the Simulink
 # structure (package parts, sections); bad options fail with exit 2.
-# tests/test_slwrite.c does the same for every graphs/*.json.
+# tests/test_io_slwrite.c does the same for every graphs/*.json.
 set -u
 . "$(dirname "$0")/tap.sh"
 cd "$top"

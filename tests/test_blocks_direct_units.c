@@ -12,9 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "jacgraph/jacgraph.h"
-#include "tap.h"
 #include "testlib.h"
-#include "fixture.h"
 
 #define PI 3.14159265358979323846
 
@@ -682,23 +680,14 @@ done:
 
 int main(void)
 {
-    if (!tl_tmpdir(tmpdir, sizeof tmpdir, "test_blocks6")) return 1;
+    if (!tl_tmpdir(tmpdir, sizeof tmpdir, "test_blocks_direct_units")) return 1;
     test_direct_values();
     test_direct_errors();
     test_units();
     test_import_units();
     test_switch_exact();
     test_held_exact();
-    static char dir[1024];
-    snprintf(dir, sizeof dir, "%s/../shared/simulink", getenv("JG_TOP") ? getenv("JG_TOP") : ".");
-    struct stat sb;
-    if (!stat(dir, &sb) && S_ISDIR(sb.st_mode)) {
-        test_corpus(dir);
-    } else {
-        printf("# skipped: external corpus not present\nok %d - # SKIP external corpus not present\n", ++tap_n);
-    }
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd)) {}
+    if (tl_corpus_present()) test_corpus(tl_corpus(NULL));
+    tl_rmtree(tmpdir);
     return tap_done();
 }

@@ -9,9 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jacgraph/jacgraph.h"
-#include "tap.h"
 #include "testlib.h"
-#include "fixture.h"
 
 #define MAXW 8
 

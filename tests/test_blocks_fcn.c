@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jacgraph/jacgraph.h"
-#include "tap.h"
-#include "fixture.h"
+#include "testlib.h"
 
 #define PI 3.14159265358979323846
 

@@ -8,9 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jacgraph/jacgraph.h"
-#include "tap.h"
 #include "testlib.h"
-#include "fixture.h"
 
 /* A source block B (its JSON keys after the name) into an Integrator Y: the
  * derivatives are B's outputs. */

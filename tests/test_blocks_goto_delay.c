@@ -8,9 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jacgraph/jacgraph.h"
-#include "tap.h"
 #include "testlib.h"
-#include "fixture.h"
 
 /* Load, or say why not. */
 static jg_status_t load(fx_t *f, const char *json)

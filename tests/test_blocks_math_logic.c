@@ -8,29 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jacgraph/jacgraph.h"
-#include "tap.h"
 #include "testlib.h"
-#include "fixture.h"
 
 #define PI 3.14159265358979323846
 
-typedef fx_case_t bcase_t;
+/* how fx_check_case names central differences at a point that is not smooth */
+#define ROUGH " (not smooth) central differences "
 
-static void check_case(const bcase_t *c)
-{
-    fx_check_case(c, " (not smooth) central differences ");
-}
-
-static void run_cases(const bcase_t *t, size_t n)
-{
-    for (size_t k = 0; k < n; k++) check_case(&t[k]);
-}
 
 /* ------------------------------------------------------------ arithmetic */
 
 static void test_arith(void)
 {
-    const bcase_t t[] = {
+    const fx_case_t t[] = {
         {"Bias 2.5 on a vector", "'type':'Bias','Bias':2.5", 1, {3}, {1, -2, 0.5}, 3, {3.5, 0.5, 3},
          {1, 0, 0, 0, 1, 0, 0, 0, 1}, 1},
         {"Bias [1,2,3] expands a scalar input", "'type':'Bias','Bias':[1,2,3]", 1, {1}, {10}, 3,
@@ -62,14 +52,14 @@ static void test_arith(void)
          "'type':'Quantizer','QuantizationInterval':[1,0.1]", 1, {1}, {0.26}, 2, {0, 0.1 * 3},
          {1, 1}, 0},
     };
-    run_cases(t, sizeof t / sizeof *t);
+    fx_check_cases(t, sizeof t / sizeof *t, ROUGH);
 }
 
 /* ----------------------------------------------------------------- logic */
 
 static void test_logic(void)
 {
-    const bcase_t t[] = {
+    const fx_case_t t[] = {
         {"RelationalOperator < with a scalar expanded", "'type':'RelationalOperator','Operator':'<'",
          2, {2, 1}, {1, 3, 2}, 2, {1, 0}, {0}, 1},
         {"RelationalOperator >= (default)", "'type':'RelationalOperator'", 2, {3, 3},
@@ -104,7 +94,7 @@ static void test_logic(void)
         {"Logic AND of 3 with a scalar expanded", "'type':'Logic','Inputs':3", 3, {1, 2, 2},
          {1, 1, 0, 1, 1}, 2, {1, 0}, {0}, 1},
     };
-    run_cases(t, sizeof t / sizeof *t);
+    fx_check_cases(t, sizeof t / sizeof *t, ROUGH);
 }
 
 /* ------------------------------------------------------------- selection */
@@ -112,7 +102,7 @@ static void test_logic(void)
 static void test_selection(void)
 {
     /* data ports 2..4 of width 2: columns 1-2, 3-4, 5-6 (column 0 the control) */
-    const bcase_t t[] = {
+    const fx_case_t t[] = {
         {"MultiPortSwitch one-based, control 2.7 -> port 2 (truncated)",
          "'type':'MultiPortSwitch','Inputs':3", 4, {1, 2, 2, 2}, {2.7, 1, 2, 3, 4, 5, 6}, 2, {3, 4},
          {0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0}, 1},
@@ -189,7 +179,7 @@ static void test_selection(void)
          "'type':'DataTypeConversion','OutDataTypeMode':'Specify via dialog','OutDataType':'uint16'",
          1, {1}, {1e6}, 1, {65535}, {0}, 0},
     };
-    run_cases(t, sizeof t / sizeof *t);
+    fx_check_cases(t, sizeof t / sizeof *t, ROUGH);
 }
 
 /* Which blocks are virtual: real blocks of B's model (In1, Y, Out1 plus B when
@@ -328,13 +318,7 @@ static void test_errors(void)
 {
     static const int w1[4] = {1, 1, 1, 1}, w3[4] = {3, 3, 3, 3}, w2[4] = {2, 2, 2, 2},
                      wmsw[4] = {1, 2, 3, 1}, wctl[4] = {2, 1, 1, 1};
-    const struct {
-        const char *blk;
-        int nin;
-        const int *w;
-        jg_status_t st;
-        const char *msg;
-    } t[] = {
+    const fx_err_case_t t[] = {
         {"'type':'Bias','Bias':[1,2]", 1, w3, JG_WIDTH,
          "block 'B' (Bias), parameter 'Bias': has 2 elements but the input has width 3"},
         {"'type':'Bias','Bias':[[1,2],[3,4]]", 1, w1, JG_PARAM,
@@ -447,59 +431,22 @@ static void test_errors(void)
          "block 'B' (DataTypeConversion), parameter 'SaturateOnIntegerOverflow': expected a "
          "string"},
     };
-    for (size_t k = 0; k < sizeof t / sizeof *t; k++) fx_expect_err(t[k].blk, t[k].nin, t[k].w, t[k].st, t[k].msg, NULL);
+    fx_expect_errs(t, sizeof t / sizeof *t);
 }
 
 /* ----------------------------------------------------------- simulation */
 
-typedef struct {
-    int n, cap;
-    double *t, *x;
-} rec_t;
-
-static int record(double t, const double *x, const double *sig, void *user)
-{
-    (void)sig;
-    rec_t *r = user;
-    if (r->n == r->cap) {
-        r->cap = r->cap ? 2 * r->cap : 256;
-        double *nt = realloc(r->t, sizeof(double) * (size_t)r->cap);
-        if (!nt) return 1;
-        r->t = nt;
-        double *nx = realloc(r->x, sizeof(double) * (size_t)r->cap);
-        if (!nx) return 1;
-        r->x = nx;
-    }
-    r->t[r->n] = t;
-    r->x[r->n] = x[0];
-    r->n++;
-    return 0;
-}
-
 /* Simulate with ode45 at tight tolerances, logging every major step and the
  * first state (the Integrator of the block's output). */
-static jg_status_t simulate(const char *json, double tstop, rec_t *r, jg_error_t *err)
+static jg_status_t simulate(const char *json, double tstop, tl_rec_t *r, jg_error_t *err)
 {
-    jg_model_t *m = NULL;
-    jg_program_t *p = NULL;
-    jg_sim_t *s = NULL;
     jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = tstop, .out_step = 0,
-                       .zc = JG_ZC_MODE_NONADAPTIVE};
-    o.so.rtol = 1e-10;
-    o.so.atol = 1e-12;
-    memset(r, 0, sizeof *r);
-    jg_status_t st = jg_model_parse(json, "<test>", &m, err);
-    if (!st) st = jg_program_compile(m, &p, err);
-    if (!st) st = jg_sim_create(p, &o, &s, err);
-    if (!st) st = jg_sim_run(s, tstop, record, r, err);
-    jg_sim_free(s);
-    jg_program_free(p);
-    jg_model_free(m);
-    return st;
+                       .zc = JG_ZC_MODE_NONADAPTIVE, .so = {.rtol = 1e-10, .atol = 1e-12}};
+    return tl_simulate(json, &o, r, NULL, err);
 }
 
 /* Is there a logged major step at or just after tk (within tol)? */
-static int step_at(const rec_t *r, double tk, double tol)
+static int step_at(const tl_rec_t *r, double tk, double tol)
 {
     for (int k = 0; k < r->n; k++)
         if (r->t[k] >= tk - 1e-12 && r->t[k] <= tk + tol) return 1;
@@ -515,7 +462,7 @@ static void test_simulation(void)
         "{'blocks':[{'name':'Sin','type':'SineWave'},{'name':'K','type':'Constant','Value':0.5},"
         "{'name':'B','type':'RelationalOperator','Operator':'>'},{'name':'I','type':'Integrator'}],"
         "'lines':[{'src':'Sin:1','dst':'B:1'},{'src':'K:1','dst':'B:2'},{'src':'B:1','dst':'I:1'}]}";
-    rec_t r;
+    static tl_rec_t r;
     jg_error_t err;
     jg_status_t st = simulate(q(rel), 7, &r, &err);
     double x = st || !r.n ? NAN : r.x[r.n - 1], want = (5 * s6 - s6) + (7 - 13 * s6);
@@ -524,8 +471,6 @@ static void test_simulation(void)
     tap_ok(!st && fabs(x - want) < 1e-8, "RelationalOperator sin > 0.5: integral over [0, 7] exact (error %.1e)",
            fabs(x - want));
     if (st) printf("#   %s\n", err.msg);
-    free(r.t);
-    free(r.x);
 
     /* control 2 + 1.5 sin t into ports 10, 20, 30 (one-based, out of range ->
      * the last, 30): boundaries at sin t = 2/3 (control 3), 0 (2), -2/3 (1) */
@@ -552,8 +497,6 @@ static void test_simulation(void)
     tap_ok(!st && fabs(x - want) < 1e-7, "MultiPortSwitch on 2 + 1.5 sin t: integral over [0, 7] exact "
            "(%.12g, error %.1e)", x, fabs(x - want));
     if (st) printf("#   %s\n", err.msg);
-    free(r.t);
-    free(r.x);
 }
 
 /* A slope-0 block still has direct feedthrough: listed before its driver in

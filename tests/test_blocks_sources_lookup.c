@@ -7,19 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 #include "jacgraph/jacgraph.h"
-#include "tap.h"
 #include "testlib.h"
-#include "fixture.h"
 
 #define PI 3.14159265358979323846
 #define MAXW 16
 
-typedef fx_case_t bcase_t;
-
-static void check_case(const bcase_t *c)
-{
-    fx_check_case(c, " (kink) central differences ");
-}
+/* how fx_check_case names central differences at a point that is not smooth */
+#define KINK " (kink) central differences "
 
 /* Value of a source block (no inputs) at time t: width in *n. */
 static jg_status_t source_at(const char *blk, double t, double *y, int64_t *n, jg_error_t *err)
@@ -186,40 +180,14 @@ static void test_fromworkspace(void)
 
 /* ----------------------------------------------------------- simulation */
 
-typedef struct {
-    int n;
-    double t[64], x[64];
-} rec_t;
-
-static int record(double t, const double *x, const double *sig, void *user)
-{
-    (void)sig;
-    rec_t *r = user;
-    if (r->n < 64) {
-        r->t[r->n] = t;
-        r->x[r->n] = x[0];
-        r->n++;
-    }
-    return 0;
-}
-
-static jg_status_t run(const char *json, const char *solver, double h, double tstop, rec_t *r,
+/* Simulate json (' for ") with solver at step h (tolerances for the
+ * variable-step ones), output points every 0.25. */
+static jg_status_t run(const char *json, const char *solver, double h, double tstop, tl_rec_t *r,
                        jg_error_t *err)
 {
-    fx_t f;
-    jg_status_t st = fx_load(&f, q(json), NULL);
-    jg_sim_opts_t o = {.solver = (jg_solver_method_t)jg_solver_method_parse(solver), .t0 = 0, .tstop = tstop, .out_step = 0.25};
-    o.so.fixed_step = h;
-    o.so.rtol = 1e-10;
-    o.so.atol = 1e-12;
-    jg_sim_t *s = NULL;
-    memset(r, 0, sizeof *r);
-    if (!st) st = jg_sim_create(f.p, &o, &s, &f.err);
-    if (!st) st = jg_sim_run(s, tstop, record, r, &f.err);
-    if (st) *err = f.err;
-    jg_sim_free(s);
-    fx_unload(&f);
-    return st;
+    jg_sim_opts_t o = {.solver = (jg_solver_method_t)jg_solver_method_parse(solver), .t0 = 0, .tstop = tstop,
+                       .out_step = 0.25, .so = {.fixed_step = h, .rtol = 1e-10, .atol = 1e-12}};
+    return tl_simulate(q(json), &o, r, NULL, err);
 }
 
 static void test_simulation(void)
@@ -228,7 +196,7 @@ static void test_simulation(void)
         "{'blocks':[{'name':'S','type':'Step','Time':1,'Before':0,'After':1},"
         "{'name':'I','type':'Integrator'},{'name':'Out1','type':'Outport','Port':1}],"
         "'lines':[{'src':'S:1','dst':'I:1'},{'src':'I:1','dst':'Out1:1'}]}";
-    rec_t r;
+    static tl_rec_t r;
     jg_error_t err;
     /* ode1 evaluates at the start of each step only: the ramp is exact */
     jg_status_t st = run(step_int, "ode1", 0.25, 3, &r, &err);
@@ -288,7 +256,7 @@ static void test_lookup(void)
         "'type':'Lookup1D','BreakpointsForDimension1':[0,1,3],'Table':[0,2,-2],'ExtrapMethod':'Linear'";
     const char *l1clip =
         "'type':'Lookup1D','BreakpointsForDimension1':[[0],[1],[3]],'Table':[[0],[2],[-2]],'ExtrapMethod':'Clip'";
-    const bcase_t t[] = {
+    const fx_case_t t[] = {
         {"Lookup1D inside segment 1", l1, 1, {1}, {0.5}, 1, {1}, {2}, 1},
         {"Lookup1D inside segment 2", l1, 1, {1}, {2}, 1, {0}, {-2}, 1},
         {"Lookup1D clipped below", l1, 1, {1}, {-1}, 1, {0}, {0}, 1},
@@ -306,7 +274,7 @@ static void test_lookup(void)
          1, {3}, {5.5, 0.25, 7.75}, 3, {30.5, 0.25, 60.25},
          {11, 0, 0, /**/ 0, 1, 0, /**/ 0, 0, 15}, 1},
     };
-    for (size_t k = 0; k < sizeof t / sizeof *t; k++) check_case(&t[k]);
+    fx_check_cases(t, sizeof t / sizeof *t, KINK);
 
     /* Table rows: u1 in [0 1 2], columns: u2 in [0 10] */
     const char *l2 = "'type':'Lookup2D','BreakpointsForDimension1':[0,1,2],"
@@ -314,7 +282,7 @@ static void test_lookup(void)
     const char *l2lin = "'type':'Lookup2D','BreakpointsForDimension1':[0,1,2],"
                         "'BreakpointsForDimension2':[0,10],'Table':[[0,1],[2,3],[4,8]],"
                         "'ExtrapMethod':'Linear'";
-    const bcase_t t2[] = {
+    const fx_case_t t2[] = {
         /* row 0..1 at 0.5, column fraction 0.5: rows 0.5 and 2.5 -> 1.5 */
         {"Lookup2D in cell (1,1)", l2, 2, {1, 1}, {0.5, 5}, 1, {1.5}, {2, 0.1}, 1},
         /* rows 1..2 at 0.5, fraction 0.2: 2.2 and 4.8 -> 3.5 */
@@ -327,7 +295,7 @@ static void test_lookup(void)
          {2, 0, 0.1, /**/ 0, 3.5, 0.25}, 1},
         {"Lookup2D on a breakpoint: cell to the right", l2, 2, {1, 1}, {1, 0}, 1, {2}, {2, 0.1}, 0},
     };
-    for (size_t k = 0; k < sizeof t2 / sizeof *t2; k++) check_case(&t2[k]);
+    fx_check_cases(t2, sizeof t2 / sizeof *t2, KINK);
 }
 
 /* --------------------------------------------------------- discontinuous */
@@ -339,7 +307,7 @@ static void test_discontinuous(void)
     const char *relay = "'type':'Relay','OnSwitchValue':1,'OffSwitchValue':-1,'OnOutputValue':5,"
                         "'OffOutputValue':-5";
     const double eps = 2.220446049250313e-16;
-    const bcase_t t[] = {
+    const fx_case_t t[] = {
         {"DeadZone below", dz, 1, {1}, {-3}, 1, {-2}, {1}, 1},
         {"DeadZone inside", dz, 1, {1}, {0.5}, 1, {0}, {0}, 1},
         {"DeadZone above", dz, 1, {1}, {5}, 1, {3}, {1}, 1},
@@ -394,7 +362,7 @@ static void test_discontinuous(void)
         {"Switch away from the threshold", "'type':'Switch','Criteria':'u2 > Threshold','Threshold':0.5",
          3, {1, 1, 1}, {4, -3, 9}, 1, {9}, {0, 0, 1}, 1},
     };
-    for (size_t k = 0; k < sizeof t / sizeof *t; k++) check_case(&t[k]);
+    fx_check_cases(t, sizeof t / sizeof *t, KINK);
 
     /* zero slopes still make direct feedthrough: the output is computed after the input */
     const struct {
@@ -419,13 +387,7 @@ static void test_discontinuous(void)
 static void test_errors(void)
 {
     static const int w1[3] = {1, 1, 1}, w3[3] = {3, 3, 3};
-    const struct {
-        const char *blk;
-        int nin;
-        const int *w;
-        jg_status_t st;
-        const char *msg;
-    } t[] = {
+    const fx_err_case_t t[] = {
         /* lookup tables */
         {"'type':'Lookup1D','BreakpointsForDimension1':[0,2,1],'Table':[1,2,3]", 1, w1, JG_PARAM,
          "block 'B' (Lookup1D), parameter 'BreakpointsForDimension1': element 3 (1) is not "
@@ -520,7 +482,7 @@ static void test_errors(void)
          "block 'B' (FromWorkspace), parameter 'File': cannot read '/nonexistent/dir/x.csv': No "
          "such file or directory"},
     };
-    for (size_t k = 0; k < sizeof t / sizeof *t; k++) fx_expect_err(t[k].blk, t[k].nin, t[k].w, t[k].st, t[k].msg, NULL);
+    fx_expect_errs(t, sizeof t / sizeof *t);
 
     /* CSV content errors name file:line */
     const struct {
@@ -578,7 +540,7 @@ static void test_regress_model(void)
 
 int main(void)
 {
-    if (!tl_tmpdir(tmpdir, sizeof tmpdir, "test_blocks2")) return 1;
+    if (!tl_tmpdir(tmpdir, sizeof tmpdir, "test_blocks_sources_lookup")) return 1;
     snprintf(csv_path, sizeof csv_path, "%s/ws.csv", tmpdir);
     test_sources();
     test_fromworkspace();

@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jacgraph/jacgraph.h"
-#include "fixture.h"
-#include "tap.h"
+#include "testlib.h"
 
 /* tests/data/names.json: x' = 2 (r - x), y = x */
 static void names_model(void)

@@ -1,4 +1,4 @@
-/* test_params.c -- block parameters as MATLAB expressions in scoped
+/* test_compile_params.c -- block parameters as MATLAB expressions in scoped
  * workspaces (lib/compile/setup.c): the lookup order overrides -> SubSystem
  * parameters -> model parameters -> base workspace, shadowing, the mask
  * self-name rule, cycles, and the text of every error.  Values are read back
@@ -8,11 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jacgraph/jacgraph.h"
-#include "fixture.h"
-#include "tap.h"
+#include "testlib.h"
 
-/* JSON with ` for " (so MATLAB's 'strings' stay readable). */
-static char *q(const char *s)
+/* JSON with ` for " (so MATLAB's 'strings' stay readable; testlib.h's q() takes '); the caller frees it. */
+static char *bq(const char *s)
 {
     size_t n = strlen(s);
     char *b = malloc(n + 1);
@@ -25,7 +24,7 @@ static char *q(const char *s)
 static jg_status_t lin_d(const char *json, double *d, int *n, char *msg)
 {
     fx_t f;
-    char *j = q(json);
+    char *j = bq(json);
     jg_status_t st = fx_load(&f, j, NULL);
     jg_lin_sys_t *s = NULL;
     *n = 0;
@@ -198,42 +197,48 @@ static void test_errors(void)
              "block 'S/Inner/G' (Gain), parameter 'Gain': undefined variable 'Kp' in \"2*Kp\" "
              "(column 3; looked in SubSystem 'S' parameters, the model parameters, the base "
              "workspace)");
-    error_is("an unknown bare name", gain_model("", "`kk`"), JG_PARAM,
-             "block 'G' (Gain), parameter 'Gain': unknown workspace name 'kk' (looked in the "
-             "model parameters, the base workspace)");
-    error_is("the overrides are listed when present", gain_model("`overrides`:{`a`:1},", "`kk`"),
-             JG_PARAM,
-             "block 'G' (Gain), parameter 'Gain': unknown workspace name 'kk' (looked in the "
-             "overrides, the model parameters, the base workspace)");
-    error_is("a syntax error with its column", gain_model("", "`2*(Kp`"), JG_PARAM,
-             "block 'G' (Gain), parameter 'Gain': missing ')' in \"2*(Kp\" (column 3)");
-    error_is("unexpected token", gain_model("", "`[1 2]]`"), JG_PARAM,
-             "block 'G' (Gain), parameter 'Gain': unexpected ']' in \"[1 2]]\" (column 6)");
-    error_is("a failing workspace entry names the entry",
-             gain_model("`parameters`:{`g`:`2*Kq`},", "`g`"), JG_PARAM,
-             "block 'G' (Gain), parameter 'Gain': in workspace entry 'g' (the model parameters): "
-             "undefined variable 'Kq' in \"2*Kq\" (column 3; looked in the model parameters, the "
-             "base workspace)");
-    error_is("a cycle", gain_model("`parameters`:{`a`:`b+1`,`b`:`a`},", "`a`"), JG_PARAM,
-             "block 'G' (Gain), parameter 'Gain': in workspace entry 'a' (the model parameters): "
-             "in workspace entry 'b' (the model parameters): workspace names refer to each other "
-             "in a cycle at 'a'");
-    error_is("k = 'k' at the top: the own name is looked for further out only",
-             gain_model("`parameters`:{`k`:`k`},", "`k`"), JG_PARAM,
-             "block 'G' (Gain), parameter 'Gain': in workspace entry 'k' (the model parameters): "
-             "unknown workspace name 'k' (looked in the base workspace)");
-    error_is("a string where a number is needed", gain_model("", "`'abc'`"), JG_PARAM,
-             "block 'G' (Gain), parameter 'Gain': \"'abc'\" is the string 'abc', expected a number");
-    error_is("a dimension error", gain_model("", "`[1 2] + [1 2 3]`"), JG_PARAM,
-             "block 'G' (Gain), parameter 'Gain': matrix dimensions must agree: 1x2 and 1x3 in "
-             "\"[1 2] + [1 2 3]\" (column 7)");
-    error_is("a bad workspace array", gain_model("`workspace`:{`w`:[1,`a`]},", "`w`"), JG_PARAM,
-             "block 'G' (Gain), parameter 'Gain': workspace entry 'w' (the base workspace): "
-             "element (1,2) is not a number");
-    error_is("\"workspace\" must be an object", gain_model("`workspace`:3,", "1"), JG_MODEL,
-             "<test>: \"workspace\" must be an object");
-    error_is("\"overrides\" must be an object", gain_model("`overrides`:[1],", "1"), JG_MODEL,
-             "<test>: \"overrides\" must be an object");
+    /* the one-Gain model of gain_model: workspace fields, the Gain, the error */
+    static const struct {
+        const char *what, *extras, *gain;
+        jg_status_t st;
+        const char *msg;
+    } t[] = {
+        {"an unknown bare name", "", "`kk`", JG_PARAM,
+         "block 'G' (Gain), parameter 'Gain': unknown workspace name 'kk' (looked in the "
+         "model parameters, the base workspace)"},
+        {"the overrides are listed when present", "`overrides`:{`a`:1},", "`kk`", JG_PARAM,
+         "block 'G' (Gain), parameter 'Gain': unknown workspace name 'kk' (looked in the "
+         "overrides, the model parameters, the base workspace)"},
+        {"a syntax error with its column", "", "`2*(Kp`", JG_PARAM,
+         "block 'G' (Gain), parameter 'Gain': missing ')' in \"2*(Kp\" (column 3)"},
+        {"unexpected token", "", "`[1 2]]`", JG_PARAM,
+         "block 'G' (Gain), parameter 'Gain': unexpected ']' in \"[1 2]]\" (column 6)"},
+        {"a failing workspace entry names the entry", "`parameters`:{`g`:`2*Kq`},", "`g`", JG_PARAM,
+         "block 'G' (Gain), parameter 'Gain': in workspace entry 'g' (the model parameters): "
+         "undefined variable 'Kq' in \"2*Kq\" (column 3; looked in the model parameters, the "
+         "base workspace)"},
+        {"a cycle", "`parameters`:{`a`:`b+1`,`b`:`a`},", "`a`", JG_PARAM,
+         "block 'G' (Gain), parameter 'Gain': in workspace entry 'a' (the model parameters): "
+         "in workspace entry 'b' (the model parameters): workspace names refer to each other "
+         "in a cycle at 'a'"},
+        {"k = 'k' at the top: the own name is looked for further out only", "`parameters`:{`k`:`k`},", "`k`", JG_PARAM,
+         "block 'G' (Gain), parameter 'Gain': in workspace entry 'k' (the model parameters): "
+         "unknown workspace name 'k' (looked in the base workspace)"},
+        {"a string where a number is needed", "", "`'abc'`", JG_PARAM,
+         "block 'G' (Gain), parameter 'Gain': \"'abc'\" is the string 'abc', expected a number"},
+        {"a dimension error", "", "`[1 2] + [1 2 3]`", JG_PARAM,
+         "block 'G' (Gain), parameter 'Gain': matrix dimensions must agree: 1x2 and 1x3 in "
+         "\"[1 2] + [1 2 3]\" (column 7)"},
+        {"a bad workspace array", "`workspace`:{`w`:[1,`a`]},", "`w`", JG_PARAM,
+         "block 'G' (Gain), parameter 'Gain': workspace entry 'w' (the base workspace): "
+         "element (1,2) is not a number"},
+        {"\"workspace\" must be an object", "`workspace`:3,", "1", JG_MODEL,
+         "<test>: \"workspace\" must be an object"},
+        {"\"overrides\" must be an object", "`overrides`:[1],", "1", JG_MODEL,
+         "<test>: \"overrides\" must be an object"},
+    };
+    for (size_t k = 0; k < sizeof t / sizeof *t; k++)
+        error_is(t[k].what, gain_model(t[k].extras, t[k].gain), t[k].st, t[k].msg);
 }
 
 /* Sum with "Inputs" and two or three root inputs: D is the row of signs. */

@@ -15,9 +15,7 @@
 #include <unistd.h>
 #include <zip.h>
 #include "jacgraph/jacgraph.h"
-#include "tap.h"
 #include "testlib.h"
-#include "fixture.h"
 
 static char tmpdir[256];
 
@@ -644,23 +642,16 @@ static void test_corpus(void)
 
 int main(void)
 {
-    if (!tl_tmpdir(tmpdir, sizeof tmpdir, "test_simulink")) return 1;
+    if (!tl_tmpdir(tmpdir, sizeof tmpdir, "test_import_simulink")) return 1;
     test_msd();
     test_builtin_defaults();
     test_workspaces();
     test_unsupported();
     test_modelref();
-    static char dir[1024];
-    snprintf(dir, sizeof dir, "%s/../shared/simulink", getenv("JG_TOP") ? getenv("JG_TOP") : ".");
-    struct stat sb;
-    if (!stat(dir, &sb) && S_ISDIR(sb.st_mode)) {
-        corpus = dir;
+    if (tl_corpus_present()) {
+        corpus = tl_corpus(NULL);
         test_corpus();
-    } else {
-        printf("# skipped: external corpus not present\nok %d - # SKIP external corpus not present\n", ++tap_n);
     }
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd)) {}
+    tl_rmtree(tmpdir);
     return tap_done();
 }

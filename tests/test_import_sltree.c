@@ -10,16 +10,19 @@
 #include <unistd.h>
 #include <zip.h>
 #include "import/sltree.h"   /* private: tests the Simulink readers (jg__sl_*) directly */
-#include "tap.h"
 #include "testlib.h"
 
 static char tmpdir[256];
+
+/* The readers' limits for parse_n and read_zip: lowered by some checks (zero
+ * fields: the defaults) to exercise the refusals without gigabyte files. */
+static jg__sl_limits_t lim;
 
 static jg__sl_tree_t *parse_n(const char *s, size_t n, const char *src, jg_error_t *e)
 {
     jg__sl_tree_t *t = NULL;
     jg_error_clear(e);
-    if (jg__sl_parse(s, n, src, &t, e) != JG_OK) t = NULL;
+    if (jg__sl_parse(s, n, src, &lim, &t, e) != JG_OK) t = NULL;
     return t;
 }
 
@@ -195,7 +198,7 @@ static void test_mdl_file(void)
 {
     jg_error_t e;
     jg__sl_tree_t *t = NULL;
-    jg_status_t st = jg__sl_read("tests/data/simulink/tiny.mdl", &t, &e);
+    jg_status_t st = jg__sl_read("tests/data/simulink/tiny.mdl", NULL, &t, &e);
     if (!tap_ok(st == JG_OK && t, "file: tests/data/simulink/tiny.mdl reads")) {
         printf("#   %s\n", e.msg);
         return;
@@ -228,31 +231,35 @@ static void test_mdl_file(void)
 static void test_mdl_errors(void)
 {
     jg_error_t e;
-    jg__sl_tree_t *t = parse("Model {\n  Name \"x\"\n}\n}\n", &e);
-    err_is(&e, JG_PARSE, "t.mdl:4:1: unbalanced '}'", "error: unbalanced '}' with line");
-    jg__sl_tree_free(t);
-    t = parse("Model {\n  System {\n    Block {\n      Name \"x\"\n", &e);
-    err_is(&e, JG_PARSE, "unexpected end of file inside section 'Block' opened at line 3",
-           "error: EOF inside a section names it and its line");
-    jg__sl_tree_free(t);
-    t = parse("Model {\n  Name\n}\n", &e);
-    err_is(&e, JG_PARSE, "t.mdl:2:7: expected a value after key 'Name'", "error: key without value");
-    jg__sl_tree_free(t);
-    t = parse("Model {\n  Name \"abc\n}\n", &e);
-    err_is(&e, JG_PARSE, "t.mdl:2:8: unterminated string", "error: unterminated string");
-    jg__sl_tree_free(t);
-    t = parse("Model {\n  \"piece\"\n}\n", &e);
-    err_is(&e, JG_PARSE, "t.mdl:2:3: string continuation", "error: continuation without a string");
-    jg__sl_tree_free(t);
-    t = parse("Model {\n  Pos [1, 2\n}\n", &e);
-    err_is(&e, JG_PARSE, "t.mdl:2:7: unterminated '['", "error: unterminated bracket");
-    jg__sl_tree_free(t);
-    t = parse("{\"version\": 1, \"blocks\": []}\n", &e);
-    err_is(&e, JG_PARSE, "t.mdl:1:1: expected a section name or a key", "error: a JSON .mdl");
-    jg__sl_tree_free(t);
-    t = parse("Stateflow {\n}\n", &e);
-    err_is(&e, JG_MODEL, "no Model or Library section", "error: no Model section");
-    jg__sl_tree_free(t);
+    /* each text refused: status, message, test name */
+    static const struct {
+        const char *text;
+        jg_status_t st;
+        const char *msg, *what;
+    } bad[] = {
+        {"Model {\n  Name \"x\"\n}\n}\n", JG_PARSE,
+         "t.mdl:4:1: unbalanced '}'", "error: unbalanced '}' with line"},
+        {"Model {\n  System {\n    Block {\n      Name \"x\"\n", JG_PARSE,
+         "unexpected end of file inside section 'Block' opened at line 3", "error: EOF inside a section names it and its line"},
+        {"Model {\n  Name\n}\n", JG_PARSE,
+         "t.mdl:2:7: expected a value after key 'Name'", "error: key without value"},
+        {"Model {\n  Name \"abc\n}\n", JG_PARSE,
+         "t.mdl:2:8: unterminated string", "error: unterminated string"},
+        {"Model {\n  \"piece\"\n}\n", JG_PARSE,
+         "t.mdl:2:3: string continuation", "error: continuation without a string"},
+        {"Model {\n  Pos [1, 2\n}\n", JG_PARSE,
+         "t.mdl:2:7: unterminated '['", "error: unterminated bracket"},
+        {"{\"version\": 1, \"blocks\": []}\n", JG_PARSE,
+         "t.mdl:1:1: expected a section name or a key", "error: a JSON .mdl"},
+        {"Stateflow {\n}\n", JG_MODEL,
+         "no Model or Library section", "error: no Model section"},
+    };
+    jg__sl_tree_t *t;
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        t = parse(bad[k].text, &e);
+        err_is(&e, bad[k].st, bad[k].msg, bad[k].what);
+        jg__sl_tree_free(t);
+    }
     t = parse_n("", 0, "t.mdl", &e);
     err_is(&e, JG_MODEL, "no Model or Library section", "error: empty input");
     jg__sl_tree_free(t);
@@ -262,11 +269,11 @@ static void test_mdl_errors(void)
     char *w = deep + sprintf(deep, "Model {\n");
     for (size_t i = 0; i < n; i++) w += sprintf(w, "A {\n");
     *w = '\0';
-    jg__sl_set_limits(0, 50);
+    lim = (jg__sl_limits_t){0, 50};
     t = parse(deep, &e);
     err_is(&e, JG_PARSE, "sections nested deeper than 50", "error: nesting over a lowered limit");
     jg__sl_tree_free(t);
-    jg__sl_set_limits(0, 0);
+    lim = (jg__sl_limits_t){0, 0};
     t = parse(deep, &e);
     err_is(&e, JG_PARSE, "sections nested deeper than 1000", "error: nesting over the default limit");
     jg__sl_tree_free(t);
@@ -282,7 +289,7 @@ static void test_opc(void)
 {
     jg_error_t e;
     jg__sl_tree_t *t = NULL;
-    if (!tap_ok(jg__sl_read("tests/data/simulink/tiny_opc.mdl", &t, &e) == JG_OK && t,
+    if (!tap_ok(jg__sl_read("tests/data/simulink/tiny_opc.mdl", NULL, &t, &e) == JG_OK && t,
                 "opc: tests/data/simulink/tiny_opc.mdl reads")) {
         printf("#   %s\n", e.msg);
         return;
@@ -331,7 +338,7 @@ static void test_opc(void)
     err_is(&e, JG_PARSE, "bad.mdl: simulink/blockdiagram.xml:3:", "opc: malformed XML with part and line");
     jg__sl_tree_free(t);
     /* part over the size limit */
-    jg__sl_set_limits(64, 0);
+    lim = (jg__sl_limits_t){64, 0};
     snprintf(buf, sizeof buf,
              "%s__MWOPC_PART_BEGIN__ /simulink/blockdiagram.xml\n<ModelInformation><Model>"
              "<P Name=\"Description\">%080d</P></Model></ModelInformation>\n__MWOPC_PACKAGE_END__\n",
@@ -339,7 +346,7 @@ static void test_opc(void)
     t = parse_n(buf, strlen(buf), "big.mdl", &e);
     err_is(&e, JG_PARSE, "larger than the 64-byte limit", "opc: oversized part refused");
     jg__sl_tree_free(t);
-    jg__sl_set_limits(0, 0);
+    lim = (jg__sl_limits_t){0, 0};
 }
 
 /* ---- SLX ---- */
@@ -374,7 +381,7 @@ static jg__sl_tree_t *read_zip(const member_t *m, size_t n, jg_error_t *e)
     char *p = make_zip(m, n);
     jg__sl_tree_t *t = NULL;
     jg_error_clear(e);
-    if (jg__sl_read(p, &t, e) != JG_OK) t = NULL;
+    if (jg__sl_read(p, &lim, &t, e) != JG_OK) t = NULL;
     unlink(p);
     free(p);
     return t;
@@ -635,7 +642,7 @@ static void test_slx_errors(void)
     free(zbuf);
 
     /* zip bomb: declared size over a lowered limit */
-    jg__sl_set_limits(1000, 0);
+    lim = (jg__sl_limits_t){1000, 0};
     char *zeros = calloc(5001, 1);
     memset(zeros, ' ', 5000);
     member_t bomb[] = {{"simulink/blockdiagram.xml", bd_b, 0}, {"simulink/configSet0.xml", zeros, 5000}};
@@ -664,7 +671,7 @@ static void test_slx_errors(void)
     t = read_zip(many, 6, &e);
     err_is(&e, JG_PARSE, "in total", "slx: total size of parts limited");
     jg__sl_tree_free(t);
-    jg__sl_set_limits(0, 0);
+    lim = (jg__sl_limits_t){0, 0};
     free(zeros);
 
     member_t nobd[] = {{"[Content_Types].xml", "<Types/>", 0}};
@@ -721,12 +728,12 @@ static void test_slx_errors(void)
     tap_ok(t == NULL && e.status == JG_PARSE, "slx: 400-deep XML refused (%s)", e.msg);
     jg__sl_tree_free(t);
     free(deep);
-    jg__sl_set_limits(0, 50);
+    lim = (jg__sl_limits_t){0, 50};
     dm[0].data = deep = deep_xml(60);
     t = read_zip(dm, 1, &e);
     err_is(&e, JG_PARSE, "elements nested deeper than 50", "slx: nesting over a lowered limit");
     jg__sl_tree_free(t);
-    jg__sl_set_limits(0, 0);
+    lim = (jg__sl_limits_t){0, 0};
     free(deep);
 }
 
@@ -736,19 +743,19 @@ static void test_files(void)
 {
     jg_error_t e;
     jg__sl_tree_t *t = NULL;
-    tap_ok(jg__sl_read(tmpdir, &t, &e) == JG_IO && !t && strstr(e.msg, "not a regular file"),
+    tap_ok(jg__sl_read(tmpdir, NULL, &t, &e) == JG_IO && !t && strstr(e.msg, "not a regular file"),
            "file: a directory is refused");
     char fifo[300];
     snprintf(fifo, sizeof fifo, "%s/fifo.mdl", tmpdir);
     if (mkfifo(fifo, 0600) == 0) {
-        tap_ok(jg__sl_read(fifo, &t, &e) == JG_IO && !t && strstr(e.msg, "not a regular file"),
+        tap_ok(jg__sl_read(fifo, NULL, &t, &e) == JG_IO && !t && strstr(e.msg, "not a regular file"),
                "file: a FIFO is refused without blocking");
         unlink(fifo);
     } else {
         tap_ok(1, "file: FIFO # SKIP mkfifo failed");
     }
-    tap_ok(jg__sl_read("/dev/null", &t, &e) == JG_IO && !t, "file: a device is refused");
-    tap_ok(jg__sl_read("tests/data/simulink/no-such-file.mdl", &t, &e) == JG_IO && !t &&
+    tap_ok(jg__sl_read("/dev/null", NULL, &t, &e) == JG_IO && !t, "file: a device is refused");
+    tap_ok(jg__sl_read("tests/data/simulink/no-such-file.mdl", NULL, &t, &e) == JG_IO && !t &&
                strstr(e.msg, "no-such-file.mdl"),
            "file: a missing file names itself");
     /* over the file size limit (4x the part limit) */
@@ -757,9 +764,9 @@ static void test_files(void)
     FILE *f = fopen(big, "w");
     for (int i = 0; i < 100; i++) fputs("Model {\n}\n", f);
     fclose(f);
-    jg__sl_set_limits(100, 0);
-    tap_ok(jg__sl_read(big, &t, &e) == JG_IO && !t && strstr(e.msg, "limit"), "file: size limit");
-    jg__sl_set_limits(0, 0);
+    lim = (jg__sl_limits_t){100, 0};
+    tap_ok(jg__sl_read(big, &lim, &t, &e) == JG_IO && !t && strstr(e.msg, "limit"), "file: size limit");
+    lim = (jg__sl_limits_t){0, 0};
     unlink(big);
 }
 
@@ -813,19 +820,9 @@ static void test_corpus(void)
         {"12imish__diff-views-test-models__sldemo_adc_quantize.mdl", 18, "R2024a", JG_SL_OPC_TEXT},
         {"12imish__diff-views-test-models__sldemo_adc_quantize.slx", 18, "R2024a", JG_SL_SLX},
     };
-    /* the corpus lives in the sibling directory "shared" of the repository */
-    char dir[256];
-    snprintf(dir, sizeof dir, "%s/%s/simulink", "..", "shared");
-    DIR *d = opendir(dir);
-    if (!d) {
-        printf("skipped: external corpus not present\n");
-        tap_ok(1, "corpus # SKIP external corpus not present");
-        return;
-    }
-    closedir(d);
+    if (!tl_corpus_present()) return;
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        char path[600];
-        snprintf(path, sizeof path, "%s/%s", dir, want[i].file);
+        const char *path = tl_corpus(want[i].file);
         struct stat sb;
         if (stat(path, &sb) != 0) {
             tap_ok(1, "corpus %s # SKIP absent", want[i].file);
@@ -833,7 +830,7 @@ static void test_corpus(void)
         }
         jg_error_t e;
         jg__sl_tree_t *t = NULL;
-        jg_status_t st = jg__sl_read(path, &t, &e);
+        jg_status_t st = jg__sl_read(path, NULL, &t, &e);
         size_t nb = st == JG_OK ? count_blocks(jg__sl_child(model_of(t), "System")) : 0;
         int ok = st == JG_OK && nb == want[i].blocks && t->format == want[i].format && t->release &&
                  !strcmp(t->release, want[i].release);
@@ -846,7 +843,7 @@ static void test_corpus(void)
 
 int main(void)
 {
-    if (!tl_tmpdir(tmpdir, sizeof tmpdir, "test_sltree")) {
+    if (!tl_tmpdir(tmpdir, sizeof tmpdir, "test_import_sltree")) {
         perror("mkdtemp");
         return 1;
     }

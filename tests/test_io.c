@@ -8,7 +8,6 @@
 #include <string.h>
 #include "jacgraph/io.h"
 #include "jacgraph/model.h"
-#include "tap.h"
 #include "testlib.h"
 
 /* x1' = 1, x2' = x1, x3' = x2 (x = 1, 2, 3 at t = 0); the Outport logs x3. */

@@ -13,7 +13,6 @@
 #include "jacgraph/jacgraph.h"
 #include "jacgraph/import.h"
 #include "jacgraph/io.h"
-#include "tap.h"
 #include "testlib.h"
 
 static char tmpdir[256];   /* a scratch directory of this run */
@@ -253,7 +252,7 @@ static void roundtrip(const char *json_path, const char *label)
 
 int main(void)
 {
-    if (!tl_tmpdir(tmpdir, sizeof tmpdir, "test_slwrite")) return 1;
+    if (!tl_tmpdir(tmpdir, sizeof tmpdir, "test_io_slwrite")) return 1;
     test_mdl_text();
     test_slx_text();
     test_bad();

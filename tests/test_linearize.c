@@ -1,12 +1,13 @@
-/* Linearization against hand-derived results, I/O points, operating points,
- * numeric replay, and the library's error statuses. */
+/* test_linearize.c -- the linearizer (lib/linearize, jacgraph/linearize.h):
+ * every path (graph with each reduction, matrix, perturbation) against
+ * hand-derived results, I/O points and loop openings, operating points and
+ * --op files, numeric replay, and the errors for bad points.  The graph
+ * itself is tests/test_graph.c, loop solving tests/test_eval.c. */
 #include <complex.h>
 #include <stdlib.h>
 #include <string.h>
 #include "jacgraph/jacgraph.h"
-#include "tap.h"
 #include "testlib.h"
-#include "fixture.h"
 
 /* G(s) = C (sI - A)^-1 B + D for a SISO system, by dense complex elimination. */
 static double complex tf_eval(const jg_lin_sys_t *s, double complex z)
@@ -45,26 +46,10 @@ static double complex tf_eval(const jg_lin_sys_t *s, double complex z)
 }
 
 
-static const char vdp[] =
-    "{\"name\":\"vdp\",\"parameters\":{\"mu\":1},\"blocks\":["
-    "{\"name\":\"x1\",\"type\":\"Integrator\",\"InitialCondition\":2},"
-    "{\"name\":\"x2\",\"type\":\"Integrator\",\"InitialCondition\":0},"
-    "{\"name\":\"Sq\",\"type\":\"Math\",\"Operator\":\"square\"},"
-    "{\"name\":\"One\",\"type\":\"Constant\",\"Value\":1},"
-    "{\"name\":\"S1\",\"type\":\"Sum\",\"Inputs\":\"+-\"},"
-    "{\"name\":\"P\",\"type\":\"Product\",\"Inputs\":\"**\"},"
-    "{\"name\":\"Mu\",\"type\":\"Gain\",\"Gain\":\"mu\"},"
-    "{\"name\":\"S2\",\"type\":\"Sum\",\"Inputs\":\"+-\"}],"
-    "\"lines\":[{\"src\":\"x2:1\",\"dst\":[\"x1:1\",\"P:1\"]},"
-    "{\"src\":\"x1:1\",\"dst\":[\"Sq:1\",\"S2:2\"]},{\"src\":\"One:1\",\"dst\":\"S1:1\"},"
-    "{\"src\":\"Sq:1\",\"dst\":\"S1:2\"},{\"src\":\"S1:1\",\"dst\":\"P:2\"},"
-    "{\"src\":\"P:1\",\"dst\":\"Mu:1\"},{\"src\":\"Mu:1\",\"dst\":\"S2:1\"},"
-    "{\"src\":\"S2:1\",\"dst\":\"x2:1\"}]}";
-
 static void test_vdp(void)
 {
     fx_t f;
-    tap_ok(!fx_load(&f, vdp, NULL), "vdp compiles");
+    tap_ok(!fx_load(&f, tl_vdp, NULL), "vdp compiles");
     for (int k = 0; k < NPATHS; k++) {
         jg_lin_sys_t *s = NULL;
         jg_status_t st = jg_lin_run(f.l, paths[k].m, paths[k].r, &s, NULL, &f.err);
@@ -127,70 +112,6 @@ static void test_cascade(void)
     fx_unload(&f);
 }
 
-/* Two parallel gains summed: after full elimination one edge In -> Out with
- * the sum of the paths (Def. 2), and no algebraic vertex left. */
-static const char parallel[] =
-    "{\"name\":\"par\",\"blocks\":["
-    "{\"name\":\"In1\",\"type\":\"Inport\",\"Port\":1},"
-    "{\"name\":\"G1\",\"type\":\"Gain\",\"Gain\":3},"
-    "{\"name\":\"G2\",\"type\":\"Gain\",\"Gain\":-0.5},"
-    "{\"name\":\"S\",\"type\":\"Sum\",\"Inputs\":\"++\"},"
-    "{\"name\":\"Out1\",\"type\":\"Outport\",\"Port\":1}],"
-    "\"lines\":[{\"src\":\"In1:1\",\"dst\":[\"G1:1\",\"G2:1\"]},{\"src\":\"G1:1\",\"dst\":\"S:1\"},"
-    "{\"src\":\"G2:1\",\"dst\":\"S:2\"},{\"src\":\"S:1\",\"dst\":\"Out1:1\"}]}";
-
-static void test_parallel(void)
-{
-    fx_t f;
-    tap_ok(!fx_load(&f, parallel, NULL), "parallel gains compile");
-    jg_lin_sys_t *s = NULL;
-    jg_status_t st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_FULL, &s, NULL, &f.err);
-    tap_ok(!st && fabs(fx_entry(s->D, 0, 0) - 2.5) < 1e-15, "parallel paths sum: D = 3 - 0.5");
-    jg_lin_sys_free(s);
-    const jg_graph_t *g;
-    st = jg_lin_graph(f.l, JG_GRAPH_REDUCE_FULL, &g, &f.err);
-    int64_t nv, ne, alive_edge = -1;
-    jg_graph_count(g, &nv, &ne);
-    for (int64_t e = 0; e < jg_graph_nedges(g); e++) {
-        jg_edge_info_t ei;
-        jg_graph_edge(g, e, &ei);
-        if (ei.alive) alive_edge = e;
-    }
-    jg_edge_info_t ei = {0};
-    if (alive_edge >= 0) jg_graph_edge(g, alive_edge, &ei);
-    tap_ok(!st && nv == 2 && ne == 1 && ei.x && fabs(ei.x[0] - 2.5) < 1e-15,
-           "full elimination leaves in -> out with value 2.5 (V:%lld E:%lld)", (long long)nv,
-           (long long)ne);
-    fx_unload(&f);
-}
-
-/* Markowitz on vdp (no I/O): every algebraic vertex qualifies, only states remain. */
-static void test_markowitz_states_only(void)
-{
-    fx_t f;
-    jg_lin_opts_t o = {.no_defaults = 1};
-    tap_ok(!fx_load(&f, vdp, &o), "vdp without I/O");
-    const jg_graph_t *g;
-    jg_status_t st = jg_lin_graph(f.l, JG_GRAPH_REDUCE_MARKOWITZ, &g, &f.err);
-    int only_states = !st, nalive = 0;
-    for (int64_t v = 0; !st && v < jg_graph_nvertices(g); v++) {
-        jg_vertex_info_t vi;
-        jg_graph_vertex(g, v, &vi);
-        if (!vi.alive) continue;
-        nalive++;
-        only_states &= vi.kind == JG_V_STATE;
-    }
-    jg_graph_stats_t gs;
-    jg_graph_stats(g, &gs);
-    tap_ok(only_states && nalive == 2, "markowitz reduces vdp to its 2 state vertices");
-    /* by hand: 20 port/state vertices; 12 block edges + 10 connections; after:
-     * x1 -> x2, x2 -> x1 and the self-loop x2 -> x2 */
-    tap_ok(gs.v_before == 20 && gs.e_before == 22 && gs.v_after == 2 && gs.e_after == 3,
-           "vdp graph V:%lld E:%lld -> V:%lld E:%lld", (long long)gs.v_before,
-           (long long)gs.e_before, (long long)gs.v_after, (long long)gs.e_after);
-    fx_unload(&f);
-}
-
 /* Loop In1 -> Sum(+-) -> Integrator, Sum -> G(2) -> Sum:2. */
 static const char loop[] =
     "{\"name\":\"loop\",\"blocks\":["
@@ -246,59 +167,7 @@ static void test_loop_and_io(void)
 static void test_errors(void)
 {
     fx_t f;
-    /* Sum "++" with a unit gain back: u = in + u has no solution */
-    const char *singular =
-        "{\"blocks\":[{\"name\":\"In1\",\"type\":\"Inport\",\"Port\":1},"
-        "{\"name\":\"Sum\",\"type\":\"Sum\",\"Inputs\":\"++\"},"
-        "{\"name\":\"G\",\"type\":\"Gain\",\"Gain\":1},"
-        "{\"name\":\"Out1\",\"type\":\"Outport\",\"Port\":1}],"
-        "\"lines\":[{\"src\":\"In1:1\",\"dst\":\"Sum:1\"},{\"src\":\"Sum:1\",\"dst\":[\"G:1\",\"Out1:1\"]},"
-        "{\"src\":\"G:1\",\"dst\":\"Sum:2\"}]}";
-    tap_ok(!fx_load(&f, singular, NULL), "singular loop model compiles");
-    jg_lin_sys_t *s = NULL;
-    jg_status_t st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &s, NULL, &f.err);
-    tap_ok(st == JG_SINGULAR_LOOP, "singular loop: status %s", jg_status_name(st));
-    tap_streq(f.err.msg,
-              "singular algebraic loop through Sum, G: the loop equations have no unique solution",
-              "singular loop message names the loop's blocks");
-    tap_ok(s == NULL, "no system on error");
-    fx_unload(&f);
-    /* a Product on a loop: y = 0.5 + 0.5 y is solved by Newton (y = 1), and the
-     * linearization there agrees with perturbation */
-    const char *nonlin =
-        "{\"blocks\":[{\"name\":\"In1\",\"type\":\"Inport\",\"Port\":1},"
-        "{\"name\":\"C\",\"type\":\"Constant\",\"Value\":0.5},"
-        "{\"name\":\"S0\",\"type\":\"Sum\",\"Inputs\":\"++\"},"
-        "{\"name\":\"P\",\"type\":\"Product\",\"Inputs\":\"**\"},"
-        "{\"name\":\"Sum\",\"type\":\"Sum\",\"Inputs\":\"++\"},"
-        "{\"name\":\"Out1\",\"type\":\"Outport\",\"Port\":1}],"
-        "\"lines\":[{\"src\":\"In1:1\",\"dst\":\"S0:2\"},{\"src\":\"C:1\",\"dst\":[\"S0:1\",\"P:1\"]},"
-        "{\"src\":\"S0:1\",\"dst\":\"Sum:1\"},{\"src\":\"P:1\",\"dst\":\"Sum:2\"},"
-        "{\"src\":\"Sum:1\",\"dst\":[\"P:2\",\"Out1:1\"]}]}";
-    tap_ok(!fx_load(&f, nonlin, NULL), "nonlinear loop model compiles");
-    jg_lin_sys_t *sg = NULL, *sp = NULL;
-    st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &sg, NULL, &f.err);
-    if (!st) st = jg_lin_run(f.l, JG_LIN_PERTURB, JG_GRAPH_REDUCE_NONE, &sp, NULL, &f.err);
-    /* y = 0.5 + u + 0.5 y: dy/du = 1 / (1 - 0.5) = 2 */
-    tap_ok(!st && fabs(fx_entry(sg->D, 0, 0) - 2) < 1e-12 && fabs(fx_entry(sp->D, 0, 0) - 2) < 1e-6,
-           "nonlinear loop solved by Newton: D = 2 (graph and perturbation)");
-    jg_lin_sys_free(sg);
-    jg_lin_sys_free(sp);
-    fx_unload(&f);
-    /* y = 0.5 + y*y has no real solution: the loop solver must say so */
-    const char *nosol =
-        "{\"blocks\":[{\"name\":\"C\",\"type\":\"Constant\",\"Value\":0.5},"
-        "{\"name\":\"P\",\"type\":\"Product\",\"Inputs\":\"**\"},"
-        "{\"name\":\"Sum\",\"type\":\"Sum\",\"Inputs\":\"++\"},"
-        "{\"name\":\"T\",\"type\":\"Terminator\"}],"
-        "\"lines\":[{\"src\":\"C:1\",\"dst\":\"Sum:1\"},{\"src\":\"P:1\",\"dst\":\"Sum:2\"},"
-        "{\"src\":\"Sum:1\",\"dst\":[\"P:1\",\"P:2\",\"T:1\"]}]}";
-    tap_ok(!fx_load(&f, nosol, NULL), "loop without a solution compiles");
-    st = jg_lin_run(f.l, JG_LIN_MATRIX, JG_GRAPH_REDUCE_NONE, &s, NULL, &f.err);
-    tap_ok(st == JG_NONLINEAR_LOOP || st == JG_SINGULAR_LOOP, "no solution: status %s", jg_status_name(st));
-    tap_ok(strstr(f.err.msg, "algebraic loop through P, Sum") != NULL,
-           "the message names the loop's blocks: %s", f.err.msg);
-    fx_unload(&f);
+    jg_status_t st;
     /* bad I/O point */
     const char *bad[] = {"Nope:1"};
     jg_lin_opts_t o = {.nin = 1, .in = bad};
@@ -317,7 +186,7 @@ static void test_errors(void)
 static void test_op_file(void)
 {
     fx_t f;
-    tap_ok(!fx_load(&f, vdp, NULL), "vdp for --op");
+    tap_ok(!fx_load(&f, tl_vdp, NULL), "vdp for --op");
     char dir[256], path[300];
     if (!tl_tmpdir(dir, sizeof dir, "test_linearize")) dir[0] = '\0';
     snprintf(path, sizeof path, "%s/op.json", dir);
@@ -345,8 +214,6 @@ int main(void)
 {
     test_vdp();
     test_cascade();
-    test_parallel();
-    test_markowitz_states_only();
     test_loop_and_io();
     test_errors();
     test_op_file();

@@ -8,15 +8,14 @@
  * prints its model as "# " lines, and `gen_model SEED NBLOCKS DEPTH [flags]`
  * (printed with it) regenerates the same file.
  *
- * usage: test_property [NSEEDS [FIRST_SEED]]   (default 500 seeds from 1)
+ * usage: test_linearize_property [NSEEDS [FIRST_SEED]]   (default 500 seeds from 1)
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "jacgraph/jacgraph.h"
-#include "tap.h"
-#include "fixture.h"
+#include "testlib.h"
 
 #ifndef TOL_GRAPH   /* -D to see the failure report */
 #define TOL_GRAPH 1e-10

@@ -9,7 +9,7 @@
  * installs the Jacobian for the implicit solvers; bad names fail with the
  * documented message.
  *
- * usage: test_solverjac [NSEEDS]   (default 60 random diagrams)
+ * usage: test_linearize_solverjac [NSEEDS]   (default 60 random diagrams)
  */
 #include <float.h>
 #include <glob.h>
@@ -21,9 +21,7 @@
 #include "jacgraph/jacgraph.h"
 #include "jacgraph/solverjac.h"
 #include "compile/program_impl.h"   /* private: the fallback test swaps a block's type */
-#include "tap.h"
 #include "testlib.h"
-#include "fixture.h"
 
 #define TOL_EXACT 1e-10     /* graph replay vs matrix LFT: round-off only */
 #define TOL_PERTURB 1e-6    /* forward differences, sqrt(eps) steps */
@@ -739,7 +737,7 @@ static void test_cli(const char *argv0)
     const char *env = getenv("JACGRAPH");
     if (env) {
         snprintf(exe, sizeof exe, "%s", env);
-    } else {   /* build/tests/test_solverjac -> build/tools/jacgraph */
+    } else {   /* build/tests/test_linearize_solverjac -> build/tools/jacgraph */
         snprintf(exe, sizeof exe, "%s", argv0);
         char *sl = strrchr(exe, '/');
         snprintf(sl ? sl + 1 : exe, sizeof exe - (size_t)(sl ? sl + 1 - exe : 0), "../tools/jacgraph");
@@ -759,7 +757,7 @@ static void test_cli(const char *argv0)
                strstr(out, "% state 2: x2") && strstr(out, "\n2 2 3\n"),
            "jacgraph jacobian --at 1 --format mm: 3 nonzeros with state names");
     char dir[256], svg[300], args[512];
-    if (!tl_tmpdir(dir, sizeof dir, "test_solverjac")) dir[0] = '\0';
+    if (!tl_tmpdir(dir, sizeof dir, "test_linearize_solverjac")) dir[0] = '\0';
     snprintf(svg, sizeof svg, "%s/pattern.svg", dir);
     snprintf(args, sizeof args, "jacobian graphs/hierarchy.json --pattern-svg %s", svg);
     rc = run_cli(exe, args, out, 1 << 16);

@@ -12,31 +12,68 @@
  *     invariant residual drifts, with it it stays at round-off; the
  *     tolerance rule; CHOLMOD against the dense path on many invariants.
  * The plugins' paths come from tests/meson.build (PREDPREY_SO, PT_SO_*). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "jacgraph/jacgraph.h"
 #include "jacgraph/solverjac.h"
 #include "jacgraph/plugin.h"
-#include "compile/block_impl.h"   /* private: the registry itself, jg_block_type_find, jg_block_type_names */
+#include "compile/block_impl.h"   /* private: the registry, jg__block_type_find, jg__block_type_names */
+#include "model/model_internal.h" /* private: a model's plugin set */
 #include "sim/project.h"    /* private: the projector's statistics and paths */
+#include "compile/program_impl.h"   /* private: a program's projection limit (proj_dense_max) */
 #include "tap.h"
 #include "testlib.h"
 #include "fixture.h"
 
-static void expect_load_error(const char *what, const char *file, jg_status_t want, const char *msg)
+/* Model `json` with both test plugins loaded into it (the example and
+ * pt_plugins' good one): plugin types exist only in the model they were
+ * loaded into. */
+static jg_status_t parse_pl(const char *json, jg_model_t **m, jg_error_t *err)
+{
+    jg_status_t st = jg_model_parse(json, "<test>", m, err);
+    if (!st) st = jg_plugin_load(*m, PREDPREY_SO, err);
+    if (!st) st = jg_plugin_load(*m, PT_SO_GOOD, err);
+    return st;
+}
+
+/* fx_load (fixture.h) on a model with the test plugins. */
+static jg_status_t pl_load(fx_t *f, const char *json)
+{
+    memset(f, 0, sizeof *f);
+    jg_status_t st = parse_pl(json, &f->m, &f->err);
+    if (!st) st = jg_program_compile(f->m, &f->p, &f->err);
+    if (!st) st = jg_eval_create(f->p, &f->w, &f->err);
+    if (!st) st = jg_lin_create(f->p, NULL, &f->l, &f->err);
+    return st;
+}
+
+/* The plugin types model m knows (its set, private). */
+static const jg__plset_t *set(const jg_model_t *m) { return jg__model_plugins(m); }
+
+/* Load `file` into a new empty model: the exact error, and nothing of the
+ * plugin left in the model (type `gone`, when given, unknown there). */
+static void expect_load_error(const char *what, const char *file, jg_status_t want, const char *msg,
+                              const char *gone)
 {
     jg_error_t err;
+    jg_model_t *m = NULL;
     jg_error_clear(&err);
-    jg_status_t st = jg_plugin_load(file, &err);
+    jg_status_t st = jg_model_parse("{\"blocks\":[]}", "<test>", &m, &err);
+    if (!st) st = jg_plugin_load(m, file, &err);
     int ok = st == want && !strcmp(err.msg, msg);
     tap_ok(ok, "%s", what);
     if (!ok) printf("#   status %d (want %d)\n#   got      '%s'\n#   expected '%s'\n", st, want, err.msg, msg);
+    if (gone)
+        tap_ok(m && !jg__block_type_find(set(m), gone) && jg_plugin_count(m) == 0,
+               "... and nothing of it stays registered (%s unknown, no file)", gone);
+    jg_model_free(m);
 }
 
 static void expect_compile_error(const char *what, const char *json, jg_status_t want, const char *msg)
 {
     fx_t f;
-    jg_status_t st = fx_load(&f, q(json), NULL);
+    jg_status_t st = pl_load(&f, q(json));
     int ok = st == want && !strncmp(f.err.msg, msg, strlen(msg));
     tap_ok(ok, "%s", what);
     if (!ok) printf("#   status %d (want %d)\n#   got      '%s'\n#   expected '%s...'\n", st, want, f.err.msg, msg);
@@ -51,48 +88,51 @@ static void test_loading(void)
     jg_error_t err;
     jg_status_t st;
 
+    expect_load_error("a missing file: JG_IO, the file and dlerror's reason", "/nonexistent/none.so", JG_IO,
+                      "plugin '/nonexistent/none.so': cannot load: /nonexistent/none.so: cannot open shared "
+                      "object file: No such file or directory",
+                      NULL);
     jg_error_clear(&err);
-    st = jg_plugin_load("/nonexistent/none.so", &err);
-    tap_ok(st == JG_IO && !strncmp(err.msg, "plugin '/nonexistent/none.so': cannot load: /nonexistent/none.so: ",
-                                   strlen("plugin '/nonexistent/none.so': cannot load: /nonexistent/none.so: ")),
-           "a missing file: JG_IO, the file and dlerror's reason");
-    if (st != JG_IO) printf("#   %s\n", err.msg);
+    tap_ok(jg_plugin_load(NULL, PREDPREY_SO, &err) == JG_ARG && !strcmp(err.msg, "plugin: no model to load into"),
+           "no model: JG_ARG");
+    tap_ok(jg_plugin_count(NULL) == 0 && !jg_plugin_file(NULL, 0), "no model: no plugin files");
 
     snprintf(msg, sizeof msg,
              "plugin '%s': missing symbol 'jacgraph_plugin_abi_version' (define it with JG_PLUGIN_ABI "
              "from jacgraph/plugin.h)",
              PT_SO_NOVERSION);
-    expect_load_error("no version symbol: exact message", PT_SO_NOVERSION, JG_MODEL, msg);
+    expect_load_error("no version symbol: exact message", PT_SO_NOVERSION, JG_MODEL, msg, NULL);
     snprintf(msg, sizeof msg,
              "plugin '%s': missing symbol 'jacgraph_plugin_init' (export int "
              "jacgraph_plugin_init(jg_plugin_registry_t *) with JG_PLUGIN_EXPORT)",
              PT_SO_NOINIT);
-    expect_load_error("no init symbol: exact message", PT_SO_NOINIT, JG_MODEL, msg);
+    expect_load_error("no init symbol: exact message", PT_SO_NOINIT, JG_MODEL, msg, NULL);
     snprintf(msg, sizeof msg,
              "plugin '%s': ABI version 99, this jacgraph supports version 1 (rebuild the plugin "
              "against this jacgraph/plugin.h)",
              PT_SO_VERSION);
-    expect_load_error("version mismatch: exact message", PT_SO_VERSION, JG_MODEL, msg);
+    expect_load_error("version mismatch: exact message", PT_SO_VERSION, JG_MODEL, msg, NULL);
     snprintf(msg, sizeof msg, "plugin '%s': block type 'Gain' is already registered (built in)", PT_SO_BUILTIN);
-    expect_load_error("a built-in type's name: exact message", PT_SO_BUILTIN, JG_MODEL, msg);
+    expect_load_error("a built-in type's name: exact message", PT_SO_BUILTIN, JG_MODEL, msg, NULL);
     snprintf(msg, sizeof msg, "plugin '%s': block type 'PTTwice' is already registered (by plugin '%s')",
              PT_SO_DUPSELF, PT_SO_DUPSELF);
     expect_load_error("a name registered twice by one plugin (its init ignoring the failure)", PT_SO_DUPSELF,
-                      JG_MODEL, msg);
-    tap_ok(!jg_block_type_find("PTTwice"), "... and nothing of it stays registered");
+                      JG_MODEL, msg, "PTTwice");
     snprintf(msg, sizeof msg, "plugin '%s': jacgraph_plugin_init failed (returned 3)", PT_SO_INITFAIL);
-    expect_load_error("init returning nonzero: exact message", PT_SO_INITFAIL, JG_MODEL, msg);
-    tap_ok(!jg_block_type_find("PTNever"), "... and the type it registered is gone");
-    tap_ok(jg_plugin_count() == 0, "no plugin counted as loaded after the failures");
+    expect_load_error("init returning nonzero: exact message", PT_SO_INITFAIL, JG_MODEL, msg, "PTNever");
 
     const char *model = "{'name':'pp','plugins':['predprey'],'blocks':[{'name':'PP','type':'PredPrey'}]}";
-    expect_compile_error("a plugin type before its plugin is loaded is an unknown type", model, JG_MODEL,
-                         "block 'PP': unknown block type 'PredPrey'; known types: Abs, ");
-
-    /* the model's "plugins" list */
     jg_model_t *m = NULL;
+    jg_program_t *p = NULL;
     jg_error_clear(&err);
     if (jg_model_parse(q(model), "<test>", &m, &err)) printf("#   %s\n", err.msg);
+    st = jg_program_compile(m, &p, &err);
+    tap_ok(st == JG_MODEL && !strncmp(err.msg, "block 'PP': unknown block type 'PredPrey'; known types: Abs, ",
+                                      strlen("block 'PP': unknown block type 'PredPrey'; known types: Abs, ")),
+           "a plugin type before its plugin is loaded is an unknown type");
+    jg_program_free(p);
+
+    /* the model's "plugins" list */
     unsetenv("JACGRAPH_PLUGIN_PATH");
     st = jg_plugin_load_model(m, &err);
     tap_ok(st == JG_MODEL && !strcmp(err.msg, "model 'pp' needs plugin 'predprey': no predprey.so in "
@@ -101,33 +141,47 @@ static void test_loading(void)
     if (st != JG_MODEL) printf("#   %s\n", err.msg);
     setenv("JACGRAPH_PLUGIN_PATH", "/nonexistent::" PREDPREY_DIR, 1);
     st = jg_plugin_load_model(m, &err);
-    tap_ok(st == JG_OK && jg_plugin_count() == 1, "\"plugins\" found in the second directory of the path");
+    tap_ok(st == JG_OK && jg_plugin_count(m) == 1, "\"plugins\" found in the second directory of the path");
     if (st) printf("#   %s\n", err.msg);
-    tap_streq(jg_plugin_file(0), PREDPREY_DIR "/predprey.so", "the loaded file is named as found");
+    tap_streq(jg_plugin_file(m, 0), PREDPREY_DIR "/predprey.so", "the loaded file is named as found");
     st = jg_plugin_load_model(m, &err);
-    tap_ok(st == JG_OK && jg_plugin_count() == 1, "a second model naming it loads nothing more");
-    jg_model_free(m);
-    st = jg_plugin_load(PREDPREY_SO, &err);
-    tap_ok(st == JG_OK && jg_plugin_count() == 1, "loading the same file again is a no-op");
-    if (jg_model_parse(q("{'name':'bad','plugins':'predprey','blocks':[]}"), "<test>", &m, &err) == JG_OK) {
-        st = jg_plugin_load_model(m, &err);
+    tap_ok(st == JG_OK && jg_plugin_count(m) == 1, "loading the model's list again loads nothing more");
+    st = jg_plugin_load(m, PREDPREY_SO, &err);
+    tap_ok(st == JG_OK && jg_plugin_count(m) == 1, "loading the same file again is a no-op");
+    jg_model_t *bad = NULL;
+    if (jg_model_parse(q("{'name':'bad','plugins':'predprey','blocks':[]}"), "<test>", &bad, &err) == JG_OK) {
+        st = jg_plugin_load_model(bad, &err);
         tap_ok(st == JG_MODEL && !strcmp(err.msg, "model 'bad': \"plugins\" must be an array of strings"),
                "\"plugins\" not an array: exact message");
-        jg_model_free(m);
+        jg_model_free(bad);
     }
 
     snprintf(msg, sizeof msg, "plugin '%s': block type 'PredPrey' is already registered (by plugin '%s')",
-             PT_SO_DUPPLUGIN, jg_plugin_file(0));
-    expect_load_error("another plugin's type name: exact message naming both files", PT_SO_DUPPLUGIN, JG_MODEL,
-                      msg);
+             PT_SO_DUPPLUGIN, jg_plugin_file(m, 0));
     jg_error_clear(&err);
-    st = jg_plugin_load(PT_SO_GOOD, &err);
-    tap_ok(st == JG_OK && jg_plugin_count() == 2, "the test plugin loads");
+    st = jg_plugin_load(m, PT_SO_DUPPLUGIN, &err);
+    tap_ok(st == JG_MODEL && !strcmp(err.msg, msg), "another plugin's type name: exact message naming both files");
+    if (st != JG_MODEL) printf("#   %s\n", err.msg);
+    jg_error_clear(&err);
+    st = jg_plugin_load(m, PT_SO_GOOD, &err);
+    tap_ok(st == JG_OK && jg_plugin_count(m) == 2, "the test plugin loads");
     if (st) printf("#   %s\n", err.msg);
-    const char *names = jg_block_type_names();
-    tap_ok(strstr(names, ", PredPrey, PredPreyFD, ") && strstr(names, ", PTCube, PTRigid, PTSaw, "),
-           "jg_block_type_names lists the loaded types in order");
-    tap_ok(jg_block_type_find("Gain") && jg_block_type_find("PTRigid"), "built-in and loaded types are found");
+    char *names = jg__block_type_names(set(m));
+    tap_ok(names && strstr(names, ", PredPrey, PredPreyFD, ") && strstr(names, ", PTCube, PTRigid, PTSaw, "),
+           "jg__block_type_names lists the loaded types in order");
+    free(names);
+    tap_ok(jg__block_type_find(set(m), "Gain") && jg__block_type_find(set(m), "PTRigid"),
+           "built-in and loaded types are found");
+    tap_ok(jg__block_type_find(NULL, "Gain") && !jg__block_type_find(NULL, "PTRigid"),
+           "without a plugin set only the built-in types");
+    jg_model_free(m);
+
+    /* the same name in another model is no clash: each model has its own */
+    st = jg_model_parse("{\"blocks\":[]}", "<test>", &m, &err);
+    if (!st) st = jg_plugin_load(m, PT_SO_DUPPLUGIN, &err);
+    tap_ok(st == JG_OK && jg__block_type_find(set(m), "PredPrey"),
+           "a plugin registering PredPrey loads into a model without the example plugin");
+    jg_model_free(m);
 }
 
 /* ---------------------------------------------------------- setup errors */
@@ -152,15 +206,13 @@ static void test_setup(void)
                          JG_WIDTH, "block 'C' (PTCube): input 1 has width 2 but the block takes 1");
 
     fx_t f;
-    jg_status_t st = fx_load(&f, q("{'parameters':{'aa':1.5},'blocks':[{'name':'PP','type':'PredPrey',"
-                                   "'a':'aa','Foo':1,'Projection':'off'}]}"),
-                             NULL);
+    jg_status_t st = pl_load(&f, q("{'parameters':{'aa':1.5},'blocks':[{'name':'PP','type':'PredPrey',"
+                                   "'a':'aa','Foo':1,'Projection':'off'}]}"));
     tap_ok(st == JG_PARAM && strstr(f.err.msg, "block 'PP' (PredPrey): unknown parameter 'Foo'"),
            "an unknown parameter is an error; Projection and the plugin's own are known");
     fx_unload(&f);
-    st = fx_load(&f, q("{'parameters':{'aa':1.5},'blocks':[{'name':'PP','type':'PredPrey',"
-                       "'a':'aa','Projection':'off'}]}"),
-                 NULL);
+    st = pl_load(&f, q("{'parameters':{'aa':1.5},'blocks':[{'name':'PP','type':'PredPrey',"
+                       "'a':'aa','Projection':'off'}]}"));
     if (!st) {
         jg_lin_sys_t *ls = NULL;
         st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &ls, NULL, &f.err);
@@ -180,7 +232,7 @@ static void check_paths(const char *what, const char *json, int nx, int nu, int 
                         const double *B, const double *C, const double *D, double tol_graph)
 {
     fx_t f;
-    jg_status_t st = fx_load(&f, q(json), NULL);
+    jg_status_t st = pl_load(&f, q(json));
     if (!tap_ok(st == JG_OK, "%s: compiles", what)) {
         printf("#   %s\n", f.err.msg);
         fx_unload(&f);
@@ -225,7 +277,7 @@ static void test_jacobians(void)
     {   /* the solver-Jacobian 'auto' rule sees the perturbation behind PredPreyFD */
         fx_t f;
         jg_solverjac_t *sj = NULL;
-        jg_status_t st = fx_load(&f, q(json), NULL);
+        jg_status_t st = pl_load(&f, q(json));
         if (!st) st = jg_solverjac_create(f.p, JG_SOLVERJAC_AUTO, NULL, &sj, &f.err);
         const char *why = sj ? jg_solverjac_reason(sj) : "";
         tap_ok(!st && strstr(why, "block 'PP' (PredPreyFD) has no analytic Jacobian"),
@@ -244,9 +296,8 @@ static void test_jacobians(void)
                 1, 1, 1, A1, B1, C1, D1, 1e-8);
     /* feedthrough is what the D part says: a PTCube in a loop with a gain is an algebraic loop */
     fx_t f;
-    jg_status_t st = fx_load(&f, q("{'blocks':[{'name':'C','type':'PTCube'},{'name':'G','type':'Gain','Gain':-0.5}],"
-                                   "'lines':[{'src':'C:1','dst':'G:1'},{'src':'G:1','dst':'C:1'}]}"),
-                             NULL);
+    jg_status_t st = pl_load(&f, q("{'blocks':[{'name':'C','type':'PTCube'},{'name':'G','type':'Gain','Gain':-0.5}],"
+                                   "'lines':[{'src':'C:1','dst':'G:1'},{'src':'G:1','dst':'C:1'}]}"));
     tap_ok(st == JG_OK && jg_program_nloops(f.p) == 1, "a default D part makes the input direct feedthrough (1 loop)");
     if (st) printf("#   %s\n", f.err.msg);
     fx_unload(&f);
@@ -289,12 +340,16 @@ typedef struct {
     jg_error_t err;
 } run_t;
 
+/* The projection's dense limit run() gives its programs (0: the default). */
+static int64_t run_dense_max;
+
 static jg_status_t run(run_t *r, const char *json, const char *solver, double step, double tstop,
                        acc_t *acc)
 {
     memset(r, 0, sizeof *r);
-    jg_status_t st = jg_model_parse(q(json), "<test>", &r->m, &r->err);
+    jg_status_t st = parse_pl(q(json), &r->m, &r->err);
     if (!st) st = jg_program_compile(r->m, &r->p, &r->err);
+    if (!st) r->p->proj_dense_max = run_dense_max;
     jg_sim_opts_t o = {.solver = (jg_solver_method_t)jg_solver_method_parse(solver), .tstop = tstop, .so = {.fixed_step = step}};
     if (!st) st = jg_sim_create(r->p, &o, &r->s, &r->err);
     if (!st) st = jg_sim_run(r->s, tstop, acc_log, acc, &r->err);
@@ -420,13 +475,13 @@ static void test_cholmod(void)
     int64_t nx = 0;
     for (int way = 0; way < 2; way++) {
         memset(&r[way], 0, sizeof r[way]);
-        jg_status_t st = jg_model_parse(q(json), "<test>", &r[way].m, &r[way].err);
+        jg_status_t st = parse_pl(q(json), &r[way].m, &r[way].err);
         if (!st) st = jg_program_compile(r[way].m, &r[way].p, &r[way].err);
         if (st) {
             printf("#   %s\n", r[way].err.msg);
             continue;
         }
-        jg__proj_set_dense_max(way ? 1000 : 20);
+        r[way].p->proj_dense_max = way ? 1000 : 0;   /* dense, or the default: CHOLMOD */
         jg__proj_t *P = NULL;
         jg_eval_work_t *w = NULL;
         st = jg__proj_create(r[way].p, &P, &r[way].err);
@@ -464,7 +519,7 @@ static void test_cholmod(void)
     /* whole runs: 15 rigid bodies (2 coupled invariants each) */
     double *xe[2] = {NULL, NULL};
     for (int way = 0; way < 2; way++) {
-        jg__proj_set_dense_max(way ? 1000 : 20);
+        run_dense_max = way ? 1000 : 0;
         acc_t a = {.ires = -1};
         run_t rr;
         jg_status_t st = run(&rr, json, "ode45", 0, 20, &a);
@@ -498,7 +553,7 @@ static void test_cholmod(void)
                                  "%s{'name':'P%d','type':'PredPrey','d':121.85,'InitialCondition':[3," Y0 "]}",
                                  k ? "," : "", k);
     snprintf(json + used, sizeof json - used, "]}");
-    jg__proj_set_dense_max(20);
+    run_dense_max = 0;
     acc_t a = {.ires = -1};
     run_t many, one;
     jg_status_t st = run(&many, json, "ode45", 0, 30, &a);
@@ -521,11 +576,164 @@ static void test_cholmod(void)
     run_free(&one);
 }
 
+/* ------------------------------------------------------------- isolation */
+
+/* Two small models, each needing one plugin: predator-prey (the example) and
+ * PTCube (x' = u - x, y = u^3 + x with u = 2, x(0) = 0.5, so x(1) = 2 - 1.5/e). */
+#define ISO_PP "{'name':'a','blocks':[{'name':'PP','type':'PredPrey','d':121.85,'InitialCondition':[3," Y0 "]}," \
+               "{'name':'Out1','type':'Outport','Port':1}],'lines':[{'src':'PP:1','dst':'Out1:1'}]}"
+#define ISO_CUBE "{'name':'b','blocks':[{'name':'K','type':'Constant','Value':2},{'name':'C','type':'PTCube','X0':0.5}," \
+                 "{'name':'Out1','type':'Outport','Port':1}],'lines':[{'src':'K:1','dst':'C:1'},{'src':'C:1','dst':'Out1:1'}]}"
+
+/* Parse json (' already turned into ") and load plugin `so` (NULL: none) into it. */
+static jg_status_t iso_model(const char *json, const char *so, jg_model_t **m, jg_error_t *err)
+{
+    jg_status_t st = jg_model_parse(json, "<test>", m, err);
+    if (!st && so) st = jg_plugin_load(*m, so, err);
+    return st;
+}
+
+/* Simulate p from 0 to 1 with tight tolerances; the state vector's first
+ * value at t = 1 in *x0 (NAN on failure). */
+static jg_status_t iso_run(const jg_program_t *p, double *x0, jg_error_t *err)
+{
+    jg_sim_t *s = NULL;
+    jg_sim_opts_t o = {.tstop = 1, .so = {.rtol = 1e-10, .atol = 1e-12}};
+    jg_status_t st = jg_sim_create(p, &o, &s, err);
+    if (!st) st = jg_sim_run(s, 1, NULL, NULL, err);
+    *x0 = st ? NAN : jg_sim_states(s)[0];
+    jg_sim_free(s);
+    return st;
+}
+
+/* Compiling json with plugin `so` fails on `type` as unknown, and the list of
+ * known types names `has` but not `hasnt`. */
+static void iso_unknown(const char *what, const char *json, const char *so, const char *type, const char *has,
+                        const char *hasnt)
+{
+    jg_model_t *m = NULL;
+    jg_program_t *p = NULL;
+    jg_error_t err;
+    jg_error_clear(&err);
+    jg_status_t st = iso_model(json, so, &m, &err);
+    if (!st) st = jg_program_compile(m, &p, &err);
+    char head[256];
+    snprintf(head, sizeof head, "unknown block type '%s'; known types: ", type);
+    const char *known = strstr(err.msg, head);
+    known = known ? known + strlen(head) : NULL;
+    char hasq[64], hasntq[64];
+    snprintf(hasq, sizeof hasq, " %s,", has);
+    snprintf(hasntq, sizeof hasntq, " %s,", hasnt);
+    int ok = st == JG_MODEL && known && (!*has || strstr(known, hasq)) && !strstr(known, hasntq);
+    tap_ok(ok, "%s", what);
+    if (!ok) printf("#   status %d: %.300s\n", st, err.msg);
+    jg_program_free(p);
+    jg_model_free(m);
+}
+
+typedef struct {
+    const char *json, *so, *other;   /* the model, its plugin, the other model's type */
+    double want;                     /* x(1) of the first state, NAN: only finite */
+    int bad;                         /* rounds that went wrong */
+} iso_thread_t;
+
+static void *iso_thread(void *arg)
+{
+    iso_thread_t *t = arg;
+    for (int r = 0; r < 20; r++) {
+        jg_model_t *m = NULL;
+        jg_program_t *p = NULL;
+        jg_error_t err;
+        double x = NAN;
+        jg_status_t st = iso_model(t->json, t->so, &m, &err);
+        if (!st) st = jg_program_compile(m, &p, &err);
+        jg_model_free(m);   /* the program keeps the plugin types */
+        if (!st) st = iso_run(p, &x, &err);
+        if (st || !(isnan(t->want) ? isfinite(x) : fabs(x - t->want) < 1e-8)) t->bad++;
+        jg_program_free(p);
+        /* the other thread's type is never this model's */
+        if (iso_model(t->json, t->so, &m, &err) || jg__block_type_find(set(m), t->other)) t->bad++;
+        jg_model_free(m);
+    }
+    return NULL;
+}
+
+/* Plugins belong to a model: two models with different plugins in one
+ * process (and in two threads) do not see each other's block types, and a
+ * program keeps running on its model's plugin types after the model is freed
+ * -- the file is closed only with the last program. */
+static void test_isolation(void)
+{
+    char pp[2048], cube[2048];
+    snprintf(pp, sizeof pp, "%s", q(ISO_PP));
+    snprintf(cube, sizeof cube, "%s", q(ISO_CUBE));
+    const double cube1 = 2 - 1.5 * exp(-1);
+
+    iso_unknown("a model with the example plugin does not know the test plugin's PTCube", cube, PREDPREY_SO,
+                "PTCube", "PredPrey", "PTCube");
+    iso_unknown("a model with the test plugin does not know the example's PredPrey", pp, PT_SO_GOOD, "PredPrey",
+                "PTCube", "PredPrey");
+    iso_unknown("a model without plugins knows neither", pp, NULL, "PredPrey", "", "PTCube");
+
+    jg_model_t *ma = NULL, *mb = NULL, *mc = NULL;
+    jg_program_t *pa = NULL, *pb = NULL, *pc = NULL;
+    jg_error_t err;
+    jg_error_clear(&err);
+    jg_status_t st = iso_model(pp, PREDPREY_SO, &ma, &err);
+    if (!st) st = iso_model(cube, PT_SO_GOOD, &mb, &err);
+    if (!st) st = iso_model(pp, PREDPREY_SO, &mc, &err);   /* the same file in a second model */
+    if (!st) st = jg_program_compile(ma, &pa, &err);
+    if (!st) st = jg_program_compile(mb, &pb, &err);
+    if (!st) st = jg_program_compile(mc, &pc, &err);
+    tap_ok(!st, "each model compiles with its own plugin");
+    if (st) printf("#   %s\n", err.msg);
+    tap_ok(jg_plugin_count(ma) == 1 && jg_plugin_count(mb) == 1 && !strcmp(jg_plugin_file(ma, 0), PREDPREY_SO) &&
+               !strcmp(jg_plugin_file(mb, 0), PT_SO_GOOD),
+           "each model lists only the file loaded into it");
+    jg_model_free(ma);
+    jg_model_free(mb);
+    jg_model_free(mc);
+    double xa = NAN, xb = NAN, xc = NAN;
+    if (!st) st = iso_run(pb, &xb, &err);
+    tap_ok(!st && fabs(xb - cube1) < 1e-8, "a program runs after its model is freed (PTCube x(1) = %.10f, want %.10f)",
+           xb, cube1);
+    jg_program_free(pb);   /* the last holder of the test plugin: closed */
+    if (!st) st = iso_run(pa, &xa, &err);
+    jg_program_free(pa);   /* pc still holds the example plugin */
+    if (!st) st = iso_run(pc, &xc, &err);
+    tap_ok(!st && isfinite(xa) && xa != 3 && xa == xc,
+           "the same plugin file in two models: each program runs, also after the other's is freed (x(1) = %g)", xa);
+    if (st) printf("#   %s\n", err.msg);
+    jg_program_free(pc);
+
+    /* loaded again after the last program closed it */
+    st = iso_model(cube, PT_SO_GOOD, &mb, &err);
+    if (!st) st = jg_program_compile(mb, &pb, &err);
+    if (!st) st = iso_run(pb, &xb, &err);
+    tap_ok(!st && fabs(xb - cube1) < 1e-8, "a plugin loads again after every holder released it");
+    jg_program_free(pb);
+    jg_model_free(mb);
+
+    /* two threads, each loading, compiling and running its own model */
+    iso_thread_t t[2] = {{pp, PREDPREY_SO, "PTCube", NAN, 0}, {cube, PT_SO_GOOD, "PredPrey", cube1, 0}};
+    pthread_t th[2];
+    int started = 0;
+    for (int k = 0; k < 2; k++) started += !pthread_create(&th[k], NULL, iso_thread, &t[k]);
+    for (int k = 0; k < started; k++) pthread_join(th[k], NULL);
+    tap_ok(started == 2 && !t[0].bad && !t[1].bad,
+           "two threads with different plugins, 20 rounds each: right results, never the other's type");
+}
+
 int main(void)
 {
     test_loading();
-    if (jg_plugin_count() != 2) {   /* everything below needs both plugins */
-        tap_ok(0, "plugins loaded");
+    test_isolation();
+    jg_model_t *m = NULL;
+    jg_error_t err;
+    jg_status_t st = parse_pl("{\"blocks\":[]}", &m, &err);
+    jg_model_free(m);
+    if (st) {   /* everything below needs both plugins */
+        tap_ok(0, "plugins load: %s", err.msg);
         return tap_done();
     }
     test_setup();

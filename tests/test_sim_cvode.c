@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "jacgraph/jacgraph.h"
-#include "tap.h"
+#include "testlib.h"
 
 /* ------------------------------------------------------------ problems */
 
@@ -59,15 +59,6 @@ static void hires_dense(const double *y, double *J)
 #undef H
 }
 
-/* ROBER, docs/references.md (Test Set for IVP Solvers) */
-static int rober_f(double t, const double *y, double *dy, void *u)
-{
-    (void)t, (void)u;
-    dy[0] = -0.04 * y[0] + 1e4 * y[1] * y[2];
-    dy[1] = 0.04 * y[0] - 1e4 * y[1] * y[2] - 3e7 * y[1] * y[1];
-    dy[2] = 3e7 * y[1] * y[1];
-    return 0;
-}
 
 static void rober_dense(const double *y, double *J)
 {
@@ -96,7 +87,7 @@ static problem_t hires = {
 static problem_t rober = {"ROBER", "graphs/rober.json", 3, 1e11, 1e-4,
                           {1, 0, 0},
                           {0.2083340149701255e-7, 0.8333360770334713e-13, 0.9999999791665050},
-                          rober_f, rober_dense, 0};
+                          tl_rober_f, rober_dense, 0};
 
 /* The analytic Jacobian into J's pattern (sparse, or the dense pattern the
  * solver passes when no pattern was installed).  user: the problem. */
@@ -588,7 +579,7 @@ static void test_errors(void)
 }
 
 /* The block diagrams with the Rosenbrock solver too (its
- * own tests use hand-written right-hand sides, tests/test_stiff.c). */
+ * own tests use hand-written right-hand sides, tests/test_sim_stiff.c). */
 static void test_graph_ode23s(problem_t *P)
 {
     simres_t r;

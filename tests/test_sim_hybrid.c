@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jacgraph/jacgraph.h"
-#include "tap.h"
 #include "testlib.h"
 
 static jg_status_t compile(const char *json, jg_model_t **m, jg_program_t **p, jg_error_t *err)
@@ -319,52 +318,6 @@ static void test_sampled_pi(void)
     jg_model_free(m);
 }
 
-/* Sparsing for the linearly implicit Euler method ("Sparsing of Jacobians"):
- * the weak couplings of a stiff mode (-1000) to two slow ones are dropped
- * first, the trajectory barely moves; dropping every coupling moves it visibly. */
-static void test_sparsing(void)
-{
-    const char *json =
-        "{'name':'weak','blocks':[{'name':'P','type':'StateSpace',"
-        "'A':[[-1000,0.5,0],[0.01,-1,0.2],[0,5,-10]],'B':[[0],[0],[0]],'C':[[1,1,1]],'D':[[0]],"
-        "'InitialCondition':[1,1,1]},{'name':'G','type':'Ground'},{'name':'Out1','type':'Outport','Port':1}],"
-        "'lines':[{'src':'G:1','dst':'P:1'},{'src':'P:1','dst':'Out1:1'}]}";
-    rec_t r0, r1, r2;
-    jg_error_t err;
-    jg_sim_stats_t s1, s2;
-    jg_sim_opts_t o = {.solver = JG_SOLVER_LIE, .t0 = 0, .tstop = 1, .out_step = 0.1};
-    o.so.fixed_step = 0.01;
-    jg_status_t st0 = run(json, o, &r0, NULL, &err);
-    o.sparsing = 1e-4;
-    jg_status_t st1 = run(json, o, &r1, &s1, &err);
-    o.sparsing = 1;
-    jg_status_t st2 = run(json, o, &r2, &s2, &err);
-    tap_ok(!st0 && !st1 && !st2, "lie with and without sparsing runs");
-    tap_ok(s1.sparsing_dropped == 2 && s1.sparsing_entries == 7 && s1.sparsing_estimate <= 1e-4,
-           "sparsing 1e-4: the 2 weak couplings of the stiff mode dropped (of 7), estimate %.2g",
-           s1.sparsing_estimate);
-    tap_ok(s2.sparsing_dropped == 4, "sparsing 1: every off-diagonal entry dropped (%lld)",
-           (long long)s2.sparsing_dropped);
-    double d1 = 0, d2 = 0;
-    for (int k = 0; k < r0.n && k < r1.n && k < r2.n; k++) {
-        d1 = fmax(d1, fabs(r1.y[k] - r0.y[k]));
-        d2 = fmax(d2, fabs(r2.y[k] - r0.y[k]));
-    }
-    /* lie's own global error here is O(h) = 1e-2; the weak couplings cost a
-     * fraction of what dropping the strong ones does */
-    tap_ok(d1 < 1e-3 && d1 < 0.1 * d2 && d2 > 1e-3,
-           "dropping the weak couplings moves the output by %.1e, dropping all by %.1e", d1, d2);
-    o.solver = JG_SOLVER_ODE45;
-    jg_status_t st = run(json, o, &r1, NULL, &err);
-    tap_ok(st == JG_ARG && !strcmp(err.msg, "sparsing applies to the linearly implicit Euler solver 'lie', not 'ode45'"),
-           "sparsing with another solver is an error");
-    o.solver = JG_SOLVER_LIE;
-    o.sparsing = -1;
-    st = run(json, o, &r1, NULL, &err);
-    tap_ok(st == JG_ARG && !strcmp(err.msg, "sparsing tolerance -1: expected a positive number"),
-           "a negative sparsing tolerance is an error");
-}
-
 int main(void)
 {
     test_resolution();
@@ -373,6 +326,5 @@ int main(void)
     test_step_event();
     test_chattering();
     test_sampled_pi();
-    test_sparsing();
     return tap_done();
 }

@@ -7,9 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jacgraph/jacgraph.h"
-#include "tap.h"
 #include "testlib.h"
-#include "fixture.h"
 
 #define PI 3.14159265358979323846
 

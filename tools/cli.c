@@ -42,8 +42,9 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 }
 
 /* The model options of every command (--workspace, --set, --model-path,
- * --substitute), taken out of argv by main (cli_take_model_opts). */
-static const char *opt_ws[256], *opt_set[256], *opt_mp[256], *opt_sub[256];
+ * --substitute, --plugin), taken out of argv by main (cli_take_model_opts). */
+static const char *opt_ws[256], *opt_set[256], *opt_mp[256], *opt_sub[256], *opt_plugin[256];
+static int nplugin;
 static void warn_line(void *ctx, const char *msg)
 {
     (void)ctx;
@@ -67,7 +68,8 @@ int cli_take_model_opts(int *argc, char **argv)
     } opts[] = {{"--workspace", opt_ws, &import_opts.nworkspace},
                 {"--set", opt_set, &import_opts.nset},
                 {"--model-path", opt_mp, &import_opts.nmodel_path},
-                {"--substitute", opt_sub, &import_opts.nsubstitute}};
+                {"--substitute", opt_sub, &import_opts.nsubstitute},
+                {"--plugin", opt_plugin, &nplugin}};
     int out = 1;
     for (int i = 1; i < *argc; i++) {
         int taken = 0;
@@ -109,8 +111,11 @@ int cli_load(const char *path, jg_model_t **m, jg_program_t **p)
     if (jg_import_load(path, &import_opts, m, &err)) return cli_fail(&err);
     for (size_t k = 0; k < jg_model_nskipped(*m) && nskipped_blocks < 1024; k++)
         skipped_blocks[nskipped_blocks++] = strdup(jg_model_skipped(*m, k));
-    /* the model's "plugins" list, before its block types are looked up */
-    jg_status_t st = jg_plugin_load_model(*m, &err);
+    /* --plugin files, then the model's "plugins" list, before its block
+     * types are looked up */
+    jg_status_t st = JG_OK;
+    for (int k = 0; k < nplugin && !st; k++) st = jg_plugin_load(*m, opt_plugin[k], &err);
+    if (!st) st = jg_plugin_load_model(*m, &err);
     if (!st) st = jg_program_compile(*m, p, &err);
     /* the program keeps nothing of the model: give its memory back before the
      * graph is built (a heap full of JSON nodes makes every later allocation
@@ -148,6 +153,23 @@ int cli_flag(cli_args_t *a, const char *name)
     if (strcmp(a->argv[a->i], name)) return 0;
     a->i++;
     return 1;
+}
+
+int cli_help(cli_args_t *a, const char *help)
+{
+    if (!cli_flag(a, "--help") && !cli_flag(a, "-h")) return 0;
+    fputs(help, stdout);
+    return 1;
+}
+
+int cli_operand(cli_args_t *a, const char *what, const char **val)
+{
+    const char *s = a->argv[a->i];
+    if (s[0] == '-' && s[1]) return cli_usage(a->cmd, "unknown option '%s'", s);
+    if (*val) return cli_usage(a->cmd, "more than one %s ('%s' and '%s')", what, *val, s);
+    *val = s;
+    a->i++;
+    return 0;
 }
 
 int cli_io_opt(cli_args_t *a, cli_io_t *io)

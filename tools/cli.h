@@ -18,8 +18,8 @@ int cli_sim_methods(const char *solver, const char *jacobian, jg_sim_opts_t *o);
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Take the model options (--workspace FILE, --set NAME=EXPR, --model-path DIR,
- * --substitute BLOCK=FILE; anywhere on the command line, repeatable) out of
- * argv; cli_load applies them.  Returns an exit code (0: go on). */
+ * --substitute BLOCK=FILE, --plugin FILE.so; anywhere on the command line,
+ * repeatable) out of argv; cli_load applies them.  Returns an exit code (0: go on). */
 int cli_take_model_opts(int *argc, char **argv);
 const jg_import_opts_t *cli_import_opts(void);
 /* Blocks the last cli_load left out (user-interface blocks of a Simulink
@@ -43,6 +43,12 @@ typedef struct {
 int cli_opt(cli_args_t *a, const char *name, const char **val);
 /* If argv[i] is flag `name`, advance and return 1. */
 int cli_flag(cli_args_t *a, const char *name);
+/* If argv[i] is --help or -h, print help to stdout and return 1. */
+int cli_help(cli_args_t *a, const char *help);
+/* argv[i] is no option of the command: the operand `what` (MODEL, KIND) into
+ * *val, advancing, and 0; an unknown option or a second operand is a usage
+ * error (printed), EXIT_USAGE. */
+int cli_operand(cli_args_t *a, const char *what, const char **val);
 
 /* Linearization I/O options collected from --input/--output/--open. */
 typedef struct {

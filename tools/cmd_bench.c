@@ -40,10 +40,7 @@ int cmd_bench(int argc, char **argv)
     jgb_opts_t o;
     jgb_opts_default(&o);
     while (a.i < argc) {
-        if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
-            fputs(help, stdout);
-            return 0;
-        }
+        if (cli_help(&a, help)) return 0;
         if (cli_flag(&a, "--no-matrix")) {
             o.matrix = 0;
             continue;
@@ -61,9 +58,7 @@ int cmd_bench(int argc, char **argv)
             if (r < 0) return EXIT_USAGE;
             continue;
         }
-        if (argv[a.i][0] == '-' && argv[a.i][1]) return cli_usage(a.cmd, "unknown option '%s'", argv[a.i]);
-        if (model) return cli_usage(a.cmd, "more than one MODEL");
-        model = argv[a.i++];
+        if ((r = cli_operand(&a, "MODEL", &model))) return r;
     }
     if (!model) return cli_usage(a.cmd, "missing MODEL");
     if (rep) {

@@ -34,18 +34,13 @@ int cmd_check(int argc, char **argv)
     double tol_graph = 1e-10, tol_perturb = 1e-6;
     int r;
     while (a.i < argc) {
-        if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
-            fputs(help, stdout);
-            return 0;
-        }
+        if (cli_help(&a, help)) return 0;
         if ((r = cli_io_opt(&a, &io)) || (r = cli_opt(&a, "--tol-graph", &tg)) ||
             (r = cli_opt(&a, "--tol-perturb", &tp))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
-        if (argv[a.i][0] == '-' && argv[a.i][1]) return cli_usage(a.cmd, "unknown option '%s'", argv[a.i]);
-        if (model) return cli_usage(a.cmd, "more than one MODEL");
-        model = argv[a.i++];
+        if ((r = cli_operand(&a, "MODEL", &model))) return r;
     }
     if (!model) return cli_usage(a.cmd, "missing MODEL");
     if (tg && parse_tol(tg, &tol_graph)) return cli_usage(a.cmd, "--tol-graph must be a positive number");
@@ -65,27 +60,26 @@ int cmd_check(int argc, char **argv)
     }
     printf("check %s: %lld states, %lld inputs, %lld outputs; reference: matrix algorithm\n",
            jg_program_name(p), (long long)ref->nx, (long long)ref->nu, (long long)ref->ny);
-    static const struct {
-        jg_lin_method_t m;
-        jg_graph_reduce_t r;
-        const char *name;
-    } paths[] = {{JG_LIN_GRAPH, JG_GRAPH_REDUCE_NONE, "graph/none"},
-                 {JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, "graph/markowitz"},
-                 {JG_LIN_GRAPH, JG_GRAPH_REDUCE_FULL, "graph/full"},
-                 {JG_LIN_PERTURB, JG_GRAPH_REDUCE_NONE, "perturb"}};
+    /* the graph method with each reduction (none, markowitz, full), then
+     * perturbation */
     int bad = 0;
-    for (size_t k = 0; k < sizeof paths / sizeof *paths; k++) {
+    for (int k = 0; k <= JG_GRAPH_REDUCE_FULL + 1; k++) {
+        int graph = k <= JG_GRAPH_REDUCE_FULL;
+        jg_lin_method_t m = graph ? JG_LIN_GRAPH : JG_LIN_PERTURB;
+        jg_graph_reduce_t red = graph ? (jg_graph_reduce_t)k : JG_GRAPH_REDUCE_NONE;
+        char name[32] = "perturb";
+        if (graph) snprintf(name, sizeof name, "graph/%s", jg_graph_reduce_name(red));
         jg_lin_sys_t *s = NULL;
-        if (jg_lin_run(l, paths[k].m, paths[k].r, &s, NULL, &err)) {
+        if (jg_lin_run(l, m, red, &s, NULL, &err)) {
             rc = cli_fail(&err);
             goto done;
         }
         const char *which = "A";
         double d = jg_lin_sys_diff(s, ref, &which);
-        double tol = paths[k].m == JG_LIN_PERTURB ? tol_perturb : tol_graph;
+        double tol = graph ? tol_graph : tol_perturb;
         int ok = d <= tol;
         bad |= !ok;
-        printf("  %-16s max difference %.3e (in %s)  %s (tolerance %.0e)\n", paths[k].name, d,
+        printf("  %-16s max difference %.3e (in %s)  %s (tolerance %.0e)\n", name, d,
                which, ok ? "ok" : "FAIL", tol);
         jg_lin_sys_free(s);
     }

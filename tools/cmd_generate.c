@@ -70,10 +70,7 @@ int cmd_generate(int argc, char **argv)
     const char *states_s = NULL, *format_s = NULL;
     int quiet = 0, r;
     while (a.i < argc) {
-        if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
-            fputs(help, stdout);
-            return 0;
-        }
+        if (cli_help(&a, help)) return 0;
         if ((r = cli_opt(&a, "--blocks", &blocks_s)) || (r = cli_opt(&a, "--seed", &seed_s)) ||
             (r = cli_opt(&a, "--out", &out_s)) || (r = cli_opt(&a, "--depth", &depth_s)) ||
             (r = cli_opt(&a, "--states", &states_s)) || (r = cli_opt(&a, "--format", &format_s))) {
@@ -84,9 +81,7 @@ int cmd_generate(int argc, char **argv)
             quiet = 1;
             continue;
         }
-        if (argv[a.i][0] == '-' && argv[a.i][1]) return cli_usage(a.cmd, "unknown option '%s'", argv[a.i]);
-        if (kind_s) return cli_usage(a.cmd, "more than one KIND ('%s' and '%s')", kind_s, argv[a.i]);
-        kind_s = argv[a.i++];
+        if ((r = cli_operand(&a, "KIND", &kind_s))) return r;
     }
     if (!kind_s) return cli_usage(a.cmd, "missing KIND (aerospace, power, deep, brusselator)");
     jg_gen_kind_t kind;

@@ -51,10 +51,7 @@ int cmd_graph(int argc, char **argv)
     const char *model = NULL, *dot = NULL, *svg = NULL, *reduce = NULL;
     int reduced = 0, force = 0, r;
     while (a.i < argc) {
-        if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
-            fputs(help, stdout);
-            return 0;
-        }
+        if (cli_help(&a, help)) return 0;
         if ((r = cli_io_opt(&a, &io)) || (r = cli_opt(&a, "--dot", &dot)) ||
             (r = cli_opt(&a, "--svg", &svg)) || (r = cli_opt(&a, "--reduce", &reduce))) {
             if (r < 0) return EXIT_USAGE;
@@ -68,9 +65,7 @@ int cmd_graph(int argc, char **argv)
             force = 1;
             continue;
         }
-        if (argv[a.i][0] == '-' && argv[a.i][1]) return cli_usage(a.cmd, "unknown option '%s'", argv[a.i]);
-        if (model) return cli_usage(a.cmd, "more than one MODEL ('%s' and '%s')", model, argv[a.i]);
-        model = argv[a.i++];
+        if ((r = cli_operand(&a, "MODEL", &model))) return r;
     }
     if (!model) return cli_usage(a.cmd, "missing MODEL");
     int red = reduce ? jg_graph_reduce_parse(reduce) : reduced ? JG_GRAPH_REDUCE_MARKOWITZ : JG_GRAPH_REDUCE_NONE;

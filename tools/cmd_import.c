@@ -22,20 +22,13 @@ int cmd_import(int argc, char **argv)
     cli_args_t a = {argc, 1, argv, "import"};
     const char *model = NULL, *out = NULL;
     while (a.i < argc) {
-        if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
-            fputs(help, stdout);
-            return 0;
-        }
+        if (cli_help(&a, help)) return 0;
         int r;
         if ((r = cli_opt(&a, "-o", &out)) || (r = cli_opt(&a, "--out", &out))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
-        const char *s = argv[a.i];
-        if (s[0] == '-' && s[1]) return cli_usage("import", "unknown option '%s'", s);
-        if (model) return cli_usage("import", "more than one MODEL");
-        model = s;
-        a.i++;
+        if ((r = cli_operand(&a, "MODEL", &model))) return r;
     }
     if (!model) return cli_usage("import", "missing MODEL");
     FILE *f = stdout;

@@ -25,15 +25,12 @@ static void put_name(const char *s, int w)
 
 int cmd_info(int argc, char **argv)
 {
+    cli_args_t a = {argc, 1, argv, "info"};
     const char *model = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(help, stdout);
-            return 0;
-        }
-        if (argv[i][0] == '-' && argv[i][1]) return cli_usage("info", "unknown option '%s'", argv[i]);
-        if (model) return cli_usage("info", "more than one MODEL");
-        model = argv[i];
+    int r;
+    while (a.i < argc) {
+        if (cli_help(&a, help)) return 0;
+        if ((r = cli_operand(&a, "MODEL", &model))) return r;
     }
     if (!model) return cli_usage("info", "missing MODEL");
     jg_model_t *m;

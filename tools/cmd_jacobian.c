@@ -53,10 +53,7 @@ int cmd_jacobian(int argc, char **argv)
     double at = NAN;
     int r;
     while (a.i < argc) {
-        if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
-            fputs(help, stdout);
-            return 0;
-        }
+        if (cli_help(&a, help)) return 0;
         struct {
             const char *name;
             double *dst;
@@ -74,9 +71,7 @@ int cmd_jacobian(int argc, char **argv)
             if (r < 0) return EXIT_USAGE;
             continue;
         }
-        if (argv[a.i][0] == '-' && argv[a.i][1]) return cli_usage(a.cmd, "unknown option '%s'", argv[a.i]);
-        if (model) return cli_usage(a.cmd, "more than one MODEL ('%s' and '%s')", model, argv[a.i]);
-        model = argv[a.i++];
+        if ((r = cli_operand(&a, "MODEL", &model))) return r;
     }
     if (!model) return cli_usage(a.cmd, "missing MODEL");
     jg_io_jac_format_t fmt = !strcmp(format, "text") ? JG_IO_JAC_TEXT

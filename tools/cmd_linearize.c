@@ -1,8 +1,10 @@
 /* jacgraph linearize: A, B, C, D at an operating point. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "jacgraph/simulate.h"
+#include "jacgraph/analysis.h"
 
 /* "1,2.5,10" -> increasing times; the count, or -1 when malformed. */
 static int parse_times(const char *s, double *t, int max)
@@ -36,12 +38,31 @@ static const char help[] =
     "  --output BLOCK:N    linearization output on output port N of BLOCK, or a signal name\n"
     "  --open BLOCK:N      open the loop at that signal (repeatable), or a signal name\n"
     "  --no-default-io     do not use the root Inports/Outports as inputs/outputs\n"
-    "  --format text|json|mm   output format (default text)\n"
-    "  --out PATH          write to PATH instead of stdout (mm: file prefix, required)\n"
+    "  --format text|json|mm|m|py|mat   output format (default text): m a MATLAB/Octave\n"
+    "                      script (sys = ss(A, B, C, D, Ts) with the names), py a Python\n"
+    "                      script (NumPy/SciPy arrays, control.ss when python-control\n"
+    "                      imports), mat a MAT-file (A, B, C, D, Ts, StateName, ...)\n"
+    "  --out PATH          write to PATH instead of stdout (mm: file prefix, required;\n"
+    "                      mat: required)\n"
+    "  --sparse auto|always|never   sparse matrices in m, py and mat (default auto:\n"
+    "                      beyond 100x100 elements with at most 10% nonzero)\n"
     "  --digits N          significant digits of the text format (default 6)\n"
-    "  --at T1,T2,...      simulate (ode45, default tolerances) to each time and\n"
-    "                      linearize there with the numeric replay; one system\n"
-    "                      per snapshot (json: an array; mm: PREFIX_tK_*)\n"
+    "  --at T1,T2,...      simulate to each time and linearize there with the\n"
+    "                      numeric replay; one system per snapshot (json: an array;\n"
+    "                      mm: PREFIX_tK_*; m, py, mat: variables A_tK, ..., sys_tK).\n"
+    "                      Each time is its own simulation from the start (--op's\n"
+    "                      t, states and inputs, else t = 0 and the initial states),\n"
+    "                      so its result does not depend on the other times\n"
+    "  --solver NAME       --at: the solver (default ode45; see simulate --help)\n"
+    "  --rtol R, --atol A  --at: tolerances (default 1e-3, 1e-6)\n"
+    "  --max-step H        --at: largest step (default (T - t0) / 50 for time T)\n"
+    "  --rate TS           discrete-time model at sample time TS (a model with discrete\n"
+    "                      states at one rate gets that rate without it; several rates\n"
+    "                      need it; 0: continuous, the discrete states held)\n"
+    "  --rate-conversion zoh|tustin|prewarp:W   how each rate is converted to the\n"
+    "                      next (default zoh; prewarp: Tustin exact at W rad/s)\n"
+    "  --ts T --c2d zoh|foh|tustin|prewarp:W   convert a continuous result to\n"
+    "                      discrete time with sample time T (default zoh)\n"
     "  --stats             graph sizes before/after elimination, memory and time of\n"
     "                      the graph and the matrix algorithms (runs both); after the\n"
     "                      matrices in the text format, on stderr with json and mm\n";
@@ -74,16 +95,21 @@ int cmd_linearize(int argc, char **argv)
     cli_io_t io = {0};
     const char *model = NULL, *method = "graph", *reduce = "markowitz", *format = "text",
                *out = NULL, *digits_s = NULL, *at_s = NULL;
+    const char *solver_s = NULL, *rtol_s = NULL, *atol_s = NULL, *hmax_s = NULL;
     int stats = 0, r;
+    const char *rate_s = NULL, *rconv_s = NULL, *ts_s = NULL, *c2d_s = NULL;
+    const char *sparse_s = "auto";
     while (a.i < argc) {
-        if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
-            fputs(help, stdout);
-            return 0;
-        }
+        if (cli_help(&a, help)) return 0;
         if ((r = cli_io_opt(&a, &io)) || (r = cli_opt(&a, "--method", &method)) ||
             (r = cli_opt(&a, "--reduce", &reduce)) || (r = cli_opt(&a, "--format", &format)) ||
+            (r = cli_opt(&a, "--sparse", &sparse_s)) ||
             (r = cli_opt(&a, "--out", &out)) || (r = cli_opt(&a, "--digits", &digits_s)) ||
-            (r = cli_opt(&a, "--at", &at_s))) {
+            (r = cli_opt(&a, "--at", &at_s)) || (r = cli_opt(&a, "--solver", &solver_s)) ||
+            (r = cli_opt(&a, "--rtol", &rtol_s)) || (r = cli_opt(&a, "--atol", &atol_s)) ||
+            (r = cli_opt(&a, "--max-step", &hmax_s)) || (r = cli_opt(&a, "--rate", &rate_s)) ||
+            (r = cli_opt(&a, "--rate-conversion", &rconv_s)) || (r = cli_opt(&a, "--ts", &ts_s)) ||
+            (r = cli_opt(&a, "--c2d", &c2d_s))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
@@ -91,17 +117,50 @@ int cmd_linearize(int argc, char **argv)
             stats = 1;
             continue;
         }
-        if (argv[a.i][0] == '-' && argv[a.i][1]) return cli_usage(a.cmd, "unknown option '%s'", argv[a.i]);
-        if (model) return cli_usage(a.cmd, "more than one MODEL ('%s' and '%s')", model, argv[a.i]);
-        model = argv[a.i++];
+        if ((r = cli_operand(&a, "MODEL", &model))) return r;
     }
     if (!model) return cli_usage(a.cmd, "missing MODEL");
     int m = jg_lin_method_parse(method), red = jg_graph_reduce_parse(reduce), digits = 6;
     if (m < 0) return cli_usage(a.cmd, "unknown --method '%s' (graph, matrix, perturb)", method);
+    /* discrete time: --rate (target sample time, rate conversion method) and
+     * --ts/--c2d (conversion of a continuous result) */
+    jg_analysis_rate_opts_t ro = {.method = JG_ANALYSIS_ZOH};
+    double c2d_ts = 0, c2d_w = 0;
+    int c2d_m = JG_ANALYSIS_ZOH, want_rate = 0;
+    if (rate_s) {
+        char *end;
+        ro.rate = strtod(rate_s, &end);
+        if (*end || !(ro.rate >= 0) || !isfinite(ro.rate))
+            return cli_usage(a.cmd, "--rate must be a sample time >= 0 (0: continuous)");
+        want_rate = ro.rate > 0 ? 1 : -1;
+    }
+    if (rconv_s) {
+        int rm = jg_analysis_c2d_parse(rconv_s, &ro.prewarp);
+        if (rm != JG_ANALYSIS_ZOH && rm != JG_ANALYSIS_TUSTIN)
+            return cli_usage(a.cmd, "unknown --rate-conversion '%s' (zoh, tustin, prewarp:W with W > 0)", rconv_s);
+        ro.method = (jg_analysis_c2d_t)rm;
+    }
+    if (c2d_s && !ts_s) return cli_usage(a.cmd, "--c2d goes with --ts T");
+    if (ts_s) {
+        char *end;
+        c2d_ts = strtod(ts_s, &end);
+        if (*end || !(c2d_ts > 0) || !isfinite(c2d_ts)) return cli_usage(a.cmd, "--ts must be a positive sample time");
+        if (c2d_s && (c2d_m = jg_analysis_c2d_parse(c2d_s, &c2d_w)) < 0)
+            return cli_usage(a.cmd, "unknown --c2d '%s' (zoh, foh, tustin, prewarp:W with W > 0)", c2d_s);
+        if (want_rate > 0) return cli_usage(a.cmd, "--ts converts a continuous result: not with --rate");
+    }
     if (red < 0) return cli_usage(a.cmd, "unknown --reduce '%s' (markowitz, none, full)", reduce);
-    if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "mm"))
-        return cli_usage(a.cmd, "unknown --format '%s' (text, json, mm)", format);
+    static const char *const formats[] = {"text", "json", "mm", "m", "py", "mat"};
+    int fmt = -1;
+    for (int k = 0; k < 6; k++)
+        if (!strcmp(format, formats[k])) fmt = k;
+    if (fmt < 0) return cli_usage(a.cmd, "unknown --format '%s' (text, json, mm, m, py, mat)", format);
     if (!strcmp(format, "mm") && !out) return cli_usage(a.cmd, "--format mm needs --out PREFIX");
+    if (!strcmp(format, "mat") && !out) return cli_usage(a.cmd, "--format mat needs --out FILE (binary)");
+    jg_io_export_opts_t xo = {.sparse = JG_IO_SPARSE_AUTO};
+    if (!strcmp(sparse_s, "always")) xo.sparse = JG_IO_SPARSE_ALWAYS;
+    else if (!strcmp(sparse_s, "never")) xo.sparse = JG_IO_SPARSE_NEVER;
+    else if (strcmp(sparse_s, "auto")) return cli_usage(a.cmd, "unknown --sparse '%s' (auto, always, never)", sparse_s);
     if (digits_s) {
         char *end;
         long d = strtol(digits_s, &end, 10);
@@ -112,6 +171,21 @@ int cmd_linearize(int argc, char **argv)
     int nat = 0;
     if (at_s && (nat = parse_times(at_s, at, 256)) < 0)
         return cli_usage(a.cmd, "--at expects increasing times separated by commas, e.g. 1,2.5,10");
+    if (!nat && (solver_s || rtol_s || atol_s || hmax_s))
+        return cli_usage(a.cmd, "--solver, --rtol, --atol and --max-step go with --at");
+    jg_sim_opts_t so = {.solver = JG_SOLVER_ODE45};
+    if (solver_s && (r = cli_sim_methods(solver_s, NULL, &so))) return r;
+    const char *const tol_names[3] = {"--rtol", "--atol", "--max-step"};
+    const char *const tol_vals[3] = {rtol_s, atol_s, hmax_s};
+    double *const tol_dst[3] = {&so.so.rtol, &so.so.atol, &so.so.max_step};
+    for (int k = 0; k < 3; k++) {
+        char *end;
+        if (!tol_vals[k]) continue;
+        *tol_dst[k] = strtod(tol_vals[k], &end);
+        if (*end || !(*tol_dst[k] > 0) || !isfinite(*tol_dst[k]))
+            return cli_usage(a.cmd, "%s must be a positive number", tol_names[k]);
+    }
+    double *x0 = NULL, *u0 = NULL, t0 = 0;
     jg_model_t *md;
     jg_program_t *p;
     jg_lin_t *l = NULL;
@@ -124,14 +198,26 @@ int cmd_linearize(int argc, char **argv)
     int rc = cli_load(model, &md, &p);
     if (rc) return rc;
     if ((rc = cli_lin(p, &io, &l))) goto done;
-    if (nat) {   /* snapshots: simulate there, then the numeric replay at each */
-        jg_sim_opts_t so = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = at[nat - 1]};
-        if (jg_sim_create(p, &so, &sim, &err)) {
+    if (nat) {   /* snapshots start where --op puts the model (the linearizer read it) */
+        size_t nx = (size_t)jg_program_nstates(p), nu = 0;
+        for (int k = 0; k < jg_program_ninputs(p); k++)
+            nu += (size_t)jg_program_port_width(p, jg_program_input_block(p, k), 1, 0);
+        x0 = malloc(sizeof(double) * (nx + 1));
+        u0 = malloc(sizeof(double) * (nu + 1));
+        if (!x0 || !u0) {
+            jg_error_set(&err, JG_NOMEM, "out of memory");
             rc = cli_fail(&err);
             goto done;
         }
+        memcpy(x0, jg_lin_states(l), sizeof(double) * nx);
+        memcpy(u0, jg_lin_inputs(l), sizeof(double) * nu);
+        t0 = jg_lin_time(l);
+        if (at[0] < t0) {
+            rc = cli_usage(a.cmd, "--at %g is before the operating point's t = %g", at[0], t0);
+            goto done;
+        }
     }
-    if (strcmp(format, "mm")) {
+    if (strcmp(format, "mm") && strcmp(format, "mat")) {
         f = out ? fopen(out, "w") : stdout;
         if (!f) {
             jg_error_set(&err, JG_IO, "%s: cannot write", out);
@@ -142,6 +228,19 @@ int cmd_linearize(int argc, char **argv)
     if (nat && !strcmp(format, "json")) fputs("[\n", f);
     for (int k = 0; k < (nat ? nat : 1); k++) {
         if (nat) {
+            /* every time its own run from t0: one long run to the last time
+             * would take a step size (its default largest step too) from the
+             * others, and the state at a time would depend on them */
+            jg_sim_free(sim);
+            sim = NULL;
+            so.t0 = t0;
+            so.tstop = at[k];
+            if (jg_sim_create(p, &so, &sim, &err) || (io.op && jg_sim_set_states(sim, x0, &err))) {
+                rc = cli_fail(&err);
+                goto done;
+            }
+            memcpy(jg_eval_inputs(jg_sim_work(sim)), u0,
+                   sizeof(double) * (size_t)jg_eval_ninput_elems(jg_sim_work(sim)));
             if (jg_sim_run(sim, at[k], NULL, NULL, &err)) {
                 rc = cli_fail(&err);
                 goto done;
@@ -155,6 +254,31 @@ int cmd_linearize(int argc, char **argv)
         if (jg_lin_run(l, (jg_lin_method_t)m, (jg_graph_reduce_t)red, &s, &st, &err)) {
             rc = cli_fail(&err);
             goto done;
+        }
+        /* discrete time: asked for, or a model with discrete states (unless --rate 0) */
+        if (want_rate > 0 || (!want_rate && jg_analysis_has_discrete(p))) {
+            jg_lin_sys_t *sd = NULL;
+            if (jg_analysis_lin_discrete(l, &ro, &sd, &err)) {
+                rc = cli_fail(&err);
+                goto done;
+            }
+            jg_lin_sys_free(s);
+            s = sd;
+        }
+        if (ts_s) {
+            jg_lin_sys_t *sd = NULL;
+            if (s->Ts > 0) {
+                jg_error_set(&err, JG_ARG, "the model linearizes to discrete time (Ts = %g): --ts converts "
+                             "continuous results; use --rate for another sample time", s->Ts);
+                rc = cli_fail(&err);
+                goto done;
+            }
+            if (jg_analysis_lin_convert(s, c2d_ts, (jg_analysis_c2d_t)c2d_m, c2d_w, &sd, &err)) {
+                rc = cli_fail(&err);
+                goto done;
+            }
+            jg_lin_sys_free(s);
+            s = sd;
         }
         int first = k == 0;
         if (first && stats && jg_lin_run(l, JG_LIN_MATRIX, JG_GRAPH_REDUCE_NONE, &sm, &stm, &err)) {
@@ -182,6 +306,21 @@ int cmd_linearize(int argc, char **argv)
             }
             continue;
         }
+        if (fmt >= 3) {   /* m, py, mat: one set of variables per snapshot */
+            char sfx[32] = "";
+            if (nat > 1) snprintf(sfx, sizeof sfx, "_t%d", k + 1);
+            xo.suffix = sfx;
+            xo.model = jg_program_name(p);
+            if (k && fmt != 5) fputc('\n', f);
+            jg_status_t ws = fmt == 3 ? jg_io_write_linsys_m(f, s, &xo, &err)
+                           : fmt == 4 ? jg_io_write_linsys_py(f, s, &xo, &err)
+                                      : jg_io_write_linsys_mat(out, s, &xo, k > 0, &err);
+            if (ws) {
+                rc = cli_fail(&err);
+                goto done;
+            }
+            continue;
+        }
         if (!strcmp(format, "json")) {
             if (k) fputs(",\n", f);
             if (jg_io_write_linsys_json(f, s, &err)) {
@@ -195,6 +334,7 @@ int cmd_linearize(int argc, char **argv)
                 jg_lin_method_name((jg_lin_method_t)m), m == JG_LIN_GRAPH ? " (" : "",
                 m == JG_LIN_GRAPH ? jg_graph_reduce_name((jg_graph_reduce_t)red) : "",
                 m == JG_LIN_GRAPH ? " elimination)" : "");
+        if (s->Ts > 0) fprintf(f, "discrete time, Ts = %g\n", s->Ts);
         fprintf(f, "states: %lld, inputs: %lld, outputs: %lld\n\n", (long long)s->nx,
                 (long long)s->nu, (long long)s->ny);
         if (jg_io_write_linsys_text(f, s, digits, &err)) {
@@ -215,6 +355,8 @@ done:
     jg_lin_sys_free(s);
     jg_lin_sys_free(sm);
     jg_sim_free(sim);
+    free(x0);
+    free(u0);
     jg_lin_free(l);
     jg_program_free(p);
     jg_model_free(md);

@@ -42,9 +42,24 @@ static const char help[] =
     "  --plot FILE.svg     also draw the logged signals against time (the states\n"
     "                      when the model logs none; the first 12 curves)\n"
     "  --save-op T FILE    write the operating point at time T (for linearize --op)\n"
-    "  --sparsing TOL      solver lie: drop Jacobian entries whose summed first-order\n"
-    "                      eigenvalue changes h|dlambda| stay <= TOL (\"Sparsing of\n"
-    "                      Jacobians\", see docs/references.md)\n"
+    "  --input-signal FILE.csv  drive the root Inports from a CSV table: header\n"
+    "                      time,NAME,... (NAME(K): element K of a wide Inport), times\n"
+    "                      increasing; the first row holds before it, the last after;\n"
+    "                      Inports without a column read zero\n"
+    "  --interp zoh|linear with --input-signal: hold each row until the next\n"
+    "                      (default) or interpolate linearly; steps end on its times\n"
+    "  --sparsing auto     solver lie: a sparsing of the solver Jacobian chosen at\n"
+    "                      T0 for the step (\"Sparsing of Jacobians\", docs/sparsing.md):\n"
+    "                      off-diagonal entries dropped while the checks d1 < C1 and\n"
+    "                      d2 < C2 hold (as jacgraph sparsing --auto); the dropped\n"
+    "                      entries are left out of I - hJ and never computed\n"
+    "  --mixed-mode        with --sparsing auto: first make states explicit (row\n"
+    "                      and column dropped) where the checks allow it\n"
+    "  --slow-threshold S  with --sparsing auto: modes with h|mu| < S are left out of\n"
+    "                      C1, C2 (default 0.1; 0: none)\n"
+    "  --sparsing-mask FILE  solver lie: drop the entries FILE lists: JSON\n"
+    "                      {\"drop\": [[row, col], ...]} (0-based indices or state\n"
+    "                      names) or Matrix Market (1-based)\n"
     "  --zc ALG            zero-crossing location: nonadaptive (default), adaptive,\n"
     "                      off (crossings act at step ends, not located)\n"
     "  --zc-tol TOL        adaptive: stop locating once the crossing signals are\n"
@@ -54,7 +69,9 @@ static const char help[] =
     "                      full-perturbation, sparse-perturbation, full-analytical,\n"
     "                      sparse-analytical (see jacgraph jacobian --help)\n"
     "  --stats             steps, rejected steps, right-hand-side evaluations,\n"
-    "                      zero-crossing events, sample hits (stderr)\n"
+    "                      zero-crossing events, sample hits (stderr); with a\n"
+    "                      sparsing: entries computed, f evaluations and colors per\n"
+    "                      Jacobian and LU fill, without -> with it\n"
     "  --no-progress       no progress bar (otherwise shown on stderr when it is a\n"
     "                      terminal, for runs longer than a second; never with\n"
     "                      CI set, TERM=dumb, or the CSV on the same terminal)\n"
@@ -245,6 +262,41 @@ static void discard(const char *path)
     if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) remove(path);
 }
 
+static void lu_text(char *buf, size_t cap, int64_t v)
+{
+    if (v < 0) snprintf(buf, cap, "- (singular)");
+    else snprintf(buf, cap, "%lld", (long long)v);
+}
+
+/* --stats with a sparsing: what it saves, without -> with it */
+static void print_sparsing(const jg_program_t *p, const jg_sim_stats_t *ss)
+{
+    const jg_sim_sparsing_t *sp = &ss->sparsing;
+    const char *name = jg_program_name(p);
+    char lf[32], ls[32];
+    lu_text(lf, sizeof lf, sp->lu_full);
+    lu_text(ls, sizeof ls, sp->lu);
+    fprintf(stderr,
+            "%s: sparsing: %lld of %lld entries of J_x dropped (%lld nonzero at t0); per Jacobian: "
+            "entries computed %lld -> %lld, f evaluations %lld -> %lld, colors %lld -> %lld; LU fill "
+            "of I - hJ %s -> %s",
+            name, (long long)(sp->nnz - sp->nkept), (long long)sp->nnz, (long long)sp->ndropped_nonzero,
+            (long long)sp->nnz, (long long)sp->nkept, (long long)sp->fevals_full, (long long)sp->fevals,
+            (long long)sp->colors_full, (long long)sp->colors, lf, ls);
+    if (ss->solver.jevals)
+        fprintf(stderr, "; measured %.4g f evaluations per Jacobian",
+                (double)ss->solver.fevals_jac / (double)ss->solver.jevals);
+    fputc('\n', stderr);
+    if (sp->measured) {
+        const jg_sparsing_result_t *m = &sp->measure;
+        fprintf(stderr,
+                "%s: sparsing auto at t0: d1 %.3g < C1 %.3g %s, d2 %.3g < C2 %.3g %s, %lld explicit "
+                "state%s\n",
+                name, m->d1, m->C1, m->check1 ? "holds" : "fails", m->d2, m->C2,
+                m->check2 ? "holds" : "fails", (long long)sp->nexplicit, sp->nexplicit == 1 ? "" : "s");
+    }
+}
+
 int cmd_simulate(int argc, char **argv)
 {
     cli_args_t a = {argc, 1, argv, "simulate"};
@@ -252,8 +304,12 @@ int cmd_simulate(int argc, char **argv)
     jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 10};
     const char *solver = "ode45", *jacobian = NULL;
     double op_t = NAN, dec = 1, maxzc = -1, refine = 1, max_rows = 1e6;
-    const char *zc = NULL;
-    int stats = 0, no_progress = 0, r;
+    const char *zc = NULL, *sparsing = NULL, *mask = NULL;
+    double slow = NAN;
+    const char *insig = NULL, *interp = NULL;
+    jg_io_signal_t *sig = NULL;
+    int64_t *drop = NULL, ndrop = 0;
+    int stats = 0, no_progress = 0, mixed = 0, r;
     while (a.i < argc) {
         if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
             fputs(help, stdout);
@@ -265,6 +321,10 @@ int cmd_simulate(int argc, char **argv)
         }
         if (cli_flag(&a, "--no-progress")) {
             no_progress = 1;
+            continue;
+        }
+        if (cli_flag(&a, "--mixed-mode")) {
+            mixed = 1;
             continue;
         }
         /* pos: the library reads 0 as "the default", so a 0 given here
@@ -279,7 +339,7 @@ int cmd_simulate(int argc, char **argv)
                     {"--step", &o.so.fixed_step, 1}, {"--out-step", &o.out_step, 1},
                     {"--decimation", &dec, 1}, {"--refine", &refine, 1},
                     {"--max-rows", &max_rows, 0}, {"--zc-tol", &o.zc_tol, 0},
-                    {"--max-zc", &maxzc, 0}, {"--sparsing", &o.sparsing, 0}};
+                    {"--max-zc", &maxzc, 0}, {"--slow-threshold", &slow, 0}};
         int matched = 0;
         for (size_t k = 0; k < sizeof nums / sizeof *nums && !matched; k++) {
             if ((r = cli_opt(&a, nums[k].name, &v))) {
@@ -292,7 +352,9 @@ int cmd_simulate(int argc, char **argv)
         if (matched) continue;
         if ((r = cli_opt(&a, "--solver", &solver)) || (r = cli_opt(&a, "--out", &out)) ||
             (r = cli_opt(&a, "--plot", &plot_path)) || (r = cli_opt(&a, "--zc", &zc)) ||
-            (r = cli_opt(&a, "--jacobian", &jacobian))) {
+            (r = cli_opt(&a, "--jacobian", &jacobian)) || (r = cli_opt(&a, "--sparsing", &sparsing)) ||
+            (r = cli_opt(&a, "--sparsing-mask", &mask)) ||
+            (r = cli_opt(&a, "--input-signal", &insig)) || (r = cli_opt(&a, "--interp", &interp))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
@@ -327,6 +389,20 @@ int cmd_simulate(int argc, char **argv)
         else if (!strcmp(zc, "off")) o.zc = JG_ZC_MODE_OFF;
         else return cli_usage(a.cmd, "--zc expects nonadaptive, adaptive or off, got '%s'", zc);
     }
+    if (sparsing && strcmp(sparsing, "auto"))
+        return cli_usage(a.cmd, "--sparsing expects 'auto' (or --sparsing-mask FILE), got '%s'", sparsing);
+    if (sparsing && mask) return cli_usage(a.cmd, "--sparsing auto and --sparsing-mask exclude each other");
+    if (interp && strcmp(interp, "zoh") && strcmp(interp, "linear"))
+        return cli_usage(a.cmd, "--interp expects zoh or linear, got '%s'", interp);
+    if (interp && !insig) return cli_usage(a.cmd, "--interp goes with --input-signal FILE.csv");
+    if ((mixed || !isnan(slow)) && !sparsing)
+        return cli_usage(a.cmd, "%s goes with --sparsing auto", mixed ? "--mixed-mode" : "--slow-threshold");
+    if (!(isnan(slow) || slow >= 0))
+        return cli_usage(a.cmd, "--slow-threshold expects a non-negative number, got %g", slow);
+    if (sparsing) {
+        o.sparsing_auto = JG_SPARSING_ENTRIES | (mixed ? JG_SPARSING_MIXED : 0);
+        o.sparsing_slow = isnan(slow) ? 0 : slow > 0 ? slow : -1;   /* the library's 0 is the default */
+    }
     if (op_path && !(op_t >= o.t0 && op_t <= o.tstop))
         return cli_usage(a.cmd, "--save-op time %g is outside [%g, %g]", op_t, o.t0, o.tstop);
     jg_model_t *m;
@@ -339,6 +415,24 @@ int cmd_simulate(int argc, char **argv)
     if (rc) return rc;
     FILE *f = NULL, *pf = NULL;
     logger_t c = {.max_rows = (long long)max_rows};
+    if (mask) {
+        if (jg_io_read_mask(mask, p, &drop, &ndrop, &err)) {
+            rc = cli_fail(&err);
+            goto done;
+        }
+        o.sparsing_drop = drop ? drop : (const int64_t[1]){0};   /* an empty list drops nothing */
+        o.sparsing_ndrop = ndrop;
+    }
+    if (insig) {   /* the table's rows are where the input jumps or kinks */
+        jg_io_interp_t in = interp && !strcmp(interp, "linear") ? JG_IO_INTERP_LINEAR : JG_IO_INTERP_ZOH;
+        if (jg_io_signal_read(insig, p, in, &sig, &err)) {
+            rc = cli_fail(&err);
+            goto done;
+        }
+        o.input = jg_io_signal_input;
+        o.input_ctx = sig;
+        o.input_breaks = jg_io_signal_times(sig, &o.input_nbreaks);
+    }
     /* before the solver's own "non-positive step 0" (a model without
      * continuous states runs without --step: from sample hit to sample hit) */
     if (jg_program_nstates(p) && !(o.so.fixed_step > 0) && fixed_step_solver(o.solver)) {
@@ -449,14 +543,12 @@ int cmd_simulate(int argc, char **argv)
         if (ss.solver.jevals || ss.solver.factorizations)
             fprintf(stderr, " (%ld for %ld Jacobians), %ld LU factorizations", ss.solver.fevals_jac,
                     ss.solver.jevals, ss.solver.factorizations);
-        if (o.sparsing > 0)
-            fprintf(stderr, ", sparsing dropped %lld of %lld nonzero Jacobian entries (summed h|dlambda| %.3g)",
-                    (long long)ss.sparsing_dropped, (long long)ss.sparsing_entries, ss.sparsing_estimate);
         if (ss.events || jg_program_nzc(p)) fprintf(stderr, ", %ld zero-crossing events", ss.events);
         if (ss.hits) fprintf(stderr, ", %ld sample hits", ss.hits);
         fputc('\n', stderr);
         const char *why, *jm = jg_sim_jacobian(s, &why);
         if (jm) fprintf(stderr, "%s: solver Jacobian %s (%s)\n", jg_program_name(p), jm, why);
+        if (ss.sparsing.active) print_sparsing(p, &ss);
     }
 done:
     progress_end(&c.pr, s ? jg_sim_time(s) : o.t0);
@@ -470,6 +562,8 @@ done:
     }
     jg_plot_free(c.plot);
     jg_sim_free(s);
+    jg_io_signal_free(sig);
+    free(drop);
     jg_program_free(p);
     jg_model_free(m);
     return rc;

@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
-#include "jacgraph/plugin.h"
 
 int cmd_jacobian(int argc, char **argv);   /* cmd_jacobian.c */
+int cmd_sparsing(int argc, char **argv);   /* cmd_sparsing.c */
+int cmd_trim(int argc, char **argv);       /* cmd_trim.c */
+int cmd_analyze(int argc, char **argv);    /* cmd_analyze.c */
 
 static const char usage[] =
     "usage: jacgraph COMMAND MODEL [options]\n"
@@ -15,17 +17,22 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  linearize   A, B, C, D at an operating point (graph, matrix or perturbation)\n"
+    "  trim        an operating point from a specification (steady states, known\n"
+    "              inputs and outputs, bounds), written for linearize --op\n"
+    "  analyze     poles, zeros, DC gain, controllability, minimal realization,\n"
+    "              transfer functions; Bode, step, impulse and pole-zero plots\n"
     "  graph       the Jacobian graph as Graphviz dot / SVG\n"
     "  info        blocks, states, sorted order, algebraic loops, feedthrough\n"
     "  check       graph (each reduction) vs matrix vs perturbation\n"
     "  simulate    integrate a model and log states and signals to CSV\n"
     "  jacobian    the solver Jacobian df/dx: pattern, coloring, cost per method\n"
+    "  sparsing    how dropping Jacobian entries changes the linearly implicit Euler step\n"
     "  generate    large seeded models (aerospace-like, power-network-like, deep)\n"
     "  bench       graph vs matrix algorithm on a model: sizes, memory, time\n"
     "  import      write a Simulink model (.mdl, .slx) as an equivalent JSON model\n"
     "\n"
     "global option, before or after COMMAND, repeatable:\n"
-    "  --plugin FILE.so   load user-defined block types before the model (docs/plugins.md);\n"
+    "  --plugin FILE.so   load user-defined block types into the model (docs/plugins.md);\n"
     "                     a model's \"plugins\" list is also searched in JACGRAPH_PLUGIN_PATH\n"
     "\n"
     "MODEL is a JSON model, a Simulink .mdl (classic or OPC text) or an .slx file,\n"
@@ -44,35 +51,6 @@ static const char usage[] =
  * LAPACK call; our dense problems are loop blocks of a few dozen unknowns. */
 void openblas_set_num_threads(int num_threads);
 
-/* Take every "--plugin FILE" / "--plugin=FILE" out of argv and load the files
- * in order, so that each subcommand sees the plugins' block types when it
- * compiles its model.  Returns an exit code (0: go on). */
-static int load_plugins(int *argc, char **argv)
-{
-    int out = 1;
-    for (int i = 1; i < *argc; i++) {
-        const char *file = NULL;
-        if (!strcmp(argv[i], "--plugin")) {
-            if (i + 1 >= *argc) {
-                fprintf(stderr, "jacgraph: option --plugin needs a value\nsee 'jacgraph --help'\n");
-                return EXIT_USAGE;
-            }
-            file = argv[++i];
-        } else if (!strncmp(argv[i], "--plugin=", 9)) {
-            file = argv[i] + 9;
-        } else {
-            argv[out++] = argv[i];
-            continue;
-        }
-        jg_error_t err;
-        jg_error_clear(&err);
-        if (jg_plugin_load(file, &err)) return cli_fail(&err);
-    }
-    argv[out] = NULL;
-    *argc = out;
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     openblas_set_num_threads(1);
@@ -82,9 +60,13 @@ int main(int argc, char **argv)
      * difference between 1 s and 3 s at a million blocks on this machine. */
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    int rc = load_plugins(&argc, argv);
+    /* No fastbins: reading a model frees one small block per JSON key (jansson
+     * copies keys into its hash table), and with fastbins every larger request
+     * then walks and consolidates them all -- a third of the read time at
+     * 10^5 blocks. */
+    mallopt(M_MXFAST, 0);
+    int rc = cli_take_model_opts(&argc, argv);   /* --plugin too */
     if (rc) return rc;
-    if ((rc = cli_take_model_opts(&argc, argv))) return rc;
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
         fputs(usage, argc < 2 ? stderr : stdout);
@@ -96,11 +78,14 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "linearize")) return cmd_linearize(argc - 1, argv + 1);
+    if (!strcmp(cmd, "trim")) return cmd_trim(argc - 1, argv + 1);
+    if (!strcmp(cmd, "analyze")) return cmd_analyze(argc - 1, argv + 1);
     if (!strcmp(cmd, "graph")) return cmd_graph(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
     if (!strcmp(cmd, "simulate")) return cmd_simulate(argc - 1, argv + 1);
     if (!strcmp(cmd, "jacobian")) return cmd_jacobian(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sparsing")) return cmd_sparsing(argc - 1, argv + 1);
     if (!strcmp(cmd, "generate")) return cmd_generate(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc - 1, argv + 1);
     if (!strcmp(cmd, "import")) return cmd_import(argc - 1, argv + 1);

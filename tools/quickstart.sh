@@ -11,7 +11,7 @@ cd "$top"
 
 packages="build-essential meson ninja-build pkg-config libsuitesparse-dev libigraph-dev
           libopenblas-dev liblapacke-dev libgraphviz-dev libjansson-dev libsundials-dev python3
-          libzip-dev libxml2-dev python3-numpy python3-scipy"
+          libzip-dev libxml2-dev libmatio-dev python3-numpy python3-scipy"
 
 install_missing() {
     local missing=""

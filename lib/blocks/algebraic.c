@@ -49,9 +49,8 @@ typedef struct {
 
 static int ic_setup(jg_block_t *b, jg_setup_t *s)
 {
-    ic_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    ic_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     if (jg_setup_num_def(b, s, "Value", &d->value, 0.0) < 0) return JG_BLOCK_FAIL;
     if (jg_value_numel(&d->value) == 0)
         return jg_setup_error(b, s, JG_PARAM, "Value", "expected a non-empty value");
@@ -115,9 +114,8 @@ typedef struct {
 
 static int ac_setup(jg_block_t *b, jg_setup_t *s)
 {
-    ac_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    ac_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     if (jg_setup_num_def(b, s, "InitialGuess", &d->guess, 0.0) < 0) return JG_BLOCK_FAIL;
     if (jg_value_numel(&d->guess) == 0)
         return jg_setup_error(b, s, JG_PARAM, "InitialGuess", "expected a non-empty value");

@@ -60,9 +60,8 @@ typedef struct {
 
 static int bias_setup(jg_block_t *b, jg_setup_t *s)
 {
-    bias_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    bias_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     if (vec_param(b, s, "Bias", &d->bias, 0.0) < 0) return JG_BLOCK_FAIL;
     if (ignore_saturate(b, s) < 0) return JG_BLOCK_FAIL;
     return jg_setup_ports(b, s, 1, 1);
@@ -129,17 +128,10 @@ typedef struct {
 
 static int polyval_setup(jg_block_t *b, jg_setup_t *s)
 {
-    polyval_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
-    int r = jg_setup_num(b, s, "Coefs", &d->c);
-    if (r < 0) return JG_BLOCK_FAIL;
-    if (r == 0) {
-        d->c = (jg_value_t){1, 2, jg_setup_alloc(s, 2 * sizeof(double))};
-        if (!d->c.x) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-        d->c.x[0] = 1;
-        d->c.x[1] = 2;
-    }
+    polyval_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
+    static const double def[2] = {1, 2};
+    if (jg_setup_num_vec_def(b, s, "Coefs", &d->c, def, 2) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
     if (jg_value_numel(&d->c) == 0)
         return jg_setup_error(b, s, JG_PARAM, "Coefs",
                               "expected a non-empty vector of coefficients, highest power first");
@@ -194,9 +186,8 @@ typedef struct {
 static int rounding_setup(jg_block_t *b, jg_setup_t *s)
 {
     static const char *const names[] = {"floor", "ceil", "round", "fix"};
-    rounding_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    rounding_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     const char *op = NULL;
     int r = jg_setup_str(b, s, "Operator", &op);
     if (r < 0) return JG_BLOCK_FAIL;
@@ -256,9 +247,8 @@ static int on_off(jg_block_t *b, jg_setup_t *s, const char *name, int def)
 
 static int quantizer_setup(jg_block_t *b, jg_setup_t *s)
 {
-    quantizer_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    quantizer_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     if (vec_param(b, s, "QuantizationInterval", &d->q, 0.5) < 0) return JG_BLOCK_FAIL;
     for (int64_t i = 0; i < jg_value_numel(&d->q); i++)
         if (!(d->q.x[i] > 0 && isfinite(d->q.x[i])))

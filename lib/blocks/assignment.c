@@ -22,23 +22,13 @@ typedef struct {
     int64_t *from;     /* per output element: the U element assigned, -1: Y0 */
 } asg_t;
 
-static int literal(jg_block_t *b, jg_setup_t *s, const char *name, const char *want,
-                   const char *why)
-{
-    const char *v = want;
-    if (jg_setup_str(b, s, name, &v) < 0) return JG_BLOCK_FAIL;
-    if (strcmp(v, want))
-        return jg_setup_error(b, s, JG_PARAM, name, "expected \"%s\" (%s), got \"%s\"", want, why, v);
-    return JG_BLOCK_DONE;
-}
-
 static int asg_setup(jg_block_t *b, jg_setup_t *s)
 {
-    asg_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
-    if (literal(b, s, "IndexOptions", "Index vector (dialog)", "only a dialog index vector is supported") ||
-        literal(b, s, "OutputInitialize", "Initialize using input port <Y0>",
+    asg_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
+    if (jg__param_literal(b, s, "IndexOptions", "Index vector (dialog)",
+                          "only a dialog index vector is supported") ||
+        jg__param_literal(b, s, "OutputInitialize", "Initialize using input port <Y0>",
                 "only an output initialized from the Y0 input is supported"))
         return JG_BLOCK_FAIL;
     jg_value_t v;

@@ -39,9 +39,8 @@ static const char *const names[2] = {"BacklashWidth", "InitialOutput"};
 static int backlash_setup(jg_block_t *b, jg_setup_t *s)
 {
     static const double defs[2] = {1, 0};
-    backlash_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    backlash_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     jg_value_t *v[2] = {&d->width, &d->y0};
     d->np = 1;
     for (int k = 0; k < 2; k++) {

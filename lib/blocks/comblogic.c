@@ -19,19 +19,12 @@ typedef struct {
 
 static int comb_setup(jg_block_t *b, jg_setup_t *s)
 {
-    comb_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
-    int r = jg_setup_num(b, s, "TruthTable", &d->table);
-    if (r < 0) return JG_BLOCK_FAIL;
-    if (r == 0) {   /* Simulink's default: a two-output full adder of three bits */
-        static const double def[16] = {0, 0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1, 0, 1, 1};
-        d->table.rows = 8;
-        d->table.cols = 2;
-        d->table.x = jg_setup_alloc(s, sizeof def);
-        if (!d->table.x) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-        for (int k = 0; k < 16; k++) d->table.x[k] = def[k];
-    }
+    comb_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
+    /* Simulink's default: a two-output full adder of three bits */
+    static const double def[16] = {0, 0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1, 0, 1, 1};
+    if (jg_setup_num_mat_def(b, s, "TruthTable", &d->table, def, 8, 2) != JG_BLOCK_DONE)
+        return JG_BLOCK_FAIL;
     int64_t rows = d->table.rows;
     if (jg_value_numel(&d->table) == 0 || rows < 2 || (rows & (rows - 1)))
         return jg_setup_error(b, s, JG_PARAM, "TruthTable",

@@ -62,9 +62,8 @@ static void pade(td_t *d)
 
 static int td_setup(jg_block_t *b, jg_setup_t *s)
 {
-    td_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    td_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     jg_value_t v;
     if (jg_setup_num_def(b, s, "DelayTime", &d->delay, 1.0) < 0) return JG_BLOCK_FAIL;
     if (jg_setup_num_def(b, s, "InitialOutput", &d->init, 0.0) < 0) return JG_BLOCK_FAIL;

@@ -36,9 +36,8 @@ typedef struct {
  * default, which JSON cannot hold as a number). */
 static int deriv_setup(jg_block_t *b, jg_setup_t *s)
 {
-    deriv_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    deriv_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     const char *str = NULL;
     jg_value_t v;
     double c = INFINITY;

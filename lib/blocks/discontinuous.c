@@ -88,18 +88,11 @@ static int deadzone_setup(jg_block_t *b, jg_setup_t *s)
 {
     static const char *const names[2] = {"LowerValue", "UpperValue"};
     static const double defs[2] = {-0.5, 0.5};
-    dz_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    dz_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     if (vparams(b, s, names, defs, 2, d->lim, &d->n, &d->which) < 0) return JG_BLOCK_FAIL;
-    for (int64_t i = 0; i < d->n; i++) {
-        double lo = jg__param_at(&d->lim[0], i), hi = jg__param_at(&d->lim[1], i);
-        if (!(lo <= hi))
-            return jg_setup_error(b, s, JG_PARAM, "LowerValue",
-                                  "element %lld is %g, above UpperValue %g: expected LowerValue "
-                                  "<= UpperValue",
-                                  (long long)i + 1, lo, hi);
-    }
+    if (jg__param_ordered(b, s, &d->lim[0], &d->lim[1], d->n, names[0], names[1]))
+        return JG_BLOCK_FAIL;
     return jg_setup_ports(b, s, 1, 1);
 }
 
@@ -235,9 +228,8 @@ typedef struct {
 
 static int minmax_setup(jg_block_t *b, jg_setup_t *s)
 {
-    minmax_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    minmax_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     const char *fn = NULL;
     int r = jg_setup_str(b, s, "Function", &fn);
     if (r < 0) return JG_BLOCK_FAIL;
@@ -406,9 +398,8 @@ static const char *const relay_names[4] = {"OnSwitchValue", "OffSwitchValue", "O
 static int relay_setup(jg_block_t *b, jg_setup_t *s)
 {
     static const double defs[4] = {DBL_EPSILON, DBL_EPSILON, 1, 0};
-    relay_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    relay_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     if (vparams(b, s, relay_names, defs, 4, d->p, &d->n, &d->which) < 0) return JG_BLOCK_FAIL;
     for (int64_t i = 0; i < d->n; i++) {
         double on = jg__param_at(&d->p[0], i), off = jg__param_at(&d->p[1], i);
@@ -500,9 +491,8 @@ typedef struct {
 
 static int switch_setup(jg_block_t *b, jg_setup_t *s)
 {
-    switch_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    switch_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     const char *c = NULL;
     int r = jg_setup_str(b, s, "Criteria", &c);
     if (r < 0) return JG_BLOCK_FAIL;

@@ -8,10 +8,11 @@
  * initialisation call at t0 (e->init): that call only loads external initial
  * conditions into continuous states, and the regular first update follows.
  *
- * Linearization holds discrete states at their values (block_impl.h), so
- * these blocks declare Jacobian parts only for their direct feedthrough u -> y
- * (a d part), which is exactly d(outputs)/du: linearization calls the same
- * outputs().  A block without feedthrough (UnitDelay, Memory, Forward Euler)
+ * Continuous linearization holds discrete states at their values
+ * (block_impl.h), so these blocks declare Jacobian parts only for their direct
+ * feedthrough u -> y (a d part), which is exactly d(outputs)/du: linearization
+ * calls the same outputs().  Discrete linearization also asks djacobian() for
+ * the update's Jacobians (analytic: the realizations are linear).  A block without feedthrough (UnitDelay, Memory, Forward Euler)
  * declares no part at all and so also breaks algebraic loops.
  *
  * The sample period T (DiscreteIntegrator) is b->ts.period, resolved by the
@@ -25,14 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "block_impl.h"
-
-static void *dalloc(jg_block_t *b, jg_setup_t *s, size_t size)
-{
-    void *d = jg_setup_alloc(s, size);
-    if (!d) jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
-    return d;
-}
 
 /* The Simulink default sample time 1 of DiscreteIntegrator,
  * DiscreteStateSpace and DiscreteTransferFcn, for an absent "SampleTime"
@@ -71,7 +64,7 @@ static int elem_ic(jg_block_t *b, jg_setup_t *s, elem_t *d)
 
 static int delay_setup(jg_block_t *b, jg_setup_t *s)
 {
-    elem_t *d = dalloc(b, s, sizeof *d);
+    elem_t *d = jg__setup_data(b, s, sizeof *d);
     if (!d) return JG_BLOCK_FAIL;
     if (elem_ic(b, s, d) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
     return jg_setup_ports(b, s, 1, 1);
@@ -79,39 +72,13 @@ static int delay_setup(jg_block_t *b, jg_setup_t *s)
 
 static int elem_widths(jg_block_t *b, jg_setup_t *s)
 {
-    elem_t *d = b->data;
-    int64_t nic = jg_value_numel(&d->ic), nk = jg_value_numel(&d->k);
-    if (b->out_w[0] < 0) {
-        if (nic > 1)
-            b->out_w[0] = nic;
-        else if (nk > 1)
-            b->out_w[0] = nk;
-        else if (b->in_w[0] > 0)
-            b->out_w[0] = b->in_w[0];
-        else if (s->force)
-            b->out_w[0] = 1;   /* a loop through the delay: follow the scalar IC */
-        else
-            return JG_BLOCK_AGAIN;
-    }
-    if (b->in_w[0] < 0) {
-        if (!s->force) return JG_BLOCK_AGAIN;
-        b->in_w[0] = b->out_w[0];
-    }
-    int64_t w = b->out_w[0];
-    if (b->in_w[0] != w)
-        return jg_setup_error(b, s, JG_WIDTH, NULL,
-                              "input has width %lld but the state has width %lld "
-                              "(from InitialCondition%s or the input)",
-                              (long long)b->in_w[0], (long long)w, nk ? ", gainval" : "");
-    if (nic != 1 && nic != w)
-        return jg_setup_error(b, s, JG_PARAM, "InitialCondition",
-                              "expected a scalar or %lld elements, got %lld", (long long)w,
-                              (long long)nic);
-    if (nk > 1 && nk != w)
-        return jg_setup_error(b, s, JG_PARAM, "gainval",
-                              "expected a scalar or %lld elements, got %lld", (long long)w,
-                              (long long)nk);
-    return jg_setup_dstates(b, s, w) < 0 ? JG_BLOCK_FAIL : JG_BLOCK_DONE;
+    static const char *const names[2] = {"InitialCondition", "gainval"};
+    const elem_t *d = b->data;
+    const int64_t n[2] = {jg_value_numel(&d->ic), jg_value_numel(&d->k)};
+    int r = jg__widths_delay(b, s, names, n, 2, "state",
+                             n[1] ? "InitialCondition, gainval" : "InitialCondition");
+    if (r != JG_BLOCK_DONE) return r;
+    return jg_setup_dstates(b, s, b->out_w[0]) < 0 ? JG_BLOCK_FAIL : JG_BLOCK_DONE;
 }
 
 static int elem_init_discrete(const jg_block_t *b, double *xd0)
@@ -135,11 +102,21 @@ static int delay_update(const jg_block_t *b, jg_eval_t *e)
     return 0;
 }
 
+/* Discrete linearization: x+ = u, y = x (dF/dx = 0, dF/du = I, dg/dx = I). */
+static int delay_djacobian(const jg_block_t *b, jg_eval_t *e, double *ad, double *const *bd,
+                           double *const *cd)
+{
+    (void)e, (void)ad;
+    for (int64_t i = 0; i < b->nd; i++) bd[0][i * b->nd + i] = cd[0][i * b->nd + i] = 1;
+    return 0;
+}
+
 /* UnitDelay: y(k) = u(k-1), at its (discrete) sample hits. */
 const jg_block_type_t jg_block_unitdelay = {
     .name = "UnitDelay", .flags = JG_BT_LINEAR | JG_BT_DISCRETE,
     .setup = delay_setup, .widths = elem_widths,
     .outputs = delay_outputs, .init_discrete = elem_init_discrete, .update = delay_update,
+    .djacobian = delay_djacobian,
 };
 
 /* Memory: the input at the previous major step.  Not JG_BT_DISCRETE: with a
@@ -150,6 +127,7 @@ const jg_block_type_t jg_block_memory = {
     .name = "Memory", .flags = JG_BT_LINEAR,
     .setup = delay_setup, .widths = elem_widths,
     .outputs = delay_outputs, .init_discrete = elem_init_discrete, .update = delay_update,
+    .djacobian = delay_djacobian,
 };
 
 /* ------------------------------------------------- DiscreteIntegrator */
@@ -184,7 +162,7 @@ static const struct {
 
 static int dint_setup(jg_block_t *b, jg_setup_t *s)
 {
-    elem_t *d = dalloc(b, s, sizeof *d);
+    elem_t *d = jg__setup_data(b, s, sizeof *d);
     if (!d) return JG_BLOCK_FAIL;
     if (elem_ic(b, s, d) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
     if (jg_setup_num_def(b, s, "gainval", &d->k, 1.0) < 0) return JG_BLOCK_FAIL;
@@ -205,14 +183,11 @@ static int dint_setup(jg_block_t *b, jg_setup_t *s)
     /* Only the State setting (x(0) = IC) is implemented: with Output
      * (y(0) = IC) the first step would differ from every later one, and the
      * feedthrough with it. */
-    const char *ics = NULL;
-    int r = jg_setup_str(b, s, "InitialConditionSetting", &ics);
-    if (r < 0) return JG_BLOCK_FAIL;
-    if (r > 0 && strcmp(ics, "State (most efficient)") && strcmp(ics, "State"))
-        return jg_setup_error(b, s, JG_PARAM, "InitialConditionSetting",
-                              "expected \"State (most efficient)\" (x(0) = InitialCondition; "
-                              "\"Output\" and \"Compatibility\" are not supported), got \"%s\"",
-                              ics);
+    static const char *const ics[2] = {"State (most efficient)", "State"};
+    if (jg__param_choice(b, s, "InitialConditionSetting", ics, 2,
+                         "\"State (most efficient)\" (x(0) = InitialCondition; \"Output\" and "
+                         "\"Compatibility\" are not supported)") < 0)
+        return JG_BLOCK_FAIL;
     return jg_setup_ports(b, s, 1, 1);
 }
 
@@ -266,11 +241,25 @@ static int dint_jacobian(const jg_block_t *b, jg_eval_t *e)
     return 0;
 }
 
+/* Discrete linearization: x+ = x + K T u, y = x + feed u. */
+static int dint_djacobian(const jg_block_t *b, jg_eval_t *e, double *ad, double *const *bd,
+                          double *const *cd)
+{
+    (void)e;
+    const elem_t *d = b->data;
+    double T = d->accumulate ? 1.0 : b->ts.period;
+    for (int64_t i = 0; i < b->nd; i++) {
+        ad[i * b->nd + i] = cd[0][i * b->nd + i] = 1;
+        bd[0][i * b->nd + i] = jg__param_at(&d->k, i) * T;
+    }
+    return 0;
+}
+
 const jg_block_type_t jg_block_discreteintegrator = {
     .name = "DiscreteIntegrator", .flags = JG_BT_LINEAR | JG_BT_DISCRETE,
     .setup = dint_setup, .widths = dint_widths, .pattern = dint_pattern,
     .outputs = dint_outputs, .jacobian = dint_jacobian,
-    .init_discrete = elem_init_discrete, .update = dint_update,
+    .init_discrete = elem_init_discrete, .update = dint_update, .djacobian = dint_djacobian,
 };
 
 /* ---------------------------------------- DiscreteStateSpace and -TransferFcn */
@@ -289,7 +278,7 @@ typedef struct {
  * must agree; an empty A means no states and y = D u. */
 static int dss_setup(jg_block_t *b, jg_setup_t *s)
 {
-    dss_t *d = dalloc(b, s, sizeof *d);
+    dss_t *d = jg__setup_data(b, s, sizeof *d);
     if (!d) return JG_BLOCK_FAIL;
     d->kd = -1;
     jg_ss_matrices_t mx;
@@ -355,12 +344,21 @@ static int dss_jacobian(const jg_block_t *b, jg_eval_t *e)
     return 0;
 }
 
-const jg_block_type_t jg_block_discretestatespace = {
-    .name = "DiscreteStateSpace", .flags = JG_BT_LINEAR | JG_BT_DISCRETE,
-    .setup = dss_setup, .widths = dss_widths, .pattern = dss_pattern,
-    .outputs = dss_outputs, .jacobian = dss_jacobian,
-    .init_discrete = dss_init_discrete, .update = dss_update,
-};
+/* Discrete linearization: A, B, C themselves (all row-major already). */
+static int dss_djacobian(const jg_block_t *b, jg_eval_t *e, double *ad, double *const *bd,
+                         double *const *cd)
+{
+    (void)e;
+    const dss_t *d = b->data;
+    if (d->n == 0) return 0;
+    memcpy(ad, d->a.x, sizeof(double) * (size_t)(d->n * d->n));
+    memcpy(bd[0], d->b.x, sizeof(double) * (size_t)(d->n * d->m));
+    memcpy(cd[0], d->c.x, sizeof(double) * (size_t)(d->p * d->n));
+    return 0;
+}
+
+const jg_block_type_t jg_block_discretestatespace =
+    JG_DISCRETE_LTI_TYPE("DiscreteStateSpace", dss_setup, dss);
 
 
 static const double dtf_num_def[] = {1}, dtf_den_def[] = {1, 0.5};   /* Simulink: 1/(z+0.5) */
@@ -371,7 +369,7 @@ static const double dtf_num_def[] = {1}, dtf_den_def[] = {1, 0.5};   /* Simulink
  * states of this realization, a scalar (expanded) or n values, default 0. */
 static int dtf_setup(jg_block_t *b, jg_setup_t *s)
 {
-    dss_t *d = dalloc(b, s, sizeof *d);
+    dss_t *d = jg__setup_data(b, s, sizeof *d);
     if (!d) return JG_BLOCK_FAIL;
     d->kd = -1;
     jg_value_t numv, denv, ic;
@@ -396,12 +394,8 @@ static int dtf_setup(jg_block_t *b, jg_setup_t *s)
     return jg_setup_ports(b, s, 1, 1);
 }
 
-const jg_block_type_t jg_block_discretetransferfcn = {
-    .name = "DiscreteTransferFcn", .flags = JG_BT_LINEAR | JG_BT_DISCRETE,
-    .setup = dtf_setup, .widths = dss_widths, .pattern = dss_pattern,
-    .outputs = dss_outputs, .jacobian = dss_jacobian,
-    .init_discrete = dss_init_discrete, .update = dss_update,
-};
+const jg_block_type_t jg_block_discretetransferfcn =
+    JG_DISCRETE_LTI_TYPE("DiscreteTransferFcn", dtf_setup, dss);
 
 /* ------------------------------------------------------- ZeroOrderHold */
 

@@ -30,9 +30,7 @@ typedef struct {
 
 static flt_t *flt_alloc(jg_block_t *b, jg_setup_t *s)
 {
-    flt_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    flt_t *d = jg__setup_data(b, s, sizeof *d);
     if (d) d->kd = -1;
     return d;
 }
@@ -121,6 +119,22 @@ static int flt_jacobian(const jg_block_t *b, jg_eval_t *e)
     return 0;
 }
 
+/* Discrete linearization: the realization per channel (block diagonal). */
+static int flt_djacobian(const jg_block_t *b, jg_eval_t *e, double *ad, double *const *bd,
+                         double *const *cd)
+{
+    (void)e;
+    const flt_t *d = b->data;
+    int64_t n = d->n, nd = b->nd;
+    for (int64_t c = 0; c < b->in_w[0]; c++)
+        for (int64_t i = 0; i < n; i++) {
+            for (int64_t j = 0; j < n; j++) ad[(c * n + i) * nd + c * n + j] = d->mx.a.x[i * n + j];
+            bd[0][(c * n + i) * b->in_w[0] + c] = d->mx.b.x[i];
+            cd[0][c * nd + c * n + i] = d->mx.c.x[i];
+        }
+    return 0;
+}
+
 /* --------------------------------------------------------- DiscreteFilter */
 
 /* DiscreteFilter: Numerator ([1]) and Denominator ([1 0.5]) in ascending
@@ -174,12 +188,7 @@ static int df_setup(jg_block_t *b, jg_setup_t *s)
     return flt_finish(b, s, d, "InitialStates");
 }
 
-const jg_block_type_t jg_block_discretefilter = {
-    .name = "DiscreteFilter", .flags = JG_BT_LINEAR | JG_BT_DISCRETE,
-    .setup = df_setup, .widths = flt_widths, .pattern = flt_pattern,
-    .outputs = flt_outputs, .jacobian = flt_jacobian,
-    .init_discrete = flt_init_discrete, .update = flt_update,
-};
+const jg_block_type_t jg_block_discretefilter = JG_DISCRETE_LTI_TYPE("DiscreteFilter", df_setup, flt);
 
 /* ------------------------------------------------------ DiscreteZeroPole */
 
@@ -209,12 +218,8 @@ static int dzp_setup(jg_block_t *b, jg_setup_t *s)
     return flt_finish(b, s, d, NULL);
 }
 
-const jg_block_type_t jg_block_discretezeropole = {
-    .name = "DiscreteZeroPole", .flags = JG_BT_LINEAR | JG_BT_DISCRETE,
-    .setup = dzp_setup, .widths = flt_widths, .pattern = flt_pattern,
-    .outputs = flt_outputs, .jacobian = flt_jacobian,
-    .init_discrete = flt_init_discrete, .update = flt_update,
-};
+const jg_block_type_t jg_block_discretezeropole =
+    JG_DISCRETE_LTI_TYPE("DiscreteZeroPole", dzp_setup, flt);
 
 /* ------------------------------------------------- DiscretePulseGenerator */
 
@@ -244,9 +249,8 @@ static int dpg_setup(jg_block_t *b, jg_setup_t *s)
 {
     static const char *const names[4] = {"Amplitude", "Period", "PulseWidth", "PhaseDelay"};
     static const double defs[4] = {1, 2, 1, 0};
-    dpg_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    dpg_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     const char *type = "Sample based";
     if (jg_setup_str(b, s, "PulseType", &type) < 0) return JG_BLOCK_FAIL;
     if (strcmp(type, "Sample based") && strcmp(type, "Time based"))

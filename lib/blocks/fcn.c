@@ -488,9 +488,8 @@ done:
 
 static int fcn_setup(jg_block_t *b, jg_setup_t *s)
 {
-    fcn_t *f = jg_setup_alloc(s, sizeof *f);
-    if (!f) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = f;
+    fcn_t *f = jg__setup_data(b, s, sizeof *f);
+    if (!f) return JG_BLOCK_FAIL;
     const char *expr = NULL;
     int r = jg_setup_str(b, s, "Expr", &expr);
     if (r < 0) return JG_BLOCK_FAIL;

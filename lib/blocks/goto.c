@@ -15,9 +15,8 @@
  * model's strings may be freed after compilation. */
 static int tag_setup(jg_block_t *b, jg_setup_t *s, jg_gototag_t **out)
 {
-    jg_gototag_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    jg_gototag_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     d->link = d->next = d->scope = -1;
     const char *tag = "A";
     if (jg_setup_str(b, s, "GotoTag", &tag) < 0) return JG_BLOCK_FAIL;

@@ -41,9 +41,8 @@ static double offset(const hit_t *d, int64_t i)
 
 static int hit_setup(jg_block_t *b, jg_setup_t *s)
 {
-    hit_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    hit_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     if (jg_setup_num_def(b, s, "HitCrossingOffset", &d->off, 0.0) < 0) return JG_BLOCK_FAIL;
     if (jg_value_numel(&d->off) == 0)
         return jg_setup_error(b, s, JG_PARAM, "HitCrossingOffset", "expected a non-empty value");

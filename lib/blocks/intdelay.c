@@ -24,27 +24,16 @@ typedef struct {
     jg_value_t ic;     /* InitialCondition */
 } idelay_t;
 
-/* A literal parameter that must have one value (Simulink's other choices
- * add ports this block does not have). */
-static int only(jg_block_t *b, jg_setup_t *s, const char *name, const char *want, const char *why)
-{
-    const char *v = want;
-    if (jg_setup_str(b, s, name, &v) < 0) return JG_BLOCK_FAIL;
-    if (strcmp(v, want))
-        return jg_setup_error(b, s, JG_PARAM, name, "expected \"%s\" (%s), got \"%s\"", want, why, v);
-    return JG_BLOCK_DONE;
-}
-
 static int idelay_setup(jg_block_t *b, jg_setup_t *s)
 {
-    idelay_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
-    if (only(b, s, "DelayLengthSource", "Dialog", "a delay length from an input port is not supported") ||
-        only(b, s, "InitialConditionSource", "Dialog",
-             "an initial condition from an input port is not supported") ||
-        only(b, s, "ExternalReset", "None", "an external reset is not supported") ||
-        only(b, s, "ShowEnablePort", "off", "an enable port is not supported"))
+    idelay_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
+    if (jg__param_literal(b, s, "DelayLengthSource", "Dialog",
+                          "a delay length from an input port is not supported") ||
+        jg__param_literal(b, s, "InitialConditionSource", "Dialog",
+                          "an initial condition from an input port is not supported") ||
+        jg__param_literal(b, s, "ExternalReset", "None", "an external reset is not supported") ||
+        jg__param_literal(b, s, "ShowEnablePort", "off", "an enable port is not supported"))
         return JG_BLOCK_FAIL;
     jg_value_t n;
     if (jg_setup_num_def(b, s, "DelayLength", &n, 2) < 0) return JG_BLOCK_FAIL;
@@ -61,28 +50,12 @@ static int idelay_setup(jg_block_t *b, jg_setup_t *s)
  * with nothing else to go by), as UnitDelay. */
 static int idelay_widths(jg_block_t *b, jg_setup_t *s)
 {
+    static const char *const names[1] = {"InitialCondition"};
     const idelay_t *d = b->data;
-    int64_t nic = jg_value_numel(&d->ic);
-    if (b->out_w[0] < 0) {
-        if (nic > 1) b->out_w[0] = nic;
-        else if (b->in_w[0] > 0) b->out_w[0] = b->in_w[0];
-        else if (s->force) b->out_w[0] = 1;
-        else return JG_BLOCK_AGAIN;
-    }
-    if (b->in_w[0] < 0) {
-        if (!s->force) return JG_BLOCK_AGAIN;
-        b->in_w[0] = b->out_w[0];
-    }
+    const int64_t nic = jg_value_numel(&d->ic);
+    int r = jg__widths_delay(b, s, names, &nic, 1, "output", "InitialCondition");
+    if (r != JG_BLOCK_DONE) return r;
     int64_t w = b->out_w[0];
-    if (b->in_w[0] != w)
-        return jg_setup_error(b, s, JG_WIDTH, NULL,
-                              "input has width %lld but the output has width %lld (from "
-                              "InitialCondition or the input)",
-                              (long long)b->in_w[0], (long long)w);
-    if (nic != 1 && nic != w)
-        return jg_setup_error(b, s, JG_PARAM, "InitialCondition",
-                              "expected a scalar or %lld elements, got %lld", (long long)w,
-                              (long long)nic);
     if (d->n > INT64_MAX / (w > 0 ? w : 1) / 8)
         return jg_setup_error(b, s, JG_PARAM, "DelayLength", "too long for width %lld", (long long)w);
     return jg_setup_dstates(b, s, d->n * w) < 0 ? JG_BLOCK_FAIL : JG_BLOCK_DONE;
@@ -130,9 +103,24 @@ static int idelay_jacobian(const jg_block_t *b, jg_eval_t *e)
     return 0;
 }
 
+/* Discrete linearization of the shift register: slot j+1 moves to slot j,
+ * u enters the last slot, y reads slot 0. */
+static int idelay_djacobian(const jg_block_t *b, jg_eval_t *e, double *ad, double *const *bd,
+                            double *const *cd)
+{
+    (void)e;
+    int64_t w = b->out_w[0], nd = b->nd;
+    for (int64_t k = 0; k + w < nd; k++) ad[k * nd + k + w] = 1;
+    for (int64_t i = 0; i < w && nd; i++) {
+        bd[0][(nd - w + i) * w + i] = 1;
+        cd[0][i * nd + i] = 1;
+    }
+    return 0;
+}
+
 const jg_block_type_t jg_block_delay = {
     .name = "Delay", .flags = JG_BT_LINEAR | JG_BT_DISCRETE,
     .setup = idelay_setup, .widths = idelay_widths, .pattern = idelay_pattern,
     .init_discrete = idelay_init_discrete, .outputs = idelay_outputs, .update = idelay_update,
-    .jacobian = idelay_jacobian,
+    .jacobian = idelay_jacobian, .djacobian = idelay_djacobian,
 };

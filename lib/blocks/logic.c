@@ -44,9 +44,8 @@ typedef struct {
 static int rel_setup(jg_block_t *b, jg_setup_t *s)
 {
     static const char *const names[] = {"==", "~=", "<", "<=", ">=", ">"};
-    rel_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    rel_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     const char *op = NULL;
     int r = jg_setup_str(b, s, "Operator", &op);
     if (r < 0) return JG_BLOCK_FAIL;
@@ -165,9 +164,8 @@ typedef struct {
 static int logic_setup(jg_block_t *b, jg_setup_t *s)
 {
     static const char *const names[] = {"AND", "OR", "NAND", "NOR", "XOR", "NXOR", "NOT"};
-    logic_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    logic_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     const char *op = NULL;
     int r = jg_setup_str(b, s, "Operator", &op);
     if (r < 0) return JG_BLOCK_FAIL;

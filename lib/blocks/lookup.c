@@ -100,9 +100,8 @@ static int parse_axis(jg_block_t *b, jg_setup_t *s, const char *name, axis_t *a)
 
 static int lookup_setup(jg_block_t *b, jg_setup_t *s, int dims)
 {
-    lookup_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    lookup_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     static const char *const bpname[2] = {"BreakpointsForDimension1", "BreakpointsForDimension2"};
     for (int k = 0; k < dims; k++)
         if (parse_axis(b, s, bpname[k], &d->ax[k]) < 0) return JG_BLOCK_FAIL;

@@ -53,9 +53,8 @@ static int only_literal(jg_block_t *b, jg_setup_t *s, const char *param, const c
 
 static int direct_setup(jg_block_t *b, jg_setup_t *s)
 {
-    direct_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    direct_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     jg_value_t nd;
     if (jg_setup_num_def(b, s, "NumberOfTableDimensions", &nd, 2) < 0) return JG_BLOCK_FAIL;
     if (jg_value_numel(&nd) != 1 || !jg_is_int(nd.x[0], 1, 30))

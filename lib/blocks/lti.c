@@ -26,15 +26,37 @@ static int value_zeros(jg_setup_t *s, jg_value_t *v, int64_t rows, int64_t cols)
 
 static int ss_alloc(jg_block_t *b, jg_setup_t *s, ss_t **out)
 {
-    ss_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    ss_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     d->ka = d->kb = d->kc = d->kd = -1;
     *out = d;
     return JG_BLOCK_DONE;
 }
 
 /* ------------------------------------------------------------ StateSpace */
+
+/* B (n rows, by_rows) or C (n columns) of a state-space block with n states
+ * from A: non-empty and n along that side, or empty when A is (n = 0). */
+static int ss_side(jg_block_t *b, jg_setup_t *s, const char *name, const jg_value_t *M, int64_t n,
+                   int by_rows)
+{
+    if (n == 0) {
+        if (jg_value_numel(M) == 0) return JG_BLOCK_DONE;
+        return jg_setup_error(b, s, JG_PARAM, name,
+                              "expected an empty matrix because A is empty (no states), "
+                              "got %lldx%lld",
+                              (long long)M->rows, (long long)M->cols);
+    }
+    if (jg_value_numel(M) == 0)
+        return jg_setup_error(b, s, JG_PARAM, name, "expected %lld %s (rows of A), got an empty matrix",
+                              (long long)n, by_rows ? "rows" : "columns");
+    if ((by_rows ? M->rows : M->cols) != n)
+        return jg_setup_error(b, s, JG_PARAM, name, "expected %lldx%lld (%s), got %lldx%lld",
+                              (long long)(by_rows ? n : M->rows), (long long)(by_rows ? M->cols : n),
+                              by_rows ? "rows of A x input width" : "output width x rows of A",
+                              (long long)M->rows, (long long)M->cols);
+    return JG_BLOCK_DONE;
+}
 
 /* A, B, C, D and InitialCondition of a state-space block, checked (shared
  * with DiscreteStateSpace, lib/blocks/discrete.c). */
@@ -55,29 +77,12 @@ int jg_setup_ss_matrices(jg_block_t *b, jg_setup_t *s, jg_ss_matrices_t *d)
     if (jg_setup_num_def(b, s, "D", &d->d, 1.0) < 0) return JG_BLOCK_FAIL;
     if (jg_setup_num_def(b, s, "InitialCondition", &d->ic, 0.0) < 0) return JG_BLOCK_FAIL;
     const jg_value_t *A = &d->a, *B = &d->b, *C = &d->c, *D = &d->d;
+    /* n from A, m from B, p from C; D must agree with both */
+    if (d->n > 0 && A->rows != A->cols)
+        return jg_setup_error(b, s, JG_PARAM, "A", "expected a square matrix, got %lldx%lld",
+                              (long long)A->rows, (long long)A->cols);
+    if (ss_side(b, s, "B", B, d->n, 1) || ss_side(b, s, "C", C, d->n, 0)) return JG_BLOCK_FAIL;
     if (d->n > 0) {
-        /* n from A, m from B, p from C; D must agree with both */
-        if (A->rows != A->cols)
-            return jg_setup_error(b, s, JG_PARAM, "A", "expected a square matrix, got %lldx%lld",
-                                  (long long)A->rows, (long long)A->cols);
-        if (jg_value_numel(B) == 0)
-            return jg_setup_error(b, s, JG_PARAM, "B",
-                                  "expected %lld rows (rows of A), got an empty matrix",
-                                  (long long)d->n);
-        if (B->rows != d->n)
-            return jg_setup_error(b, s, JG_PARAM, "B",
-                                  "expected %lldx%lld (rows of A x input width), got %lldx%lld",
-                                  (long long)d->n, (long long)B->cols, (long long)B->rows,
-                                  (long long)B->cols);
-        if (jg_value_numel(C) == 0)
-            return jg_setup_error(b, s, JG_PARAM, "C",
-                                  "expected %lld columns (rows of A), got an empty matrix",
-                                  (long long)d->n);
-        if (C->cols != d->n)
-            return jg_setup_error(b, s, JG_PARAM, "C",
-                                  "expected %lldx%lld (output width x rows of A), got %lldx%lld",
-                                  (long long)C->rows, (long long)d->n, (long long)C->rows,
-                                  (long long)C->cols);
         d->m = B->cols;
         d->p = C->rows;
         if (D->rows != d->p || D->cols != d->m)
@@ -87,16 +92,6 @@ int jg_setup_ss_matrices(jg_block_t *b, jg_setup_t *s, jg_ss_matrices_t *d)
                                   (long long)D->cols);
     } else {
         /* no states: y = D u, and D alone gives the widths */
-        if (jg_value_numel(B) != 0)
-            return jg_setup_error(b, s, JG_PARAM, "B",
-                                  "expected an empty matrix because A is empty (no states), "
-                                  "got %lldx%lld",
-                                  (long long)B->rows, (long long)B->cols);
-        if (jg_value_numel(C) != 0)
-            return jg_setup_error(b, s, JG_PARAM, "C",
-                                  "expected an empty matrix because A is empty (no states), "
-                                  "got %lldx%lld",
-                                  (long long)C->rows, (long long)C->cols);
         if (jg_value_numel(D) == 0)
             return jg_setup_error(b, s, JG_PARAM, "D",
                                   "expected a non-empty matrix: with an empty A, D gives the "
@@ -265,17 +260,23 @@ static int lti_realize(jg_block_t *b, jg_setup_t *s, ss_t *d, const double *num,
     return jg_setup_ports(b, s, 1, 1);
 }
 
-int jg_setup_num_vec_def(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v,
-                         const double *def, int64_t ndef)
+int jg_setup_num_mat_def(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v,
+                         const double *def, int64_t rows, int64_t cols)
 {
     int r = jg_setup_num(b, s, name, v);
     if (r < 0) return JG_BLOCK_FAIL;
     if (r == 0) {
-        if (value_zeros(s, v, 1, ndef))
+        if (value_zeros(s, v, rows, cols))
             return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-        memcpy(v->x, def, sizeof(double) * (size_t)ndef);
+        if (rows * cols != 0) memcpy(v->x, def, sizeof(double) * (size_t)(rows * cols));
     }
     return JG_BLOCK_DONE;
+}
+
+int jg_setup_num_vec_def(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v,
+                         const double *def, int64_t ndef)
+{
+    return jg_setup_num_mat_def(b, s, name, v, def, 1, ndef);
 }
 
 int jg_setup_poly_param(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v,

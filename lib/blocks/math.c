@@ -11,9 +11,8 @@ typedef struct {
 
 static int gain_setup(jg_block_t *b, jg_setup_t *s)
 {
-    gain_t *g = jg_setup_alloc(s, sizeof *g);
-    if (!g) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = g;
+    gain_t *g = jg__setup_data(b, s, sizeof *g);
+    if (!g) return JG_BLOCK_FAIL;
     if (jg_setup_num_def(b, s, "Gain", &g->k, 1.0) < 0) return JG_BLOCK_FAIL;
     const char *mul = NULL;
     int r = jg_setup_str(b, s, "Multiplication", &mul);
@@ -118,9 +117,8 @@ typedef struct {
 
 static int sum_setup(jg_block_t *b, jg_setup_t *s)
 {
-    sum_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    sum_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     const char *str = NULL;
     jg_value_t num;
     int r = jg_setup_str_or_num(b, s, "Inputs", &str, &num);

@@ -161,9 +161,8 @@ typedef struct {
 static int elem_setup(jg_block_t *b, jg_setup_t *s, const elem_op_t *ops, size_t nops,
                       const char *names, const char *def)
 {
-    elem_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    elem_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     const char *name = NULL;
     int r = jg_setup_str(b, s, "Operator", &name);
     if (r < 0) return JG_BLOCK_FAIL;
@@ -295,16 +294,10 @@ typedef struct {
     jg_value_t hi, lo;   /* UpperLimit, LowerLimit: scalar or one per element */
 } sat_t;
 
-static double sat_lim(const jg_value_t *v, int64_t i)
-{
-    return jg_value_numel(v) == 1 ? v->x[0] : v->x[i];
-}
-
 static int saturation_setup(jg_block_t *b, jg_setup_t *s)
 {
-    sat_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    sat_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     if (jg_setup_num_def(b, s, "UpperLimit", &d->hi, 0.5) < 0) return JG_BLOCK_FAIL;
     if (jg_setup_num_def(b, s, "LowerLimit", &d->lo, -0.5) < 0) return JG_BLOCK_FAIL;
     int64_t nh = jg_value_numel(&d->hi), nl = jg_value_numel(&d->lo);
@@ -314,15 +307,8 @@ static int saturation_setup(jg_block_t *b, jg_setup_t *s)
         return jg_setup_error(b, s, JG_PARAM, "LowerLimit",
                               "has %lld elements but UpperLimit has %lld (only scalars expand)",
                               (long long)nl, (long long)nh);
-    int64_t n = nh > nl ? nh : nl;
-    for (int64_t i = 0; i < n; i++) {
-        double lo = sat_lim(&d->lo, i), hi = sat_lim(&d->hi, i);
-        if (!(lo <= hi))
-            return jg_setup_error(b, s, JG_PARAM, "LowerLimit",
-                                  "element %lld is %g, above UpperLimit %g: expected LowerLimit "
-                                  "<= UpperLimit",
-                                  (long long)i + 1, lo, hi);
-    }
+    if (jg__param_ordered(b, s, &d->lo, &d->hi, nh > nl ? nh : nl, "LowerLimit", "UpperLimit"))
+        return JG_BLOCK_FAIL;
     return jg_setup_ports(b, s, 1, 1);
 }
 
@@ -357,7 +343,7 @@ static int saturation_outputs(const jg_block_t *b, jg_eval_t *e)
     const sat_t *d = b->data;
     int scalar_u = b->in_w[0] == 1;
     for (int64_t i = 0; i < b->out_w[0]; i++) {
-        double u = e->u[0][scalar_u ? 0 : i], lo = sat_lim(&d->lo, i), hi = sat_lim(&d->hi, i);
+        double u = e->u[0][scalar_u ? 0 : i], lo = jg__param_at(&d->lo, i), hi = jg__param_at(&d->hi, i);
         e->y[0][i] = u < lo ? lo : u > hi ? hi : u;
     }
     return 0;
@@ -373,7 +359,7 @@ static int saturation_jacobian(const jg_block_t *b, jg_eval_t *e)
      * small-signal analysis from inside the range expects.  Equal limits make
      * the output constant: slope 0. */
     for (int64_t i = 0; i < b->out_w[0]; i++) {
-        double u = e->u[0][scalar_u ? 0 : i], lo = sat_lim(&d->lo, i), hi = sat_lim(&d->hi, i);
+        double u = e->u[0][scalar_u ? 0 : i], lo = jg__param_at(&d->lo, i), hi = jg__param_at(&d->hi, i);
         e->jac[0]->x[i] = lo < hi && lo <= u && u <= hi ? 1.0 : 0.0;
     }
     return 0;
@@ -386,8 +372,8 @@ static int saturation_zc(const jg_block_t *b, jg_eval_t *e)
     int64_t n = b->out_w[0];
     for (int64_t i = 0; i < n; i++) {
         double u = e->u[0][scalar_u ? 0 : i];
-        e->zcv[i] = sat_lim(&d->hi, i) - u;
-        e->zcv[n + i] = u - sat_lim(&d->lo, i);
+        e->zcv[i] = jg__param_at(&d->hi, i) - u;
+        e->zcv[n + i] = u - jg__param_at(&d->lo, i);
     }
     return 0;
 }

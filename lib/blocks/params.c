@@ -1,8 +1,20 @@
 /* Parameter readers shared by several block types: on/off switches, limits that may be infinite, literal choices, port counts and ignored parameters. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "block_impl.h"
+
+void *jg__setup_data(jg_block_t *b, jg_setup_t *s, size_t size)
+{
+    void *d = jg_setup_alloc(s, size);
+    if (!d) {
+        jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
+        return NULL;
+    }
+    b->data = d;
+    return d;
+}
 
 int jg__param_limit(jg_block_t *b, jg_setup_t *s, const char *name, double def, jg_value_t *out)
 {
@@ -65,6 +77,59 @@ int jg__param_choice(jg_block_t *b, jg_setup_t *s, const char *name, const char 
         if (!strcmp(v, opts[k])) return k;
     jg_setup_error(b, s, JG_PARAM, name, "expected %s, got \"%s\"", expected, v);
     return -1;
+}
+
+int jg__param_literal(jg_block_t *b, jg_setup_t *s, const char *name, const char *want,
+                      const char *why)
+{
+    char expected[512];
+    snprintf(expected, sizeof expected, "\"%s\" (%s)", want, why);
+    return jg__param_choice(b, s, name, &want, 1, expected) < 0 ? JG_BLOCK_FAIL : JG_BLOCK_DONE;
+}
+
+int jg__param_ordered(jg_block_t *b, jg_setup_t *s, const jg_value_t *lo, const jg_value_t *hi,
+                      int64_t n, const char *lo_name, const char *hi_name)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double l = jg__param_at(lo, i), h = jg__param_at(hi, i);
+        if (!(l <= h))
+            return jg_setup_error(b, s, JG_PARAM, lo_name,
+                                  "element %lld is %g, above %s %g: expected %s <= %s",
+                                  (long long)i + 1, l, hi_name, h, lo_name, hi_name);
+    }
+    return JG_BLOCK_DONE;
+}
+
+int jg__widths_delay(jg_block_t *b, jg_setup_t *s, const char *const *names, const int64_t *sizes,
+                     int np, const char *role, const char *from)
+{
+    if (b->out_w[0] < 0) {
+        int k = 0;
+        while (k < np && sizes[k] <= 1) k++;
+        if (k < np)
+            b->out_w[0] = sizes[k];
+        else if (b->in_w[0] > 0)
+            b->out_w[0] = b->in_w[0];
+        else if (s->force)
+            b->out_w[0] = 1;   /* a loop through the delay: follow the scalar parameters */
+        else
+            return JG_BLOCK_AGAIN;
+    }
+    if (b->in_w[0] < 0) {
+        if (!s->force) return JG_BLOCK_AGAIN;
+        b->in_w[0] = b->out_w[0];
+    }
+    int64_t w = b->out_w[0];
+    if (b->in_w[0] != w)
+        return jg_setup_error(b, s, JG_WIDTH, NULL,
+                              "input has width %lld but the %s has width %lld (from %s or the input)",
+                              (long long)b->in_w[0], role, (long long)w, from);
+    for (int k = 0; k < np; k++)
+        if (sizes[k] > 1 && sizes[k] != w)
+            return jg_setup_error(b, s, JG_PARAM, names[k],
+                                  "expected a scalar or %lld elements, got %lld", (long long)w,
+                                  (long long)sizes[k]);
+    return JG_BLOCK_DONE;
 }
 
 int jg__param_ignore(jg_block_t *b, jg_setup_t *s, const char *name)

@@ -68,9 +68,8 @@ static int pid_setup(jg_block_t *b, jg_setup_t *s)
     static const char *const icsrc[] = {"internal", "external"};
     static const char *const aw[] = {"none", "back-calculation", "clamping"};
     static const double defs[NPAR] = {1, 1, 0, 100, 0, 0, INFINITY, -INFINITY, 1};
-    pidc_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    pidc_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     d->ka = d->kb = d->kc = d->kd = -1;
     int c = jg__param_choice(b, s, "Controller", ctrl, 5, "\"PID\", \"PI\", \"PD\", \"P\" or \"I\"");
     int f = jg__param_choice(b, s, "Form", form, 2, "\"Parallel\" or \"Ideal\"");

@@ -1,20 +1,38 @@
 /* plugin_impl.h -- private to the plugin modules of lib/blocks (internal): a
- * plugin's block type as the loader (plugin_load.c) registers it, and what
- * the bridge (plugin_bridge.c: the plugin ABI as a jg_block_type_t) and the
- * finite-difference fallback (plugin_fd.c) share. */
+ * model's plugin set and a plugin's block type as the loader (plugin_load.c)
+ * registers them, and what the bridge (plugin_bridge.c: the plugin ABI as a
+ * jg_block_type_t), the finite-difference fallback (plugin_fd.c) and the
+ * registry's look-up (registry.c) share. */
 #ifndef JG_BLOCKS_PLUGIN_IMPL_H
 #define JG_BLOCKS_PLUGIN_IMPL_H
 #include "block_impl.h"
 #include "jacgraph/plugin.h"
 
-/* A registered plugin type: heap-allocated by the loader, never freed once
- * registered (blocks of compiled programs point at bt). */
+/* A registered plugin type: heap-allocated by the loader, freed with its set
+ * (blocks of compiled programs point at bt; each holds the set). */
 typedef struct jg__pltype {
     jg_block_type_t bt;        /* first: a block's b->type points here */
     jg_plugin_type_t pt;       /* the plugin's, copied */
     char *name;                /* owned copy (bt.name, pt.name) */
-    int file;                  /* the loader's index of the file that registered it */
+    int file;                  /* index in its set's files of the file that registered it */
 } jg__pltype_t;
+
+/* One loaded plugin file. */
+typedef struct {
+    char *file;                /* as given to jg_plugin_load */
+    void *handle;              /* dlopen's, closed with the set */
+} jg__plfile_t;
+
+/* A model's plugin set (block_impl.h).  Loading appends (not thread-safe, as
+ * any change to the model); types never move once registered, so programs
+ * compiled before a later load keep valid pointers. */
+struct jg__plset {
+    _Atomic long refs;
+    jg__plfile_t *files;
+    int nfiles, capfiles;
+    jg__pltype_t **types;      /* in registration order */
+    size_t ntypes, captypes;
+};
 
 static inline const jg__pltype_t *jg__pltype_of(const jg_block_t *b) { return (const jg__pltype_t *)b->type; }
 

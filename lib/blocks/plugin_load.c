@@ -1,9 +1,13 @@
 /* The plugin loader: dlopen, the ABI check, registration of a plugin's block types (bridged by
- * plugin_bridge.c) in registry.c's run-time list, and the plugins a model names.
+ * plugin_bridge.c) in the plugin set of one model, and the plugins a model names.
  *
- * Global state (the loaded files and types) is not thread-safe: plugins are
- * loaded before models are compiled, and never unloaded. */
+ * Plugins belong to a model, not to the process: two models in one process
+ * (or two threads) never see each other's plugin types.  Loading changes the
+ * model and is not thread-safe with other uses of that model; a set is
+ * reference counted (the model and each program compiled from it) and its
+ * files are closed when the last reference goes. */
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,19 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "jacgraph/model.h"
+#include "../model/model_internal.h"
 #include "plugin_impl.h"
 
 typedef struct {
-    char *file;                /* as given to jg_plugin_load */
-    void *handle;
-} pl_file_t;
-
-static pl_file_t *files;
-static int nfiles, capfiles;
-static jg__pltype_t **types;
-static size_t ntypes, captypes;
-
-typedef struct {
+    const jg__plset_t *ps;
     const char *file;
     int fileidx;
     jg_error_t *err;
@@ -41,10 +37,10 @@ static int valid_name(const char *s)
     return 1;
 }
 
-static const char *owner_of(const char *name)
+static const char *owner_of(const jg__plset_t *ps, const char *name)
 {
-    for (size_t i = 0; i < ntypes; i++)
-        if (!strcmp(types[i]->name, name)) return files[types[i]->file].file;
+    for (size_t i = 0; i < ps->ntypes; i++)
+        if (!strcmp(ps->types[i]->name, name)) return ps->files[ps->types[i]->file].file;
     return NULL;
 }
 
@@ -71,7 +67,7 @@ static int register_type(jg_plugin_registry_t *r, const jg_plugin_type_t *t)
                         t->name ? t->name : "(null)");
     if (jg__block_type_builtin(t->name))
         return reg_fail(L, JG_MODEL, "block type '%s' is already registered (built in)", t->name);
-    const char *owner = owner_of(t->name);
+    const char *owner = owner_of(L->ps, t->name);
     if (!owner)
         for (int k = 0; k < L->nadded && !owner; k++)
             if (!strcmp(L->added[k]->name, t->name)) owner = L->file;
@@ -97,54 +93,82 @@ static int register_type(jg_plugin_registry_t *r, const jg_plugin_type_t *t)
     return 0;
 }
 
-/* Remember the file in files[] (its index is what types refer to). */
-static int add_file(const char *file, void *handle)
+jg__plset_t *jg__plset_retain(jg__plset_t *ps)
 {
-    if (nfiles == capfiles) {
-        int cap = capfiles ? 2 * capfiles : 8;
-        pl_file_t *d = realloc(files, sizeof *d * (size_t)cap);
+    if (ps) atomic_fetch_add_explicit(&ps->refs, 1, memory_order_relaxed);
+    return ps;
+}
+
+void jg__plset_release(jg__plset_t *ps)
+{
+    /* acq_rel: the last owner sees every other owner's writes before freeing */
+    if (!ps || atomic_fetch_sub_explicit(&ps->refs, 1, memory_order_acq_rel) != 1) return;
+    for (size_t i = 0; i < ps->ntypes; i++) {
+        free(ps->types[i]->name);
+        free(ps->types[i]);
+    }
+    for (int k = ps->nfiles - 1; k >= 0; k--) {   /* dlclose counts: one per jg_plugin_load */
+        dlclose(ps->files[k].handle);
+        free(ps->files[k].file);
+    }
+    free(ps->types);
+    free(ps->files);
+    free(ps);
+}
+
+static void release_set(void *ps) { jg__plset_release(ps); }
+
+/* Model m's set, made on first use. */
+static jg__plset_t *set_of(jg_model_t *m)
+{
+    jg__plset_t *ps = jg__model_plugins(m);
+    if (ps) return ps;
+    if (!(ps = calloc(1, sizeof *ps))) return NULL;
+    atomic_init(&ps->refs, 1);
+    jg__model_set_plugins(m, ps, release_set);
+    return ps;
+}
+
+/* Append file and its types to ps: all or (out of memory) nothing. */
+static int add_plugin(jg__plset_t *ps, const char *file, void *handle, jg__pltype_t *const *t, int n)
+{
+    if (ps->nfiles == ps->capfiles) {
+        int cap = ps->capfiles ? 2 * ps->capfiles : 8;
+        jg__plfile_t *d = realloc(ps->files, sizeof *d * (size_t)cap);
         if (!d) return -1;
-        files = d;
-        capfiles = cap;
+        ps->files = d;
+        ps->capfiles = cap;
+    }
+    if (ps->ntypes + (size_t)n > ps->captypes) {
+        size_t cap = ps->captypes ? 2 * ps->captypes : 16;
+        while (cap < ps->ntypes + (size_t)n) cap *= 2;
+        jg__pltype_t **d = realloc(ps->types, sizeof *d * cap);
+        if (!d) return -1;
+        ps->types = d;
+        ps->captypes = cap;
     }
     char *f = malloc(strlen(file) + 1);
     if (!f) return -1;
     strcpy(f, file);
-    files[nfiles++] = (pl_file_t){f, handle};
+    ps->files[ps->nfiles++] = (jg__plfile_t){f, handle};
+    for (int k = 0; k < n; k++) ps->types[ps->ntypes++] = t[k];
     return 0;
 }
 
-static int add_types(jg__pltype_t *const *t, int n)
+jg_status_t jg_plugin_load(jg_model_t *m, const char *file, jg_error_t *err)
 {
-    if (ntypes + (size_t)n > captypes) {
-        size_t cap = captypes ? 2 * captypes : 16;
-        while (cap < ntypes + (size_t)n) cap *= 2;
-        jg__pltype_t **d = realloc(types, sizeof *d * cap);
-        if (!d) return -1;
-        types = d;
-        captypes = cap;
-    }
-    for (int k = 0; k < n; k++) {
-        if (jg__block_type_register(&t[k]->bt)) {
-            while (k--) jg__block_type_unregister(&t[k]->bt);
-            return -1;
-        }
-    }
-    for (int k = 0; k < n; k++) types[ntypes++] = t[k];
-    return 0;
-}
-
-jg_status_t jg_plugin_load(const char *file, jg_error_t *err)
-{
+    if (!m) return jg_error_set(err, JG_ARG, "plugin: no model to load into");
     if (!file || !*file) return jg_error_set(err, JG_ARG, "plugin: empty file name");
+    jg__plset_t *ps = set_of(m);
+    if (!ps) return jg_error_set(err, JG_NOMEM, "out of memory");
     dlerror();
     void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char *why = dlerror();
         return jg_error_set(err, JG_IO, "plugin '%s': cannot load: %s", file, why ? why : "unknown error");
     }
-    for (int k = 0; k < nfiles; k++)
-        if (files[k].handle == h) {   /* the same library again: nothing to do */
+    for (int k = 0; k < ps->nfiles; k++)
+        if (ps->files[k].handle == h) {   /* the same library again: nothing to do */
             dlclose(h);
             return JG_OK;
         }
@@ -178,8 +202,9 @@ jg_status_t jg_plugin_load(const char *file, jg_error_t *err)
         dlclose(h);
         return jg_error_set(err, JG_NOMEM, "out of memory");
     }
+    L->ps = ps;
     L->file = file;
-    L->fileidx = nfiles;
+    L->fileidx = ps->nfiles;
     L->err = err;
     jg_plugin_registry_t r = {.abi_version = JG_PLUGIN_ABI_VERSION, .api = &jg__plugin_api,
                               .register_type = register_type, .host = L};
@@ -187,10 +212,7 @@ jg_status_t jg_plugin_load(const char *file, jg_error_t *err)
     jg_status_t st = JG_OK;
     if (L->failed) st = err ? err->status : JG_MODEL;
     else if (rc) st = jg_error_set(err, JG_MODEL, "plugin '%s': jacgraph_plugin_init failed (returned %d)", file, rc);
-    else if (add_file(file, h) || add_types(L->added, L->nadded)) {
-        if (nfiles > L->fileidx) free(files[--nfiles].file);
-        st = jg_error_set(err, JG_NOMEM, "out of memory");
-    }
+    else if (add_plugin(ps, file, h, L->added, L->nadded)) st = jg_error_set(err, JG_NOMEM, "out of memory");
     if (st) {
         for (int k = 0; k < L->nadded; k++) {
             free(L->added[k]->name);
@@ -202,25 +224,35 @@ jg_status_t jg_plugin_load(const char *file, jg_error_t *err)
     return st;
 }
 
-int jg_plugin_count(void) { return nfiles; }
-const char *jg_plugin_file(int k) { return k >= 0 && k < nfiles ? files[k].file : NULL; }
+int jg_plugin_count(const jg_model_t *m)
+{
+    const jg__plset_t *ps = m ? jg__model_plugins(m) : NULL;
+    return ps ? ps->nfiles : 0;
+}
 
-/* A plugin file named like `name` (NAME or NAME.so) is already loaded. */
-static int loaded_by_name(const char *name)
+const char *jg_plugin_file(const jg_model_t *m, int k)
+{
+    const jg__plset_t *ps = m ? jg__model_plugins(m) : NULL;
+    return ps && k >= 0 && k < ps->nfiles ? ps->files[k].file : NULL;
+}
+
+/* A plugin file named like `name` (NAME or NAME.so) is already loaded into m. */
+static int loaded_by_name(const jg_model_t *m, const char *name)
 {
     size_t n = strlen(name);
     int has_so = n > 3 && !strcmp(name + n - 3, ".so");
-    for (int k = 0; k < nfiles; k++) {
-        const char *base = strrchr(files[k].file, '/');
-        base = base ? base + 1 : files[k].file;
+    for (int k = 0; k < jg_plugin_count(m); k++) {
+        const char *file = jg_plugin_file(m, k), *base = strrchr(file, '/');
+        base = base ? base + 1 : file;
         if (!strcmp(base, name)) return 1;
         if (!has_so && !strncmp(base, name, n) && !strcmp(base + n, ".so")) return 1;
     }
     return 0;
 }
 
-jg_status_t jg_plugin_load_model(const jg_model_t *m, jg_error_t *err)
+jg_status_t jg_plugin_load_model(jg_model_t *m, jg_error_t *err)
 {
+    if (!m) return jg_error_set(err, JG_ARG, "plugin: no model to load into");
     ptrdiff_t count = jg_model_nplugins(m);
     if (count < 0)
         return jg_error_set(err, JG_MODEL, "model '%s': \"plugins\" must be an array of strings",
@@ -233,10 +265,10 @@ jg_status_t jg_plugin_load_model(const jg_model_t *m, jg_error_t *err)
             const char *src = jg_model_source(m), *slash = src ? strrchr(src, '/') : NULL;
             if (name[0] == '/' || !slash) snprintf(path, sizeof path, "%s", name);
             else snprintf(path, sizeof path, "%.*s/%s", (int)(slash - src), src, name);
-            if ((st = jg_plugin_load(path, err))) return st;
+            if ((st = jg_plugin_load(m, path, err))) return st;
             continue;
         }
-        if (loaded_by_name(name)) continue;
+        if (loaded_by_name(m, name)) continue;
         size_t n = strlen(name);
         const char *suffix = n > 3 && !strcmp(name + n - 3, ".so") ? "" : ".so";
         const char *env = getenv("JACGRAPH_PLUGIN_PATH");
@@ -255,7 +287,7 @@ jg_status_t jg_plugin_load_model(const jg_model_t *m, jg_error_t *err)
                                 "model '%s' needs plugin '%s': no %s%s in JACGRAPH_PLUGIN_PATH (%s); "
                                 "load it with --plugin FILE.so",
                                 jg_model_name(m), name, name, suffix, env && *env ? env : "not set");
-        if ((st = jg_plugin_load(path, err))) return st;
+        if ((st = jg_plugin_load(m, path, err))) return st;
     }
     return JG_OK;
 }

@@ -12,19 +12,14 @@ typedef struct {
 
 static int product_setup(jg_block_t *b, jg_setup_t *s)
 {
-    prod_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
-    const char *mul = NULL;
-    int r = jg_setup_str(b, s, "Multiplication", &mul);
-    if (r < 0) return JG_BLOCK_FAIL;
-    if (r > 0 && strcmp(mul, "Element-wise(.*)"))
-        return jg_setup_error(b, s, JG_PARAM, "Multiplication",
-                              "expected \"Element-wise(.*)\" (matrix products are not "
-                              "supported), got \"%s\"", mul);
+    prod_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
+    if (jg__param_literal(b, s, "Multiplication", "Element-wise(.*)",
+                          "matrix products are not supported"))
+        return JG_BLOCK_FAIL;
     const char *str = NULL;
     jg_value_t num;
-    r = jg_setup_str_or_num(b, s, "Inputs", &str, &num);
+    int r = jg_setup_str_or_num(b, s, "Inputs", &str, &num);
     if (r < 0) return JG_BLOCK_FAIL;
     if (r == 0) str = "**";
     if (r == 2) {

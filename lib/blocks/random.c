@@ -53,9 +53,8 @@ static int rnd_setup(jg_block_t *b, jg_setup_t *s, int normal)
     static const double ndefs[3] = {0, 1, 0}, udefs[3] = {-1, 1, 0};
     const char *const *names = normal ? nnames : unames;
     const double *defs = normal ? ndefs : udefs;
-    rnd_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    rnd_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     d->normal = normal;
     jg_value_t v[3];
     if ((d->w = jg__param_vectors(b, s, names, defs, 3, v)) < 0) return JG_BLOCK_FAIL;

@@ -37,9 +37,8 @@ static const char *const rl_names[3] = {"RisingSlewLimit", "FallingSlewLimit", "
 static int rl_setup(jg_block_t *b, jg_setup_t *s)
 {
     static const double defs[3] = {1, -1, 0};
-    rl_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    rl_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     d->n = 1;
     for (int k = 0; k < 3; k++) {
         if (jg__param_limit(b, s, rl_names[k], defs[k], &d->p[k]) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;

@@ -19,9 +19,8 @@ typedef struct {
 
 static int port_parse(jg_block_t *b, jg_setup_t *s, port_t **out)
 {
-    port_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    port_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     jg_value_t v;
     int r = jg_setup_num(b, s, "Port", &v);
     if (r < 0) return JG_BLOCK_FAIL;
@@ -143,9 +142,8 @@ typedef struct {
 
 static int split_setup(jg_block_t *b, jg_setup_t *s, const char *param, int is_mux)
 {
-    split_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    split_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     jg_value_t v;
     int r = jg_setup_num(b, s, param, &v);
     if (r < 0) return JG_BLOCK_FAIL;
@@ -280,9 +278,8 @@ typedef struct {
 
 static int selector_setup(jg_block_t *b, jg_setup_t *s)
 {
-    sel_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    sel_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     jg_value_t v;
     int r = jg_setup_num(b, s, "Indices", &v);
     if (r < 0) return JG_BLOCK_FAIL;

@@ -30,9 +30,8 @@ typedef struct {
 static int stm_setup(jg_block_t *b, jg_setup_t *s)
 {
     static const char *const ops[6] = {"+", "-", "*", "/", "Ts Only", "1/Ts Only"};
-    stm_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    stm_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     const char *op = "+";
     if (jg_setup_str(b, s, "TsampMathOp", &op) < 0) return JG_BLOCK_FAIL;
     d->op = -1;

@@ -51,9 +51,8 @@ typedef struct {
 
 static int msw_setup(jg_block_t *b, jg_setup_t *s)
 {
-    msw_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    msw_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     const char *str = NULL;
     jg_value_t num;
     double n = 3;
@@ -406,17 +405,19 @@ typedef struct {
 
 static int reshape_setup(jg_block_t *b, jg_setup_t *s)
 {
-    reshape_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    reshape_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     d->numel = -1;
-    const char *v = NULL;
-    int r = jg_setup_str(b, s, "OutputDimensionality", &v);
-    if (r < 0) return JG_BLOCK_FAIL;
+    static const char *const dimensionality[4] = {"1-D array", "Column vector (2-D)",
+                                                  "Row vector (2-D)", "Customize"};
+    int k = jg__param_choice(b, s, "OutputDimensionality", dimensionality, 4,
+                             "\"1-D array\", \"Column vector (2-D)\", \"Row vector (2-D)\" or "
+                             "\"Customize\"");
+    if (k < 0) return JG_BLOCK_FAIL;
     jg_value_t dims;
     int rd = jg_setup_num(b, s, "OutputDimensions", &dims);
     if (rd < 0) return JG_BLOCK_FAIL;
-    if (r > 0 && !strcmp(v, "Customize")) {
+    if (k == 3) {   /* Customize */
         if (rd == 0 || jg_value_numel(&dims) == 0)
             return jg_setup_error(b, s, JG_PARAM, "OutputDimensions",
                                   "missing: \"Customize\" needs the output dimensions");
@@ -430,12 +431,6 @@ static int reshape_setup(jg_block_t *b, jg_setup_t *s)
             if (d->numel > (int64_t)1 << 40)
                 return jg_setup_error(b, s, JG_PARAM, "OutputDimensions", "too many elements");
         }
-    } else if (r > 0 && strcmp(v, "1-D array") && strcmp(v, "Column vector (2-D)") &&
-               strcmp(v, "Row vector (2-D)")) {
-        return jg_setup_error(b, s, JG_PARAM, "OutputDimensionality",
-                              "expected \"1-D array\", \"Column vector (2-D)\", \"Row vector "
-                              "(2-D)\" or \"Customize\", got \"%s\"",
-                              v);
     }
     return jg_setup_ports(b, s, 1, 1);
 }
@@ -463,9 +458,8 @@ const jg_block_type_t jg_block_reshape = {
  * sample time and signal type options are accepted and ignored. */
 static int sigspec_setup(jg_block_t *b, jg_setup_t *s)
 {
-    reshape_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    reshape_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     d->numel = -1;
     jg_value_t dims;
     int r = jg_setup_num(b, s, "Dimensions", &dims);
@@ -590,9 +584,8 @@ static int fixdt_type(const char *t, double *lo, double *hi, double *scale)
 
 static int dtc_setup(jg_block_t *b, jg_setup_t *s)
 {
-    dtc_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    dtc_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     const char *t = NULL, *param = "OutDataTypeStr";
     int r = jg_setup_str(b, s, "OutDataTypeStr", &t);
     if (r < 0) return JG_BLOCK_FAIL;

@@ -30,26 +30,11 @@
 
 #define TWO_PI 6.283185307179586476925286766559
 
-static void *dalloc(jg_block_t *b, jg_setup_t *s, size_t size)
-{
-    void *d = jg_setup_alloc(s, size);
-    if (!d) jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
-    return d;
-}
-
 /* Only the simulation time drives these sources. */
 static int sim_time_only(jg_block_t *b, jg_setup_t *s)
 {
-    const char *v = NULL;
-    int r = jg_setup_str(b, s, "TimeSource", &v);
-    if (r < 0) return JG_BLOCK_FAIL;
-    if (r > 0 && strcmp(v, "Use simulation time"))
-        return jg_setup_error(b, s, JG_PARAM, "TimeSource",
-                              "expected \"Use simulation time\" (an external time input is not "
-                              "supported), got \"%s\"",
-                              v);
-    return JG_BLOCK_DONE;
+    return jg__param_literal(b, s, "TimeSource", "Use simulation time",
+                             "an external time input is not supported");
 }
 
 /* ---------------------------------------------------- counter-based noise */
@@ -100,7 +85,7 @@ static int sg_setup(jg_block_t *b, jg_setup_t *s)
     static const char *const names[2] = {"Amplitude", "Frequency"};
     static const double defs[2] = {1, 1};
     static const char *const waves[4] = {"sine", "square", "sawtooth", "random"};
-    sg_t *d = dalloc(b, s, sizeof *d);
+    sg_t *d = jg__setup_data(b, s, sizeof *d);
     if (!d) return JG_BLOCK_FAIL;
     jg_value_t v[2];
     if ((d->w = jg__param_vectors(b, s, names, defs, 2, v)) < 0) return JG_BLOCK_FAIL;
@@ -245,7 +230,7 @@ typedef struct {
 static int rs_setup(jg_block_t *b, jg_setup_t *s)
 {
     static const double two[2] = {0, 2};
-    rs_t *d = dalloc(b, s, sizeof *d);
+    rs_t *d = jg__setup_data(b, s, sizeof *d);
     if (!d) return JG_BLOCK_FAIL;
     jg_value_t tv = {0, 0, NULL}, yv = {0, 0, NULL};
     if (jg_setup_num(b, s, "rep_seq_t", &tv) < 0 || jg_setup_num(b, s, "rep_seq_y", &yv) < 0)
@@ -359,7 +344,7 @@ static int wn_setup(jg_block_t *b, jg_setup_t *s)
 {
     static const char *const names[2] = {"Cov", "seed"};
     static const double defs[2] = {0.1, 23341};
-    wn_t *d = dalloc(b, s, sizeof *d);
+    wn_t *d = jg__setup_data(b, s, sizeof *d);
     if (!d) return JG_BLOCK_FAIL;
     jg_value_t v[2], ts;
     if ((d->w = jg__param_vectors(b, s, names, defs, 2, v)) < 0) return JG_BLOCK_FAIL;

@@ -9,9 +9,8 @@ typedef struct {
 
 static int constant_setup(jg_block_t *b, jg_setup_t *s)
 {
-    const_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    const_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     if (jg_setup_num_def(b, s, "Value", &d->v, 1.0) < 0) return JG_BLOCK_FAIL;
     if (jg_value_numel(&d->v) == 0)
         return jg_setup_error(b, s, JG_PARAM, "Value", "expected a non-empty value");

@@ -374,9 +374,8 @@ static int blank(const char *l)
 
 static int fw_setup(jg_block_t *b, jg_setup_t *s)
 {
-    fw_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    fw_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     const char *path = NULL;
     int r = jg_setup_str(b, s, "File", &path);
     if (r < 0) return JG_BLOCK_FAIL;

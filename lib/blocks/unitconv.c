@@ -248,9 +248,8 @@ typedef struct {
 
 static int unitconv_setup(jg_block_t *b, jg_setup_t *s)
 {
-    unitconv_t *d = jg_setup_alloc(s, sizeof *d);
-    if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    b->data = d;
+    unitconv_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
     static const char *const names[2] = {"InputUnit", "OutputUnit"};
     const char *text[2];
     unit_t u[2];

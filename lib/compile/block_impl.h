@@ -45,8 +45,10 @@
  *   Discrete states  jg_setup_dstates(b, s, nd) (in setup or widths): nd
  *                 doubles per block, e->xd.  init_discrete(b, xd0) sets them
  *                 (zeros when absent).  They also serve as modes (Relay on/off)
- *                 and buffers (Transport Delay).  Not part of the linearization:
- *                 A, B, C, D hold them at their values.
+ *                 and buffers (Transport Delay).  Continuous linearization
+ *                 holds them at their values; discrete linearization (a
+ *                 block at a discrete rate) takes them as states through
+ *                 djacobian().
  *   update(b, e)  at each major time step for a continuous-time block, at its
  *                 sample hits for a discrete one, after all outputs of the
  *                 step: write e->xd (x[k+1] = f(x[k], u[k])) and, for state
@@ -166,7 +168,26 @@ typedef struct jg_block_type {
     int (*guess)(const jg_block_t *b, double *const *y);
     /* invariant projection (see the top of this file); optional */
     int (*invariants)(const jg_block_t *b, jg_eval_t *e, double *g, cs_dl *dg);
+    /* discrete linearization (optional): the Jacobians of the update
+     * x[k+1] = F(x[k], u[k]) and of the outputs in the discrete states, at
+     * e (as for jacobian(); e->xd the states), into dense row-major arrays
+     * the caller zeroed: ad (nd x nd) = dF/dxd, bd[p] (nd x in_w[p]) =
+     * dF/du_p, cd[q] (out_w[q] x nd) = dg_q/dxd.  The d parts of jacobian()
+     * stay dg/du.  A block at a discrete rate whose discrete states are
+     * dynamic states must have it: discrete linearization refuses a block
+     * with discrete states and without it (no silent differences). */
+    int (*djacobian)(const jg_block_t *b, jg_eval_t *e, double *ad, double *const *bd,
+                     double *const *cd);
 } jg_block_type_t;
+
+/* A linear discrete-time block type of a family of realizations that share
+ * everything but the setup (DiscreteStateSpace and DiscreteTransferFcn; the
+ * discrete filters): the functions P##_widths ... P##_update, P##_djacobian. */
+#define JG_DISCRETE_LTI_TYPE(NAME, SETUP, P)                                                    \
+    {.name = NAME, .flags = JG_BT_LINEAR | JG_BT_DISCRETE, .setup = SETUP,                    \
+     .widths = P##_widths, .pattern = P##_pattern, .outputs = P##_outputs,                   \
+     .jacobian = P##_jacobian, .init_discrete = P##_init_discrete, .update = P##_update,      \
+     .djacobian = P##_djacobian}
 
 /* Kinds of Jacobian parts. */
 typedef enum { JG_JAC_A = 0, JG_JAC_B, JG_JAC_C, JG_JAC_D } jg_jac_kind_t;
@@ -342,6 +363,9 @@ int jg_setup_poly_param(jg_block_t *b, jg_setup_t *s, const char *name, jg_value
  * when absent.  JG_BLOCK_DONE or JG_BLOCK_FAIL. */
 int jg_setup_num_vec_def(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v,
                          const double *def, int64_t ndef);
+/* The same with a rows x cols default (row-major def). */
+int jg_setup_num_mat_def(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v,
+                         const double *def, int64_t rows, int64_t cols);
 /* Zero-pole-gain to num/den (ZeroPole, DiscreteZeroPole): the monic
  * polynomials (highest power first, arena) with roots "Zeros" z and "Poles"
  * p, num times gain; nz <= np (a proper system) or an error naming "Zeros".
@@ -374,6 +398,10 @@ int jg_eval_error(const jg_block_t *b, jg_eval_t *e, const char *fmt, ...)
  * let the block run before its driver.  (lib/blocks/math.c) */
 int jg_pattern_zero_slope(jg_block_t *b, jg_setup_t *s);
 
+/* The block's data (b->data): size zeroed bytes of the setup arena, or NULL
+ * after an out-of-memory error (lib/blocks/params.c). */
+void *jg__setup_data(jg_block_t *b, jg_setup_t *s, size_t size);
+
 /* Parameter readers shared by block types (lib/blocks/params.c).  Each sets
  * the error (block path, parameter) and returns JG_BLOCK_FAIL on bad input.
  * jg__param_limit: numbers, a workspace name, or "inf"/"+inf"/"-inf"; absent:
@@ -390,6 +418,14 @@ int jg__param_onoff(jg_block_t *b, jg_setup_t *s, const char *name, int def, int
 int jg__param_choice(jg_block_t *b, jg_setup_t *s, const char *name, const char *const *opts, int n,
                      const char *expected);
 int jg__param_ignore(jg_block_t *b, jg_setup_t *s, const char *name);
+/* A literal parameter that may only be `want` (Simulink's other choices add
+ * ports or modes the block does not have): absent or want, JG_BLOCK_DONE;
+ * else the error "expected \"want\" (why), got ...", JG_BLOCK_FAIL. */
+int jg__param_literal(jg_block_t *b, jg_setup_t *s, const char *name, const char *want,
+                      const char *why);
+/* lo(i) <= hi(i) for i < n (scalars expand), else an error naming lo_name. */
+int jg__param_ordered(jg_block_t *b, jg_setup_t *s, const jg_value_t *lo, const jg_value_t *hi,
+                      int64_t n, const char *lo_name, const char *hi_name);
 int jg__param_port_count(jg_block_t *b, jg_setup_t *s, double def, double *n, const char **str);
 int jg__param_port_count_error(jg_block_t *b, jg_setup_t *s, int r, const char *str);
 int jg__widths_same(jg_block_t *b, jg_setup_t *s);
@@ -398,6 +434,14 @@ int jg__widths_same(jg_block_t *b, jg_setup_t *s);
  * reader fixed flows back to the input, and np > 1 fixes the output at once
  * (the arithmetic blocks); off, only drivers decide (the discontinuities). */
 int jg__widths_param(jg_block_t *b, jg_setup_t *s, int64_t np, const char *pname, int pass_back);
+/* A delay's one input and one output (UnitDelay, Memory, DiscreteIntegrator,
+ * Delay: the state holds the input): the width is a reader's, else the numel
+ * of the first non-scalar parameter names[k] (sizes[k]), else the input's,
+ * else 1 when stalled (a loop through the delay); the input must have it
+ * (the error names the role, "state" or "output", and what it comes from)
+ * and every non-scalar parameter as many elements.  Width in out_w[0]. */
+int jg__widths_delay(jg_block_t *b, jg_setup_t *s, const char *const *names, const int64_t *sizes,
+                     int np, const char *role, const char *from);
 /* np scalar-or-vector parameters names[k] (defaults defs[k]) into out[np]:
  * finite, non-empty, the non-scalar ones of one length.  Returns that common
  * numel (1 when all are scalars) or -1 after an error. */
@@ -415,15 +459,24 @@ int jg_jac_zero(const jg_block_t *b, jg_eval_t *e);
 void jg_jac_fill_from_value(cs_dl *m, const jg_value_t *v);
 
 /* ---- registry (lib/blocks/registry.c) ---- */
-const jg_block_type_t *jg_block_type_find(const char *name);
-/* Comma-separated list of known type names for error messages, built-in and
- * registered at run time (valid until the next registration). */
-const char *jg_block_type_names(void);
-/* Types registered at run time (lib/blocks/plugin_load.c), searched after the
- * built-in ones; t must stay valid.  Not thread-safe.  0, or -1 out of memory. */
-int jg__block_type_register(const jg_block_type_t *t);
-void jg__block_type_unregister(const jg_block_type_t *t);
+/* A model's plugin set (lib/blocks/plugin_load.c): the plugin files loaded
+ * into one model and the block types they registered.  Reference counted: the
+ * model holds one reference and every program compiled from it another, so a
+ * program outlives its model safely (its blocks point at the set's types). */
+typedef struct jg__plset jg__plset_t;
+/* The block type called name: a built-in one, else one of ps (NULL: no
+ * plugins); NULL when neither has it.  O(types). */
+const jg_block_type_t *jg__block_type_find(const jg__plset_t *ps, const char *name);
+/* "A, B, ...": the built-in type names and ps's, sorted, comma-separated,
+ * for error messages; malloc'd (the caller frees it), NULL out of memory.
+ * O(types log types). */
+char *jg__block_type_names(const jg__plset_t *ps);
 /* 1 when name is a built-in type. */
 int jg__block_type_builtin(const char *name);
+/* Another reference to ps (NULL is fine); returns ps.  Thread-safe. */
+jg__plset_t *jg__plset_retain(jg__plset_t *ps);
+/* Drop a reference; the last one frees the types and closes the files
+ * (dlclose).  NULL is fine.  Thread-safe. */
+void jg__plset_release(jg__plset_t *ps);
 
 #endif

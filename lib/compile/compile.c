@@ -210,7 +210,9 @@ jg_status_t jg_program_compile(const jg_model_t *m, jg_program_t **out, jg_error
     jg__consumers_t cs = {NULL, NULL};
     if (!p) return jg_error_set(err, JG_NOMEM, "out of memory");
     jg_arena_init(&p->arena, 1 << 16);
-    jg__cctx_t c = {.p = p, .err = err};
+    /* the program shares the model's plugin types: it may outlive the model */
+    p->plugins = jg__plset_retain(jg__model_plugins(m));
+    jg__cctx_t c = {.p = p, .err = err, .plugins = p->plugins};
     jg_setup_t s = {.force = 0, .err = err, .priv = &c};
     int32_t nb = 0, ns = 0;
     jg__count_blocks(jg__model_root(m), &nb, &ns);
@@ -259,5 +261,6 @@ void jg_program_free(jg_program_t *p)
     if (!p) return;
     free(p->warn);
     jg_arena_free(&p->arena);
+    jg__plset_release(p->plugins);   /* last: the blocks pointed into it */
     free(p);
 }

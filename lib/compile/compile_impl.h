@@ -17,6 +17,7 @@ typedef struct {
 typedef struct jg__cctx {
     jg_program_t *p;
     jg_error_t *err;
+    const jg__plset_t *plugins;  /* the model's plugin types (p->plugins), NULL: none */
     int part_cap_blk;     /* capacity of the current block's part array */
     const char *seen[64]; /* parameters the current block's setup asked for */
     int nseen;

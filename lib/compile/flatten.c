@@ -1,5 +1,6 @@
 /* Flatten the model's hierarchy into depth-first block ids and systems, with the path hash table. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include "compile_impl.h"
 
@@ -118,11 +119,14 @@ jg_status_t jg__flatten(jg__cctx_t *c, const json_t *sysj, int32_t parent_sys,
         b->name = memchr(name, '/', len) ? jg_arena_strdup(&p->arena, name)
                                          : b->path + strlen(b->path) - len;
         if (!b->name) return jg_error_set(err, JG_NOMEM, "out of memory");
-        b->type = jg_block_type_find(type);
-        if (!b->type)
-            return jg_error_set(err, JG_MODEL,
-                                "block '%s': unknown block type '%s'; known types: %s", b->path,
-                                type, jg_block_type_names());
+        b->type = jg__block_type_find(c->plugins, type);
+        if (!b->type) {
+            char *known = jg__block_type_names(c->plugins);
+            jg_error_set(err, JG_MODEL, "block '%s': unknown block type '%s'; known types: %s", b->path,
+                         type, known ? known : "(out of memory listing them)");
+            free(known);
+            return JG_MODEL;
+        }
         if (hash_insert(p, id)) {
             int32_t o = jg_program_find_block(p, b->path);
             if (p->blocks[o].sys == si)

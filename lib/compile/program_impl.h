@@ -8,6 +8,7 @@
 
 struct jg_program {
     jg_arena_t arena;
+    jg__plset_t *plugins;       /* a reference to the model's plugin set: blocks point at its types */
     char *name;
     int32_t nblocks;
     jg_block_t *blocks;         /* all blocks, file order, depth first */
@@ -51,6 +52,12 @@ struct jg_program {
 
     int nwarn, capwarn;
     char **warn;
+
+    /* more invariants than this: the projection (lib/sim/project.c) uses
+     * CHOLMOD, else dense LAPACK; 0 is the default, 20.  A field of the
+     * program rather than a global so that tests can force either path on
+     * one program without touching any other. */
+    int64_t proj_dense_max;
 
     /* systems (root = 0, one per SubSystem); used for name lookup and workspaces */
     int32_t nsys;

@@ -669,13 +669,7 @@ static int add_part(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int rp, in
     if (!M || !p || !i || !x) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
     memcpy(p, colp, sizeof(int64_t) * (size_t)(n + 1));
     memcpy(i, rowi, sizeof(int64_t) * (size_t)nz);
-    M->nzmax = nz;
-    M->m = m;
-    M->n = n;
-    M->p = p;
-    M->i = i;
-    M->x = x;
-    M->nz = -1;
+    *M = (cs_dl){.nzmax = nz, .m = m, .n = n, .p = p, .i = i, .x = x, .nz = -1};
     jg_jac_part_t *pt = &b->part[b->npart];
     pt->kind = kind;
     pt->row_port = (kind == JG_JAC_C || kind == JG_JAC_D) ? rp : -1;

@@ -143,6 +143,7 @@ void jg__eval_set_mode(jg_eval_work_t *w, int sim, int major)
 unsigned char *jg__eval_rate_hits(jg_eval_work_t *w) { return w->rate_hit; }
 void jg__eval_set_sim(jg_eval_work_t *w, int sim) { w->sim = sim; }
 const double *jg__eval_dstates(const jg_eval_work_t *w) { return w->xd; }
+double *jg__eval_dstates_w(jg_eval_work_t *w) { return w->xd; }
 
 void jg__eval_set_major(jg_eval_work_t *w, int major, int first)
 {
@@ -302,5 +303,19 @@ jg_status_t jg__eval_zc(jg_eval_work_t *w, double *z, jg_error_t *err)
         e->zcv = NULL;
         if (r) return jg__eval_fail(err);
     }
+    return JG_OK;
+}
+
+jg_status_t jg__eval_djacobian(jg_eval_work_t *w, int32_t b, double *ad, double *const *bd,
+                               double *const *cd, jg_error_t *err)
+{
+    const jg_block_t *B = &w->p->blocks[b];
+    if (!B->type->djacobian)
+        return jg_error_set(err, JG_MODEL,
+                            "block '%s' (%s) has discrete states but no update Jacobian: it "
+                            "cannot be linearized in discrete time",
+                            B->path, B->type->name);
+    jg_eval_t tmp, *e = block_ctx(w, b, &tmp, err);
+    if (B->type->djacobian(B, e, ad, bd, cd)) return jg__eval_fail(err);
     return JG_OK;
 }

@@ -65,6 +65,12 @@ void jg__eval_use_iospec(jg_eval_work_t *w, const jg_iospec_t *io, const double 
 double *jg__eval_jac_values(const jg_eval_work_t *w, int64_t k);
 /* Block b's parts (pattern and the values above), npart of them. */
 cs_dl *const *jg__eval_parts(const jg_eval_work_t *w, int32_t b);
+/* Block b's discrete-linearization Jacobians at the work's current point
+ * (block_impl.h: djacobian; ad, bd[p], cd[q] dense row-major, zeroed by the
+ * caller).  Errors: JG_MODEL naming the block when its type has none, a
+ * block's own error.  O(block). */
+jg_status_t jg__eval_djacobian(jg_eval_work_t *w, int32_t b, double *ad, double *const *bd,
+                               double *const *cd, jg_error_t *err);
 /* The program w evaluates. */
 const jg_program_t *jg__eval_program(const jg_eval_work_t *w);
 /* 1 when the blocks of discrete rate r execute at the current point (a
@@ -84,6 +90,9 @@ void jg__eval_set_sim(jg_eval_work_t *w, int sim);
 void jg__eval_set_major(jg_eval_work_t *w, int major, int first);
 /* the discrete states (p->nd), as the blocks' update() left them */
 const double *jg__eval_dstates(const jg_eval_work_t *w);
+/* the same, writable: a caller that solves for discrete states (trim) sets
+ * them before jg_eval_outputs */
+double *jg__eval_dstates_w(jg_eval_work_t *w);
 
 /* ------------------------------------------------- hybrid steps (eval.c) */
 

@@ -151,6 +151,8 @@ void jg__gen_blk_begin(jg__gen_sys_t *s, const char *name, const char *type);
 void jg__gen_blk_end(jg__gen_sys_t *s);
 void jg__gen_new_name(jg__gen_sys_t *s, const char *prefix, char *name);
 void jg__gen_link(jg__gen_sys_t *s, const char *src, const char *dst, int port);
+/* Sum block `name` with Inputs signs ("+-+"), input k fed by src[k] ("Blk:1"). */
+void jg__gen_sum_of(jg__gen_sys_t *s, const char *name, const char *signs, const char *const *src);
 void jg__gen_connect(jg__gen_sys_t *s, int sig, const char *blk, int port);
 int jg__gen_add_sig(jg__gen_sys_t *s, const char *blk, int port, int w, int64_t mag, int fb);
 void jg__gen_root_open(jg__gen_t *g, const char *name, const char *desc);

@@ -91,6 +91,21 @@ static void power_gen(jg__gen_sys_t *s, const char *name, int ref, int angle)
     jg__gen_sub_close(&c);
 }
 
+/* TransferFcn "T<k>" num/(den s + 1) fed by src: a machine (small models) or
+ * a tie line as a first-order lag, num in [20, num_hi], den in [den_lo, den_hi]. */
+static void power_lag(jg__gen_sys_t *s, int k, const char *src, int num_hi, int den_lo, int den_hi)
+{
+    jg__gen_t *g = s->g;
+    char b[24], nm[32];
+    snprintf(nm, sizeof nm, "T%d", k);
+    jg__gen_blk_begin(s, nm, "TransferFcn");
+    jg__gen_out(g, ",\"Numerator\":[%s]", jg__gen_fh(b, jg__gen_rin(&g->r, 20, num_hi)));
+    jg__gen_out(g, ",\"Denominator\":[%s,1]", jg__gen_fh(b, jg__gen_rin(&g->r, den_lo, den_hi)));
+    jg__gen_blk_end(s);
+    g->nstates++;
+    jg__gen_link(s, src, nm, 1);
+}
+
 /* An area: nb buses, v_i = k_i (injections + sum_j g_ij v_j - y_i v_i), with
  * k_i (y_i + sum_j |g_ij|) <= 0.8: one diagonally dominant linear algebraic
  * loop.  Ports: I1 tie injection into bus 1 (scalar), I2 generator references
@@ -220,14 +235,8 @@ static void power_area(jg__gen_sys_t *s, int64_t B)
             snprintf(src, sizeof src, "R%d:1", i + 1);
             jg__gen_link(s, src, nm, 2);
         } else if (gen[i]) {   /* small models: the machine as a lag */
-            snprintf(nm, sizeof nm, "T%d", i + 1);
-            jg__gen_blk_begin(s, nm, "TransferFcn");
-            jg__gen_out(g, ",\"Numerator\":[%s]", jg__gen_fh(b, jg__gen_rin(r, 20, 150)));
-            jg__gen_out(g, ",\"Denominator\":[%s,1]", jg__gen_fh(b, jg__gen_rin(r, 20, 300)));
-            jg__gen_blk_end(s);
-            g->nstates++;
             snprintf(src, sizeof src, "K%d:1", i + 1);
-            jg__gen_link(s, src, nm, 1);
+            power_lag(s, i + 1, src, 150, 20, 300);
         }
     }
     g->nloops++;
@@ -293,14 +302,8 @@ static void power_grid(jg__gen_sys_t *s, int64_t B)
         jg__gen_link(s, src, nm, 1);
         snprintf(src, sizeof src, "C%d:1", bb + 1);
         jg__gen_link(s, src, nm, 2);
-        snprintf(nm, sizeof nm, "T%d", t + 1);
-        jg__gen_blk_begin(s, nm, "TransferFcn");
-        jg__gen_out(g, ",\"Numerator\":[%s]", jg__gen_fh(b, jg__gen_rin(r, 20, 100)));
-        jg__gen_out(g, ",\"Denominator\":[%s,1]", jg__gen_fh(b, jg__gen_rin(r, 10, 200)));
-        jg__gen_blk_end(s);
-        g->nstates++;
         snprintf(src, sizeof src, "E%d:1", t + 1);
-        jg__gen_link(s, src, nm, 1);
+        power_lag(s, t + 1, src, 100, 10, 200);
     }
     for (int k = 0; k < c; k++) {   /* tie injections into child k */
         char str[8];

@@ -119,6 +119,14 @@ void jg__gen_link(jg__gen_sys_t *s, const char *src, const char *dst, int port)
               ind(s) + 1, "", src, dst, port);
 }
 
+void jg__gen_sum_of(jg__gen_sys_t *s, const char *name, const char *signs, const char *const *src)
+{
+    jg__gen_blk_begin(s, name, "Sum");
+    jg__gen_out(s->g, ",\"Inputs\":\"%s\"", signs);
+    jg__gen_blk_end(s);
+    for (int k = 0; signs[k]; k++) jg__gen_link(s, src[k], name, k + 1);
+}
+
 void jg__gen_connect(jg__gen_sys_t *s, int sig, const char *blk, int port)
 {
     jg__gen_link(s, SG(sig).src, blk, port);
@@ -435,6 +443,22 @@ static void pending(jg__gen_sys_t *s, const char *blk, int w)
     p->id = s->npend++;
 }
 
+/* The output signal (width wout) of the state block n with `nstates` states
+ * and an input of width win: in < 0, the input is closed later (pending);
+ * else driven by in, its magnitude 100 plus the feedthrough (ft != 0: in's
+ * magnitude scaled by ft). */
+static int state_out(jg__gen_sys_t *s, const char *n, int in, int win, int wout, int nstates, int ft)
+{
+    s->g->nstates += nstates;
+    if (in < 0) {
+        pending(s, n, win);
+        return jg__gen_add_sig(s, n, 1, wout, 100, s->npend - 1);
+    }
+    jg__gen_connect(s, in, n, 1);
+    int64_t mag = 100 + (ft ? mag_scale(SG(in).mag, ft) : 0);
+    return jg__gen_add_sig(s, n, 1, wout, mag, SG(in).fb);
+}
+
 /* Integrator of width w; in < 0: input closed later (feedback). */
 int jg__gen_mk_integrator(jg__gen_sys_t *s, int in, int w)
 {
@@ -447,13 +471,7 @@ int jg__gen_mk_integrator(jg__gen_sys_t *s, int in, int w)
     if (w == 1) out_h(s->g, ic[0]);
     else jg__gen_out_vec(s->g, ic, w);   /* a vector IC fixes the width */
     jg__gen_blk_end(s);
-    s->g->nstates += w;
-    if (in < 0) {
-        pending(s, n, w);
-        return jg__gen_add_sig(s, n, 1, w, 100, s->npend - 1);
-    }
-    jg__gen_connect(s, in, n, 1);
-    return jg__gen_add_sig(s, n, 1, w, 100, SG(in).fb);
+    return state_out(s, n, in, w, w, w, 0);
 }
 
 /* Hurwitz denominator of degree n (1 or 2), highest power first. */
@@ -479,14 +497,7 @@ static int mk_tf(jg__gen_sys_t *s, int in, int feedthrough)
     jg__gen_outs(s->g, ",\"Denominator\":");
     jg__gen_out_vec(s->g, den, nd + 1);
     jg__gen_blk_end(s);
-    s->g->nstates += nd;
-    if (in < 0) {
-        pending(s, n, 1);
-        return jg__gen_add_sig(s, n, 1, 1, 100, s->npend - 1);
-    }
-    jg__gen_connect(s, in, n, 1);
-    int64_t mag = 100 + (feedthrough ? mag_scale(SG(in).mag, 100 * abs(num[0]) / den[0] + 1) : 0);
-    return jg__gen_add_sig(s, n, 1, 1, mag, SG(in).fb);
+    return state_out(s, n, in, 1, 1, nd, feedthrough ? 100 * abs(num[0]) / den[0] + 1 : 0);
 }
 
 /* StateSpace with m inputs, p outputs, 1-2 states; in < 0: pending, D = 0. */
@@ -512,14 +523,7 @@ static int mk_ss(jg__gen_sys_t *s, int in, int m, int p, int hasD)
     jg__gen_outs(s->g, ",\"D\":");
     out_mat(s->g, d, p, m);   /* all zeros when !hasD: an absent D would mean 1 */
     jg__gen_blk_end(s);
-    s->g->nstates += n;
-    if (in < 0) {
-        pending(s, nm, m);
-        return jg__gen_add_sig(s, nm, 1, p, 100, s->npend - 1);
-    }
-    jg__gen_connect(s, in, nm, 1);
-    int64_t mag = 100 + (hasD ? mag_scale(SG(in).mag, 60 * m) : 0);
-    return jg__gen_add_sig(s, nm, 1, p, mag, SG(in).fb);
+    return state_out(s, nm, in, m, p, n, hasD ? 60 * m : 0);
 }
 
 /* Close every pending state input with a Matrix(K*u) Gain "F" reading a later

@@ -10,6 +10,8 @@
 #include "import_impl.h"
 
 #define P(sl, jg, def) {sl, jg, def}
+#define DISCRETE_TF_PARAMS                                                                   \
+    {P("Numerator", NULL, "[1]"), P("Denominator", NULL, "[1 0.5]"), P("InitialStates", NULL, "0")}
 
 static const jg__sl_bmap_t blocks[] = {
     /* ports and structure */
@@ -102,12 +104,9 @@ static const jg__sl_bmap_t blocks[] = {
     {"UnitDelay", "UnitDelay", JG__SLB_CUSTOM, "1", {{0}}},
     {"Memory", "Memory", JG__SLB_NO_TS, NULL, {P("X0", "InitialCondition", "0")}},
     {"ZeroOrderHold", "ZeroOrderHold", 0, "1", {{0}}},
-    {"DiscreteTransferFcn", "DiscreteTransferFcn", 0, NULL,
-     {P("Numerator", NULL, "[1]"), P("Denominator", NULL, "[1 0.5]"),
-      P("InitialStates", NULL, "0")}},
-    {"DiscreteFilter", "DiscreteFilter", 0, NULL,
-     {P("Numerator", NULL, "[1]"), P("Denominator", NULL, "[1 0.5]"),
-      P("InitialStates", NULL, "0")}},
+    /* the two discrete transfer functions: one parameter set */
+    {"DiscreteTransferFcn", "DiscreteTransferFcn", 0, NULL, DISCRETE_TF_PARAMS},
+    {"DiscreteFilter", "DiscreteFilter", 0, NULL, DISCRETE_TF_PARAMS},
     {"DiscreteStateSpace", "DiscreteStateSpace", 0, "1",
      {P("A", NULL, "1"), P("B", NULL, "1"), P("C", NULL, "1"), P("D", NULL, "1"),
       P("X0", "InitialCondition", "0")}},
@@ -328,6 +327,51 @@ typedef struct {
                      {"src": "Right:1", "dst": "In:1"}, {"src": "Left:1", "dst": "In:2"},   \
                      {"src": "In:1", "dst": "y:1"}]})
 
+/* y = u $relop VALUE (Compare To Constant, Compare To Zero); the defaults
+ * relop and ZeroCross, and before ZeroCross the variadic DEFAULTS ("const":
+ * "3.0", or none). */
+#define COMPARE(VALUE, ...)                                                                  \
+    JSONX({"defaults": {"relop": "<=", __VA_ARGS__ "ZeroCross": "on"},                     \
+           "blocks": [{"name": "u", "type": "Inport", "Port": 1},                           \
+                      {"name": "Constant", "type": "Constant", "Value": VALUE},             \
+                      {"name": "Compare", "type": "RelationalOperator", "Operator": "$relop", \
+                       "ZeroCross": "$ZeroCross"},                                          \
+                      {"name": "y", "type": "Outport", "Port": 1}],                         \
+           "lines": [{"src": "u:1", "dst": "Compare:1"},                                     \
+                     {"src": "Constant:1", "dst": "Compare:2"}, {"src": "Compare:1", "dst": "y:1"}]})
+
+/* Unit Delay With Preview Resettable: y1 = R ? Reset:1 : u, y2 = x, x(n+1) =
+ * y1; the caller lists the blocks u and R and the reset value's line into
+ * Reset:1 before these. */
+#define PREVIEW_BLOCKS                                                                       \
+    {"name": "Reset", "type": "Switch", "Criteria": "u2 ~= 0"},                            \
+    {"name": "X", "type": "UnitDelay", "InitialCondition": "vinit", "SampleTime": "tsamp"}, \
+    {"name": "y1", "type": "Outport", "Port": 1}, {"name": "y2", "type": "Outport", "Port": 2}
+#define PREVIEW_LINES                                                                        \
+    {"src": "R:1", "dst": "Reset:2"}, {"src": "u:1", "dst": "Reset:3"},                    \
+    {"src": "Reset:1", "dst": ["y1:1", "X:1"]}, {"src": "X:1", "dst": "y2:1"}
+
+/* min(max(u, lo), up) of the inputs up, u, lo (the dynamic discontinuities):
+ * the caller lists the lines from u:1 (to Max:1) and from Min:1 (the result). */
+#define CLAMP_BLOCKS                                                                         \
+    {"name": "up", "type": "Inport", "Port": 1}, {"name": "u", "type": "Inport", "Port": 2}, \
+    {"name": "lo", "type": "Inport", "Port": 3},                                            \
+    {"name": "Max", "type": "MinMax", "Function": "max", "Inputs": 2},                     \
+    {"name": "Min", "type": "MinMax", "Function": "min", "Inputs": 2}
+#define CLAMP_LINES                                                                          \
+    {"src": "lo:1", "dst": "Max:2"}, {"src": "Max:1", "dst": "Min:1"}, {"src": "up:1", "dst": "Min:2"}
+
+/* The counters' state: X (x(n), initially 0, at tsamp), Inc (x + 1), Wrap
+ * (x + 1 CRITERIA THRESHOLD ? 0 : x + 1) into X.  The caller reads X:1 (the
+ * count) and lists the line from it, which also feeds Inc:1. */
+#define COUNTER_BLOCKS(CRITERIA, THRESHOLD)                                                  \
+    {"name": "X", "type": "UnitDelay", "InitialCondition": 0, "SampleTime": "tsamp"},       \
+    {"name": "Inc", "type": "Bias", "Bias": 1}, {"name": "Zero", "type": "Constant", "Value": 0}, \
+    {"name": "Wrap", "type": "Switch", "Criteria": CRITERIA, "Threshold": THRESHOLD}
+#define COUNTER_LINES                                                                        \
+    {"src": "Zero:1", "dst": "Wrap:1"}, {"src": "Inc:1", "dst": ["Wrap:2", "Wrap:3"]},     \
+    {"src": "Wrap:1", "dst": "X:1"}
+
 /* y = OP(2 pi u) (the Sine and Cosine lookup blocks, computed exactly). */
 #define SINCOS(OP)                                                                        \
     JSONX({"defaults": {},                                                                \
@@ -410,24 +454,8 @@ typedef struct {
 #define VERIF "simulink/Model Verification/"
 
 static const sl_template_t templates[] = {
-    {LOGIC "Compare To Constant", NULL,
-     JSON({"defaults": {"relop": "<=", "const": "3.0", "ZeroCross": "on"},
-           "blocks": [{"name": "u", "type": "Inport", "Port": 1},
-                      {"name": "Constant", "type": "Constant", "Value": "const"},
-                      {"name": "Compare", "type": "RelationalOperator", "Operator": "$relop",
-                       "ZeroCross": "$ZeroCross"},
-                      {"name": "y", "type": "Outport", "Port": 1}],
-           "lines": [{"src": "u:1", "dst": "Compare:1"}, {"src": "Constant:1", "dst": "Compare:2"},
-                     {"src": "Compare:1", "dst": "y:1"}]})},
-    {LOGIC "Compare To Zero", NULL,
-     JSON({"defaults": {"relop": "<=", "ZeroCross": "on"},
-           "blocks": [{"name": "u", "type": "Inport", "Port": 1},
-                      {"name": "Constant", "type": "Constant", "Value": 0},
-                      {"name": "Compare", "type": "RelationalOperator", "Operator": "$relop",
-                       "ZeroCross": "$ZeroCross"},
-                      {"name": "y", "type": "Outport", "Port": 1}],
-           "lines": [{"src": "u:1", "dst": "Compare:1"}, {"src": "Constant:1", "dst": "Compare:2"},
-                     {"src": "Compare:1", "dst": "y:1"}]})},
+    {LOGIC "Compare To Constant", NULL, COMPARE("const", "const": "3.0",)},
+    {LOGIC "Compare To Zero", NULL, COMPARE(0, )},
     {LOGIC "Detect Change", NULL, DETECT_CHANGE("0", "~=")},
     {LOGIC "Detect Increase", NULL, DETECT_CHANGE("0.0", ">")},
     {LOGIC "Detect Decrease", NULL, DETECT_CHANGE("0.0", "<")},
@@ -449,29 +477,16 @@ static const sl_template_t templates[] = {
      INTERVAL_DYN("<", ">")},
     /* y = min(max(u, lo), up) with inputs up, u, lo */
     {"simulink/Discontinuities/Saturation Dynamic", NULL,
-     JSON({"defaults": {},
-           "blocks": [{"name": "up", "type": "Inport", "Port": 1},
-                      {"name": "u", "type": "Inport", "Port": 2},
-                      {"name": "lo", "type": "Inport", "Port": 3},
-                      {"name": "Max", "type": "MinMax", "Function": "max", "Inputs": 2},
-                      {"name": "Min", "type": "MinMax", "Function": "min", "Inputs": 2},
-                      {"name": "y", "type": "Outport", "Port": 1}],
-           "lines": [{"src": "u:1", "dst": "Max:1"}, {"src": "lo:1", "dst": "Max:2"},
-                     {"src": "Max:1", "dst": "Min:1"}, {"src": "up:1", "dst": "Min:2"},
-                     {"src": "Min:1", "dst": "y:1"}]})},
+     JSONX({"defaults": {},
+            "blocks": [CLAMP_BLOCKS, {"name": "y", "type": "Outport", "Port": 1}],
+            "lines": [{"src": "u:1", "dst": "Max:1"}, CLAMP_LINES, {"src": "Min:1", "dst": "y:1"}]})},
     /* y = u - min(max(u, lo), up) */
     {"simulink/Discontinuities/Dead Zone Dynamic", NULL,
-     JSON({"defaults": {},
-           "blocks": [{"name": "up", "type": "Inport", "Port": 1},
-                      {"name": "u", "type": "Inport", "Port": 2},
-                      {"name": "lo", "type": "Inport", "Port": 3},
-                      {"name": "Max", "type": "MinMax", "Function": "max", "Inputs": 2},
-                      {"name": "Min", "type": "MinMax", "Function": "min", "Inputs": 2},
-                      {"name": "Sum", "type": "Sum", "Inputs": "+-"},
-                      {"name": "y", "type": "Outport", "Port": 1}],
-           "lines": [{"src": "u:1", "dst": ["Max:1", "Sum:1"]}, {"src": "lo:1", "dst": "Max:2"},
-                     {"src": "Max:1", "dst": "Min:1"}, {"src": "up:1", "dst": "Min:2"},
-                     {"src": "Min:1", "dst": "Sum:2"}, {"src": "Sum:1", "dst": "y:1"}]})},
+     JSONX({"defaults": {},
+            "blocks": [CLAMP_BLOCKS, {"name": "Sum", "type": "Sum", "Inputs": "+-"},
+                       {"name": "y", "type": "Outport", "Port": 1}],
+            "lines": [{"src": "u:1", "dst": ["Max:1", "Sum:1"]}, CLAMP_LINES,
+                      {"src": "Min:1", "dst": "Sum:2"}, {"src": "Sum:1", "dst": "y:1"}]})},
     /* y = sign(u) (gain |u| + offset) = gain u + sign(u) offset */
     {"simulink/Discontinuities/Coulomb & Viscous Friction", NULL,
      JSON({"defaults": {"offset": "[1 3 2 0]", "gain": "1"},
@@ -694,32 +709,18 @@ static const sl_template_t templates[] = {
                       {"src": "E:1", "dst": "Hold:2"}, {"src": "Hold:1", "dst": "X:1"}]})},
     /* y1 = R ? vinit : u, y2 = x, x(n+1) = y1 */
     {UDLIB "Unit Delay With Preview Resettable", NULL,
-     JSON({"defaults": {"vinit": "0.0", "tsamp": "-1"},
-           "blocks": [{"name": "u", "type": "Inport", "Port": 1},
-                      {"name": "R", "type": "Inport", "Port": 2},
-                      {"name": "Init", "type": "Constant", "Value": "vinit"},
-                      {"name": "Reset", "type": "Switch", "Criteria": "u2 ~= 0"},
-                      {"name": "X", "type": "UnitDelay", "InitialCondition": "vinit",
-                       "SampleTime": "tsamp"},
-                      {"name": "y1", "type": "Outport", "Port": 1},
-                      {"name": "y2", "type": "Outport", "Port": 2}],
-           "lines": [{"src": "Init:1", "dst": "Reset:1"}, {"src": "R:1", "dst": "Reset:2"},
-                     {"src": "u:1", "dst": "Reset:3"}, {"src": "Reset:1", "dst": ["y1:1", "X:1"]},
-                     {"src": "X:1", "dst": "y2:1"}]})},
+     JSONX({"defaults": {"vinit": "0.0", "tsamp": "-1"},
+            "blocks": [{"name": "u", "type": "Inport", "Port": 1},
+                       {"name": "R", "type": "Inport", "Port": 2},
+                       {"name": "Init", "type": "Constant", "Value": "vinit"}, PREVIEW_BLOCKS],
+            "lines": [{"src": "Init:1", "dst": "Reset:1"}, PREVIEW_LINES]})},
     /* y1 = R ? RV : u, y2 = x, x(n+1) = y1 */
     {UDLIB "Unit Delay With Preview Resettable External RV", NULL,
-     JSON({"defaults": {"vinit": "0.0", "tsamp": "-1"},
-           "blocks": [{"name": "u", "type": "Inport", "Port": 1},
-                      {"name": "R", "type": "Inport", "Port": 2},
-                      {"name": "RV", "type": "Inport", "Port": 3},
-                      {"name": "Reset", "type": "Switch", "Criteria": "u2 ~= 0"},
-                      {"name": "X", "type": "UnitDelay", "InitialCondition": "vinit",
-                       "SampleTime": "tsamp"},
-                      {"name": "y1", "type": "Outport", "Port": 1},
-                      {"name": "y2", "type": "Outport", "Port": 2}],
-           "lines": [{"src": "RV:1", "dst": "Reset:1"}, {"src": "R:1", "dst": "Reset:2"},
-                     {"src": "u:1", "dst": "Reset:3"}, {"src": "Reset:1", "dst": ["y1:1", "X:1"]},
-                     {"src": "X:1", "dst": "y2:1"}]})},
+     JSONX({"defaults": {"vinit": "0.0", "tsamp": "-1"},
+            "blocks": [{"name": "u", "type": "Inport", "Port": 1},
+                       {"name": "R", "type": "Inport", "Port": 2},
+                       {"name": "RV", "type": "Inport", "Port": 3}, PREVIEW_BLOCKS],
+            "lines": [{"src": "RV:1", "dst": "Reset:1"}, PREVIEW_LINES]})},
     /* signals are doubles: the stored-integer forms step by one too */
     {INCDEC "Increment Real World", NULL, ADD_CONST(1)},
     {INCDEC "Increment Stored Integer", NULL, ADD_CONST(1)},
@@ -789,44 +790,26 @@ static const sl_template_t templates[] = {
                      {"src": "Phase:1", "dst": "Sin:1"}, {"src": "Sin:1", "dst": "y:1"}]})},
     /* y = x, x(n+1) = (x + 1 >= 2^NumBits) ? 0 : x + 1 */
     {"simulink/Sources/Counter Free-Running", NULL,
-     JSON({"defaults": {"NumBits": "16", "tsamp": "-1"},
-           "blocks": [{"name": "X", "type": "UnitDelay", "InitialCondition": 0,
-                       "SampleTime": "tsamp"},
-                      {"name": "Inc", "type": "Bias", "Bias": 1},
-                      {"name": "Zero", "type": "Constant", "Value": 0},
-                      {"name": "Wrap", "type": "Switch", "Criteria": "u2 >= Threshold",
-                       "Threshold": "2^NumBits"},
-                      {"name": "y", "type": "Outport", "Port": 1}],
-           "lines": [{"src": "X:1", "dst": ["Inc:1", "y:1"]}, {"src": "Zero:1", "dst": "Wrap:1"},
-                     {"src": "Inc:1", "dst": ["Wrap:2", "Wrap:3"]}, {"src": "Wrap:1", "dst": "X:1"}]})},
+     JSONX({"defaults": {"NumBits": "16", "tsamp": "-1"},
+            "blocks": [COUNTER_BLOCKS("u2 >= Threshold", "2^NumBits"),
+                       {"name": "y", "type": "Outport", "Port": 1}],
+            "lines": [{"src": "X:1", "dst": ["Inc:1", "y:1"]}, COUNTER_LINES]})},
     /* y = x, x(n+1) = (x + 1 > uplimit) ? 0 : x + 1 */
     {"simulink/Sources/Counter Limited", NULL,
-     JSON({"defaults": {"uplimit": "7", "tsamp": "-1"},
-           "blocks": [{"name": "X", "type": "UnitDelay", "InitialCondition": 0,
-                       "SampleTime": "tsamp"},
-                      {"name": "Inc", "type": "Bias", "Bias": 1},
-                      {"name": "Zero", "type": "Constant", "Value": 0},
-                      {"name": "Wrap", "type": "Switch", "Criteria": "u2 > Threshold",
-                       "Threshold": "uplimit"},
-                      {"name": "y", "type": "Outport", "Port": 1}],
-           "lines": [{"src": "X:1", "dst": ["Inc:1", "y:1"]}, {"src": "Zero:1", "dst": "Wrap:1"},
-                     {"src": "Inc:1", "dst": ["Wrap:2", "Wrap:3"]}, {"src": "Wrap:1", "dst": "X:1"}]})},
+     JSONX({"defaults": {"uplimit": "7", "tsamp": "-1"},
+            "blocks": [COUNTER_BLOCKS("u2 > Threshold", "uplimit"),
+                       {"name": "y", "type": "Outport", "Port": 1}],
+            "lines": [{"src": "X:1", "dst": ["Inc:1", "y:1"]}, COUNTER_LINES]})},
     /* y(k) = OutValues(mod(k, N) + 1): a Counter Limited indexing the values */
     {"simulink/Sources/Repeating Sequence Stair", NULL,
-     JSON({"defaults": {"OutValues": "[3 1 4 2 1].'", "tsamp": "-1"},
-           "blocks": [{"name": "X", "type": "UnitDelay", "InitialCondition": 0,
-                       "SampleTime": "tsamp"},
-                      {"name": "Inc", "type": "Bias", "Bias": 1},
-                      {"name": "Zero", "type": "Constant", "Value": 0},
-                      {"name": "Wrap", "type": "Switch", "Criteria": "u2 > Threshold",
-                       "Threshold": "numel(OutValues)-1"},
-                      {"name": "Values", "type": "Constant", "Value": "OutValues"},
-                      {"name": "Pick", "type": "MultiPortSwitch", "Inputs": 1,
-                       "DataPortOrder": "Zero-based contiguous"},
-                      {"name": "y", "type": "Outport", "Port": 1}],
-           "lines": [{"src": "X:1", "dst": ["Inc:1", "Pick:1"]}, {"src": "Zero:1", "dst": "Wrap:1"},
-                     {"src": "Inc:1", "dst": ["Wrap:2", "Wrap:3"]}, {"src": "Wrap:1", "dst": "X:1"},
-                     {"src": "Values:1", "dst": "Pick:2"}, {"src": "Pick:1", "dst": "y:1"}]})},
+     JSONX({"defaults": {"OutValues": "[3 1 4 2 1].'", "tsamp": "-1"},
+            "blocks": [COUNTER_BLOCKS("u2 > Threshold", "numel(OutValues)-1"),
+                       {"name": "Values", "type": "Constant", "Value": "OutValues"},
+                       {"name": "Pick", "type": "MultiPortSwitch", "Inputs": 1,
+                        "DataPortOrder": "Zero-based contiguous"},
+                       {"name": "y", "type": "Outport", "Port": 1}],
+            "lines": [{"src": "X:1", "dst": ["Inc:1", "Pick:1"]}, COUNTER_LINES,
+                      {"src": "Values:1", "dst": "Pick:2"}, {"src": "Pick:1", "dst": "y:1"}]})},
     /* y(k) = interp1(TimeValues, OutValues, mod(k tsamp, TimeValues(end))),
      * held at the ends */
     {"simulink/Sources/Repeating Sequence Interpolated", "LookUpMeth=Interpolation-Use End Values*",

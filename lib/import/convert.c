@@ -41,19 +41,10 @@ typedef struct edge {
     const char *name;               /* signal name or NULL */
 } edge_t;
 
-static jg_status_t fail(conv_t *c, jg_status_t st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static jg_status_t fail(conv_t *c, jg_status_t st, const char *fmt, ...)
-{
-    if (c->st) return c->st;
-    char msg[JG_ERROR_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    c->st = jg_error_set(c->err, st, "%s", msg);
-    return c->st;
-}
+/* Record a failure (status and message) unless one is recorded already:
+ * the first is the one reported.  Evaluates to the recorded status. */
+#define fail(c_, st_, ...) \
+    ((c_)->st ? (c_)->st : ((c_)->st = jg_error_set((c_)->err, (st_), __VA_ARGS__)))
 
 /* A block path on one line for a message: Simulink names hold line breaks. */
 static void one_line(char *s)
@@ -767,20 +758,27 @@ static int find_block(const sysidx_t *ix, const char *name, const char *sid)
     return v ? (int)json_integer_value(v) : -1;
 }
 
-/* "SID#out:2", "SID#in:1", "SID#enable": block index and port (special
- * ports: 0 with *kind set). */
-static int parse_endpoint(const sysidx_t *ix, const char *s, int *port, const char **kind)
+/* A line end of the SLX encoding, "SID#out:2", "SID#in:1", "SID#enable":
+ * the SID into sid[n], the port into *port (0 without one); returns the text
+ * after '#', or NULL (sid, *port untouched) when s has no '#' or the SID does
+ * not fit. */
+static const char *split_endpoint(const char *s, char *sid, size_t n, int *port)
 {
     const char *hash = strchr(s, '#');
-    if (!hash) return -2;
-    char sid[64];
-    size_t len = (size_t)(hash - s);
-    if (len >= sizeof sid) return -2;
-    memcpy(sid, s, len);
-    sid[len] = 0;
+    if (!hash || (size_t)(hash - s) >= n) return NULL;
+    memcpy(sid, s, (size_t)(hash - s));
+    sid[hash - s] = 0;
     const char *colon = strchr(hash, ':');
     *port = colon ? atoi(colon + 1) : 0;
-    *kind = hash + 1;
+    return hash + 1;
+}
+
+/* Block index and port of a line end (special ports: 0 with *kind set);
+ * -2 when malformed. */
+static int parse_endpoint(const sysidx_t *ix, const char *s, int *port, const char **kind)
+{
+    char sid[64];
+    if (!(*kind = split_endpoint(s, sid, sizeof sid, port))) return -2;
     return find_block(ix, NULL, sid);
 }
 
@@ -980,13 +978,7 @@ static void resolve_units(conv_t *c, const jg__sl_node_t *sys, blk_t *bs, int nb
                     const char *src = jg__sl_get(ln, "Src");
                     char key[80] = "";
                     int sport = sp ? atoi(sp) : 0;
-                    if (!sb && src) {
-                        const char *h = strchr(src, '#'), *col = strchr(src, ':');
-                        if (!h || (size_t)(h - src) >= sizeof key) continue;
-                        memcpy(key, src, (size_t)(h - src));
-                        key[h - src] = 0;
-                        sport = col ? atoi(col + 1) : 0;
-                    }
+                    if (!sb && src && !split_endpoint(src, key, sizeof key, &sport)) continue;
                     int from_here = sb ? name && !strcmp(sb, name) : sid && !strcmp(key, sid);
                     const jg__sl_node_t *stack[64], *hit = NULL;
                     int ns = 0, hport = 0;
@@ -997,14 +989,7 @@ static void resolve_units(conv_t *c, const jg__sl_node_t *sys, blk_t *bs, int nb
                         const char *dst = jg__sl_get(d, "Dst");
                         char dkey[80] = "";
                         int dport = dp ? atoi(dp) : 0;
-                        if (!db && dst) {
-                            const char *h = strchr(dst, '#'), *col = strchr(dst, ':');
-                            if (h && (size_t)(h - dst) < sizeof dkey) {
-                                memcpy(dkey, dst, (size_t)(h - dst));
-                                dkey[h - dst] = 0;
-                            }
-                            dport = col ? atoi(col + 1) : 0;
-                        }
+                        if (!db && dst) split_endpoint(dst, dkey, sizeof dkey, &dport);
                         if (db || *dkey) {
                             /* the destination block node of this system */
                             const jg__sl_node_t *dn = NULL;

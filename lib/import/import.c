@@ -81,7 +81,7 @@ jg_status_t jg__import_json(jg__import_ctx_t *ic, const char *path, json_t **out
     if (ic->depth == (int)(sizeof ic->stack / sizeof *ic->stack))
         return jg_error_set(err, JG_MODEL, "%s: model references nested too deeply", path);
     jg__sl_tree_t *t = NULL;
-    if ((st = jg__sl_read(path, &t, err))) return st;
+    if ((st = jg__sl_read(path, NULL, &t, err))) return st;
     char *mine = strdup(real);
     if (!mine) {
         jg__sl_tree_free(t);
@@ -221,19 +221,24 @@ done:
 /* ---- workspaces ---- */
 
 /* Names of scripts and --set expressions: the document's overrides, model
- * workspace and base workspace, entries evaluated on demand.  A thread-local
- * depth stops entries that refer to each other in a cycle. */
-static _Thread_local int lookup_depth;
+ * workspace and base workspace, entries evaluated on demand.  The depth of
+ * nested look-ups travels with the context (no static: two imports may run
+ * at once) and stops entries that refer to each other in a cycle. */
+typedef struct {
+    json_t *root;
+    int depth;
+} lookup_t;
 
 static int root_lookup(void *ctx, const char *name, jg_expr_value_t *out, jg_expr_error_t *err)
 {
-    json_t *root = ctx, *v = NULL;
-    if (lookup_depth > 32) {
+    lookup_t *L = ctx;
+    json_t *v = NULL;
+    if (L->depth > 32) {
         snprintf(err->msg, sizeof err->msg, "workspace names refer to each other in a cycle at '%s'", name);
         return -1;
     }
     static const char *const scopes[] = {"overrides", "parameters", "workspace"};
-    for (int k = 0; k < 3 && !v; k++) v = json_object_get(json_object_get(root, scopes[k]), name);
+    for (int k = 0; k < 3 && !v; k++) v = json_object_get(json_object_get(L->root, scopes[k]), name);
     if (!v) return 0;
     if (json_is_number(v)) return jg_expr_value_scalar(out, json_number_value(v)) ? -1 : 1;
     char *txt = json_is_string(v) ? strdup(json_string_value(v)) : json_dumps(v, JSON_COMPACT);
@@ -241,9 +246,9 @@ static int root_lookup(void *ctx, const char *name, jg_expr_value_t *out, jg_exp
     if (!json_is_string(v))   /* [[1,2],[3,4]] -> [[1,2];[3,4]] */
         for (char *p = txt; *p; p++)
             if (*p == ']' && p[1] == ',') p[1] = ';';
-    lookup_depth++;
-    int r = jg_expr_eval(txt, root_lookup, ctx, out, err) ? -1 : 1;
-    lookup_depth--;
+    L->depth++;
+    int r = jg_expr_eval(txt, root_lookup, L, out, err) ? -1 : 1;
+    L->depth--;
     free(txt);
     return r;
 }
@@ -307,7 +312,8 @@ static jg_status_t load_workspace(json_t *root, const char *file, const jg_impor
         free(buf);
         return jg_error_set(err, JG_NOMEM, "out of memory");
     }
-    st = jg_expr_ws_run(ws, buf, file, root_lookup, root, jg__import_script_warn, (void *)o);
+    lookup_t L = {root, 0};
+    st = jg_expr_ws_run(ws, buf, file, root_lookup, &L, jg__import_script_warn, (void *)o);
     free(buf);
     if (st) {
         jg_expr_ws_free(ws);
@@ -343,7 +349,8 @@ static jg_status_t apply_options(json_t *root, const jg_import_opts_t *o, int su
         }
         jg_expr_value_t v = {0};
         jg_expr_error_t ee = {0};
-        if (jg_expr_eval(eq + 1, root_lookup, root, &v, &ee)) {   /* checked now, kept as text */
+        lookup_t L = {root, 0};
+        if (jg_expr_eval(eq + 1, root_lookup, &L, &v, &ee)) {   /* checked now, kept as text */
             st = jg_error_set(err, JG_PARAM, "--set %s: %s (column %d)", o->set[k], ee.msg, ee.column);
             free(name);
             return st;

@@ -170,15 +170,15 @@ static int sbuf_put(mdl_t *m, char c)
     return 0;
 }
 
-/* Unescape the body of a "..." starting at q (just after the quote) into
- * sbuf (appending); returns the position after the closing quote or NULL
- * when the line ends first. */
-static const char *read_quoted(mdl_t *m, const char *q, const char *eol, int *oom)
+/* Unescape the body of the "..." whose opening quote is at open into sbuf
+ * (appending); what follows the closing quote is ignored.  Errors: the line
+ * ends first (unterminated string), out of memory. */
+static jg_status_t read_quoted(mdl_t *m, const char *open, const char *eol)
 {
-    *oom = 0;
+    const char *q = open + 1;
     while (q < eol) {
         char c = *q++;
-        if (c == '"') return q;
+        if (c == '"') return JG_OK;
         if (c == '\\' && q < eol) {
             char e = *q++;
             switch (e) {
@@ -188,12 +188,10 @@ static const char *read_quoted(mdl_t *m, const char *q, const char *eol, int *oo
             default: c = e; break;   /* \" \\ and anything else: the character itself */
             }
         }
-        if (sbuf_put(m, c)) {
-            *oom = 1;
-            return NULL;
-        }
+        if (sbuf_put(m, c)) return nomem(m);
     }
-    return NULL;
+    return jg_error_set(m->err, JG_PARSE, "%s:%d:%d: unterminated string", m->src, m->line,
+                        col(m, open));
 }
 
 static jg_status_t flush_pending(mdl_t *m)
@@ -219,7 +217,7 @@ static int is_key_char(char c)
 static jg_status_t parse(mdl_t *m)
 {
     jg_status_t st = JG_OK;
-    int maxdepth = jg__sl_max_depth();
+    int maxdepth = m->b.t->max_depth;
     while (m->p < m->end) {
         const char *eol = memchr(m->p, '\n', (size_t)(m->end - m->p));
         if (!eol) eol = m->end;
@@ -235,12 +233,7 @@ static jg_status_t parse(mdl_t *m)
                 return jg_error_set(m->err, JG_PARSE,
                                     "%s:%d:%d: string continuation without a preceding quoted value",
                                     m->src, m->line, col(m, q));
-            int oom;
-            const char *r = read_quoted(m, q + 1, e, &oom);
-            if (oom) return nomem(m);
-            if (!r)
-                return jg_error_set(m->err, JG_PARSE, "%s:%d:%d: unterminated string", m->src,
-                                    m->line, col(m, q));
+            if ((st = read_quoted(m, q, e))) return st;
             goto next_line;
         }
         if ((st = flush_pending(m))) return st;
@@ -280,12 +273,7 @@ static jg_status_t parse(mdl_t *m)
                                 m->src, m->line, col(m, q), key);
         if (*q == '"') {
             m->slen = 0;
-            int oom;
-            const char *r = read_quoted(m, q + 1, e, &oom);
-            if (oom) return nomem(m);
-            if (!r)
-                return jg_error_set(m->err, JG_PARSE, "%s:%d:%d: unterminated string", m->src,
-                                    m->line, col(m, q));
+            if ((st = read_quoted(m, q, e))) return st;
             m->pending = 1;
             m->pend_key = key;
             goto next_line;

@@ -18,7 +18,7 @@ jg_status_t jg__sl_parse_opc_text(jg__sl_tree_t *t, const char *buf, size_t len,
     const char *hint = NULL;
     const char *name = NULL, *body = NULL;   /* part being collected */
     int base64 = 0, begun = 0, ended = 0, line = 1, part_line = 0;
-    size_t maxpart = jg__sl_max_part();
+    size_t maxpart = t->max_part;
     while (p < end && !ended) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
         const char *next = eol ? eol + 1 : end;

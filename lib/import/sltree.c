@@ -8,17 +8,8 @@
 #include <unistd.h>
 #include "sltree.h"
 
-static size_t sl_max_part = JG__SL_MAX_PART;
-static int sl_max_depth = JG__SL_MAX_DEPTH;
-
-void jg__sl_set_limits(size_t max_part, int max_depth)
-{
-    sl_max_part = max_part ? max_part : JG__SL_MAX_PART;
-    sl_max_depth = max_depth > 0 ? max_depth : JG__SL_MAX_DEPTH;
-}
-
-size_t jg__sl_max_part(void) { return sl_max_part; }
-int jg__sl_max_depth(void) { return sl_max_depth; }
+/* A part's size limit of lim, the default when not given. */
+static size_t max_part(const jg__sl_limits_t *lim) { return lim && lim->max_part ? lim->max_part : JG__SL_MAX_PART; }
 
 /* ---- builder ---- */
 
@@ -227,13 +218,15 @@ static int starts_with(const char *buf, size_t len, const char *lit)
     return len >= n && !memcmp(buf, lit, n);
 }
 
-jg_status_t jg__sl_parse(const char *buf, size_t len, const char *source, jg__sl_tree_t **out,
-                         jg_error_t *err)
+jg_status_t jg__sl_parse(const char *buf, size_t len, const char *source, const jg__sl_limits_t *lim,
+                         jg__sl_tree_t **out, jg_error_t *err)
 {
     jg_status_t st = JG_OK;
     *out = NULL;
     jg__sl_tree_t *t = calloc(1, sizeof *t);
     if (!t) return jg_error_set(err, JG_NOMEM, "%s: out of memory", source);
+    t->max_part = max_part(lim);
+    t->max_depth = lim && lim->max_depth > 0 ? lim->max_depth : JG__SL_MAX_DEPTH;
     jg_arena_init(&t->arena, 1 << 16);
     t->source = jg_arena_strdup(&t->arena, source ? source : "(memory)");
     if (!t->source) {
@@ -261,7 +254,7 @@ done:
     return JG_OK;
 }
 
-jg_status_t jg__sl_read(const char *path, jg__sl_tree_t **out, jg_error_t *err)
+jg_status_t jg__sl_read(const char *path, const jg__sl_limits_t *lim, jg__sl_tree_t **out, jg_error_t *err)
 {
     jg_status_t st = JG_OK;
     char *buf = NULL;
@@ -282,7 +275,7 @@ jg_status_t jg__sl_read(const char *path, jg__sl_tree_t **out, jg_error_t *err)
         st = jg_error_set(err, JG_IO, "%s: not a regular file", path);
         goto done;
     }
-    size_t limit = 4 * jg__sl_max_part();
+    size_t limit = 4 * max_part(lim);
     if ((uint64_t)sb.st_size > (uint64_t)limit) {
         st = jg_error_set(err, JG_IO, "%s: file of %lld bytes is larger than the %zu-byte limit",
                           path, (long long)sb.st_size, limit);
@@ -320,7 +313,7 @@ jg_status_t jg__sl_read(const char *path, jg__sl_tree_t **out, jg_error_t *err)
         len += (size_t)r;
     }
     buf[len] = '\0';
-    st = jg__sl_parse(buf, len, path, out, err);
+    st = jg__sl_parse(buf, len, path, lim, out, err);
 done:
     if (fd >= 0) close(fd);
     free(buf);

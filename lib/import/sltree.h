@@ -64,6 +64,8 @@ typedef struct jg__sl_tree {
     jg__sl_format_t format;
     const char *source;      /* file name for messages */
     const char *release;     /* "R2013a" when known (metadata or Version), else NULL */
+    size_t max_part;         /* the limits of this read (jg__sl_limits_t, defaults applied) */
+    int max_depth;
 } jg__sl_tree_t;
 
 /* Read a file of any of the three encodings (sniffed from the content: "PK"
@@ -77,10 +79,17 @@ typedef struct jg__sl_tree {
  * bombs); nesting deeper than JG__SL_MAX_DEPTH is refused. */
 #define JG__SL_MAX_PART ((size_t)1 << 30)
 #define JG__SL_MAX_DEPTH 1000
-jg_status_t jg__sl_read(const char *path, jg__sl_tree_t **out, jg_error_t *err);
+/* Limits of one read, for tests to exercise the refusals without gigabyte
+ * files: a zero field (or lim NULL) takes the default above; a file may be
+ * 4 max_part bytes. */
+typedef struct jg__sl_limits {
+    size_t max_part;
+    int max_depth;
+} jg__sl_limits_t;
+jg_status_t jg__sl_read(const char *path, const jg__sl_limits_t *lim, jg__sl_tree_t **out, jg_error_t *err);
 /* The same from memory (`source` names it in messages). */
-jg_status_t jg__sl_parse(const char *buf, size_t len, const char *source, jg__sl_tree_t **out,
-                         jg_error_t *err);
+jg_status_t jg__sl_parse(const char *buf, size_t len, const char *source, const jg__sl_limits_t *lim,
+                         jg__sl_tree_t **out, jg_error_t *err);
 void jg__sl_tree_free(jg__sl_tree_t *t);
 
 /* Per-encoding entry points used by jg__sl_parse (buf need not be
@@ -97,7 +106,7 @@ jg__sl_node_t *jg__sl_next(const jg__sl_node_t *n, const char *tag, size_t *i);
 jg__sl_node_t *jg__sl_child(const jg__sl_node_t *n, const char *tag);  /* first, or NULL */
 
 /* ---- Additions used by the readers themselves (sltree.c, mdl.c, opc.c,
- * slx.c, xml.c) and by tests/test_sltree.c. ----
+ * slx.c, xml.c) and by tests/test_import_sltree.c. ----
  *
  * Details of the mappings above, as implemented:
  *  - classic keys are kept verbatim: `$ClassName`, `$PropName`, `$ObjectID`
@@ -118,13 +127,6 @@ jg__sl_node_t *jg__sl_child(const jg__sl_node_t *n, const char *tag);  /* first,
  *    "&name;" in text is dropped, in an attribute kept literally.
  *  - `line` is the line of the section opener (MDL) or of the end of the
  *    element's start tag within its part (XML); `part` names that part. */
-
-/* The two limits above are defaults; tests lower them (0 restores the
- * default) to exercise the refusals without building gigabyte files.  Not
- * thread-safe: call before reading. */
-void jg__sl_set_limits(size_t max_part, int max_depth);
-size_t jg__sl_max_part(void);
-int jg__sl_max_depth(void);
 
 /* Debug dump of a node and everything under it, one parameter per line. */
 void jg__sl_dump(FILE *f, const jg__sl_node_t *n);

@@ -84,7 +84,7 @@ jg_status_t jg__sl_parse_slx(jg__sl_tree_t *t, const char *buf, size_t len, jg_e
         goto done;
     }
     zip_int64_t n = zip_get_num_entries(z, 0);
-    size_t limit = jg__sl_max_part(), total = 0;
+    size_t limit = t->max_part, total = 0;
     data = calloc(n > 0 ? (size_t)n : 1, sizeof *data);
     if (!data) goto oom;
     for (zip_int64_t i = 0; i < n; i++) {

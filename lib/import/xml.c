@@ -583,7 +583,7 @@ jg_status_t jg__sl_build_parts(jg__sl_tree_t *t, const jg__sl_parts_t *ps,
     x.t = t;
     x.ps = ps;
     x.err = err;
-    x.maxdepth = jg__sl_max_depth();
+    x.maxdepth = t->max_depth;
     jg__sl_builder_init(&x.b, t);
     x.order = malloc((ps->n + 1) * sizeof *x.order);
     x.state = calloc(ps->n + 1, 1);

@@ -1,5 +1,7 @@
 /* Helpers shared by the writers: canonical sparse copies, checks, cleanup. */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include "io_impl.h"
 
@@ -20,4 +22,17 @@ void jg__io_discard(const char *path)
 {
     struct stat sb;
     if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) remove(path);
+}
+
+jg_status_t jg__io_close(FILE *f, int bad, const char *path, jg_error_t *err)
+{
+    int code = errno;
+    if (ferror(f)) bad = 1;
+    if (fclose(f) && !bad) {
+        bad = 1;
+        code = errno;
+    }
+    if (!bad) return JG_OK;
+    jg__io_discard(path);
+    return jg_error_set(err, JG_IO, "%s: cannot write: %s", path, strerror(code ? code : EIO));
 }

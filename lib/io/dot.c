@@ -68,19 +68,6 @@ static jg_status_t gv_error(jg_error_t *err, const char *path, const char *what)
     return st;
 }
 
-static jg_status_t finish(FILE *f, int bad, const char *path, jg_error_t *err)
-{
-    int code = errno;
-    if (ferror(f)) bad = 1;
-    if (fclose(f) && !bad) {
-        bad = 1;
-        code = errno;
-    }
-    if (!bad) return JG_OK;
-    jg__io_discard(path);
-    return jg_error_set(err, JG_IO, "%s: cannot write: %s", path, strerror(code ? code : EIO));
-}
-
 static jg_status_t build(const jg_graph_t *g, const char *title, Agraph_t *G, Agnode_t **node,
                          jg_error_t *err)
 {
@@ -162,7 +149,7 @@ jg_status_t jg_io_write_graph(const jg_graph_t *g, const char *title, const char
             st = jg_error_set(err, JG_IO, "%s: cannot write: %s", dot_path, strerror(errno));
             goto done;
         }
-        if ((st = finish(f, agwrite(G, f) != 0, dot_path, err))) goto done;
+        if ((st = jg__io_close(f, agwrite(G, f) != 0, dot_path, err))) goto done;
     }
     if (svg_path) {
         /* rendered to memory and written here: Graphviz 2.42 calls exit(1)
@@ -185,7 +172,7 @@ jg_status_t jg_io_write_graph(const jg_graph_t *g, const char *title, const char
                           laid ? "Graphviz cannot render SVG" : "Graphviz layout failed");
             goto done;
         }
-        st = finish(f, fwrite(svg, 1, len, f) != len, svg_path, err);
+        st = jg__io_close(f, fwrite(svg, 1, len, f) != len, svg_path, err);
         gvFreeRenderData(svg);
     }
 done:

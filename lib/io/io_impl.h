@@ -2,7 +2,9 @@
 #ifndef JG_IO_IMPL_H
 #define JG_IO_IMPL_H
 #include <stdint.h>
+#include <stdio.h>
 #include <cs.h>
+#include "jacgraph/status.h"
 
 /* A copy with rows sorted within each column, duplicates summed, zeros
  * dropped, so every writer's output is deterministic whatever order the
@@ -13,5 +15,8 @@ int jg__io_shape_ok(const cs_dl *M, int64_t m, int64_t n);
 /* Remove a partly written output, but only a regular file: the path may name
  * a device or a link such as /dev/stdout, which must survive a failed write. */
 void jg__io_discard(const char *path);
+/* Close a written output: JG_OK, or (bad set by the caller, a stream error,
+ * a failed close) the file discarded and JG_IO "path: cannot write: why". */
+jg_status_t jg__io_close(FILE *f, int bad, const char *path, jg_error_t *err);
 
 #endif

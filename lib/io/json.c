@@ -64,11 +64,11 @@ jg_status_t jg_io_write_linsys_json(FILE *f, const jg_lin_sys_t *s, jg_error_t *
                                 what[k], (long long)dims[k][0], (long long)dims[k][1]);
 
     /* "o" steals each reference; jansson releases them all if any is NULL */
-    json_t *root = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+    json_t *root = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
                              "states", names(s->state_names, s->nx, 'x'),
                              "inputs", names(s->input_names, s->nu, 'u'),
                              "outputs", names(s->output_names, s->ny, 'y'),
-                             "t", real(s->t),
+                             "t", real(s->t), "Ts", real(s->Ts),
                              "A", matrix(s->A), "B", matrix(s->B),
                              "C", matrix(s->C), "D", matrix(s->D));
     if (!root)

@@ -23,6 +23,8 @@ static void put_matrix(FILE *f, int k, const cs_dl *S, const jg_lin_sys_t *s)
     fprintf(f, "%% jacgraph %s (%s x %s) of a model with %lld states, %lld inputs, "
             "%lld outputs at t = %.17g\n", WHAT[k], ROWS[k], COLS[k], (long long)s->nx,
             (long long)s->nu, (long long)s->ny, s->t);
+    /* the sample time: 0 continuous, else x[k+1] = A x[k] + B u[k] */
+    fprintf(f, "%% Ts = %.17g\n", s->Ts);
     fprintf(f, "%lld %lld %lld\n", (long long)S->m, (long long)S->n, (long long)S->p[S->n]);
     for (int64_t j = 0; j < S->n; j++)
         for (int64_t p = S->p[j]; p < S->p[j + 1]; p++)
@@ -62,14 +64,7 @@ static jg_status_t write_file(const char *path, int k, const cs_dl *S, const jg_
         put_names(f, "inputs", s->input_names, s->nu, 'u');
         put_names(f, "outputs", s->output_names, s->ny, 'y');
     }
-    int bad = ferror(f), code = errno;
-    if (fclose(f) && !bad) {
-        bad = 1;
-        code = errno;
-    }
-    if (!bad) return JG_OK;
-    jg__io_discard(path);
-    return jg_error_set(err, JG_IO, "%s: cannot write: %s", path, strerror(code ? code : EIO));
+    return jg__io_close(f, 0, path, err);
 }
 
 jg_status_t jg_io_write_linsys_mm(const char *prefix, const jg_lin_sys_t *s, jg_error_t *err)

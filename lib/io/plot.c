@@ -1,11 +1,13 @@
 /* SVG line plots of simulation results (jacgraph/plot.h): a bounded in-memory
- * recorder and a hand-written SVG writer (one panel, legend, 1-2-5 ticks). */
+ * recorder and a hand-written SVG writer (a panel with legend, 1-2-5 ticks or
+ * decades on a log x axis; panels stacked in one document). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "jacgraph/plot.h"
 #include "io_impl.h"
+#include "plot_impl.h"
 
 struct jg_plot {
     int64_t ncurves;       /* as given to jg_plot_create */
@@ -13,6 +15,7 @@ struct jg_plot {
     char **names;          /* nc names */
     char *title, *subtitle, *xlabel, *ylabel;
     double xmin, xmax;     /* axis range asked for (xmin < xmax), else NaN */
+    int xlog;              /* log10 x axis */
     int64_t cap;           /* rows kept at most (even) */
     int64_t n, alloc;      /* rows kept, rows allocated */
     double *buf;           /* n rows of (x, y_0..y_nc-1) */
@@ -78,7 +81,8 @@ jg_status_t jg_plot_create(int64_t ncurves, const char *const *names, const jg_p
     pl->cap += pl->cap & 1;   /* even: halving keeps the rows on the new stride */
     pl->stride = 1;
     pl->xmin = pl->xmax = NAN;
-    if (o->xmin < o->xmax && isfinite(o->xmin) && isfinite(o->xmax)) {
+    pl->xlog = o->xlog != 0;
+    if (o->xmin < o->xmax && isfinite(o->xmin) && isfinite(o->xmax) && (!pl->xlog || o->xmin > 0)) {
         pl->xmin = o->xmin;
         pl->xmax = o->xmax;
     }
@@ -152,8 +156,11 @@ static const double *row(const jg_plot_t *pl, int64_t i)
 
 static int good(double v) { return isfinite(v) && fabs(v) <= BIG; }
 
+/* x in axis units: log10 on a log axis (x <= 0: not drawn) */
+static double xv(const jg_plot_t *pl, double x) { return pl->xlog ? (x > 0 ? log10(x) : NAN) : x; }
+
 /* A 1-2-5 step giving about `target` intervals over span (> 0). */
-static double nice_step(double span, int target)
+double jg__plot_nice_step(double span, int target)
 {
     double raw = span / target, mag = pow(10, floor(log10(raw))), f = raw / mag;
     return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
@@ -164,7 +171,7 @@ static double nice_step(double span, int target)
  * 1e-4 <= amax < 1e6 (or up to 10 digits in all for a fine grid far from 0,
  * "1000000.1"), else a mantissa with enough digits and a short exponent
  * ("2.5e-7", "1.2e8"). */
-static void tick_label(char *buf, size_t n, double v, double step, double amax)
+void jg__plot_tick_label(char *buf, size_t n, double v, double step, double amax)
 {
     if (fabs(v) < step * 1e-6) v = 0;
     int es = (int)floor(log10(step) + 1e-9);
@@ -195,7 +202,7 @@ static void tick_label(char *buf, size_t n, double v, double step, double amax)
 }
 
 /* Text content or attribute value, XML-escaped; control characters become '?'. */
-static void xml_text(FILE *f, const char *s)
+void jg__plot_xml_text(FILE *f, const char *s)
 {
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
@@ -224,7 +231,7 @@ static void legend_name(FILE *f, const char *s)
 {
     int64_t len = u8len(s);
     if (len <= NAME_CHARS) {
-        xml_text(f, s);
+        jg__plot_xml_text(f, s);
         return;
     }
     int64_t skip = len - (NAME_CHARS - 1);
@@ -233,7 +240,7 @@ static void legend_name(FILE *f, const char *s)
         if (((unsigned char)*s & 0xC0) != 0x80) skip--;
     }
     fputs("\xe2\x80\xa6", f);
-    xml_text(f, s);
+    jg__plot_xml_text(f, s);
 }
 
 static const char *ordinal(int64_t k)
@@ -299,7 +306,7 @@ static void draw_curve(FILE *f, const jg_plot_t *pl, int k, const frame_t *fr)
     if (m <= FULL_PLOT_POINTS) {
         for (int64_t i = 0; i < m; i++) {
             const double *r = row(pl, i);
-            if (good(r[0]) && good(r[k + 1])) poly_point(&p, r[0], r[k + 1]);
+            if (good(xv(pl, r[0])) && good(r[k + 1])) poly_point(&p, xv(pl, r[0]), r[k + 1]);
             else poly_break(&p);
         }
         poly_break(&p);
@@ -309,16 +316,16 @@ static void draw_curve(FILE *f, const jg_plot_t *pl, int k, const frame_t *fr)
     double vmin = 0, vmax = 0;
     for (int64_t i = 0; i <= m; i++) {
         const double *r = i < m ? row(pl, i) : NULL;
-        int ok = r && good(r[0]) && good(r[k + 1]);
+        int ok = r && good(xv(pl, r[0])) && good(r[k + 1]);
         int64_t c = -1;
         if (ok) {
-            double t = (r[0] - fr->x0) / (fr->x1 - fr->x0) * fr->w;
+            double t = (xv(pl, r[0]) - fr->x0) / (fr->x1 - fr->x0) * fr->w;
             c = t < 0 ? 0 : t > fr->w ? (int64_t)fr->w : (int64_t)t;
         }
         if (imin >= 0 && (!ok || c != col)) {   /* flush the column */
             int64_t a = imin < imax ? imin : imax, b = imin < imax ? imax : imin;
-            poly_point(&p, row(pl, a)[0], row(pl, a)[k + 1]);
-            if (b != a) poly_point(&p, row(pl, b)[0], row(pl, b)[k + 1]);
+            poly_point(&p, xv(pl, row(pl, a)[0]), row(pl, a)[k + 1]);
+            if (b != a) poly_point(&p, xv(pl, row(pl, b)[0]), row(pl, b)[k + 1]);
             imin = imax = -1;
         }
         if (!ok) {
@@ -341,14 +348,23 @@ static void draw_curve(FILE *f, const jg_plot_t *pl, int k, const frame_t *fr)
     poly_break(&p);
 }
 
-jg_status_t jg_plot_write_svg(const jg_plot_t *pl, FILE *f, jg_error_t *err)
+/* What a panel's drawing needs, computed before the document's size is known. */
+typedef struct {
+    frame_t fr;
+    double xlo, xhi, y0, y1, xs, ys;
+    int same[JG_PLOT_MAX_CURVES];
+    int legend_w, legend_rows, W, H, have_data;
+} layout_t;
+
+static void layout(const jg_plot_t *pl, layout_t *L)
 {
     const int64_t m = nrows(pl);
     /* data ranges over the finite values */
     double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
     for (int64_t i = 0; i < m; i++) {
         const double *r = row(pl, i);
-        if (!good(r[0])) continue;
+        double x = xv(pl, r[0]);
+        if (!good(x)) continue;
         int any = 0;
         for (int k = 0; k < pl->nc; k++) {
             if (!good(r[k + 1])) continue;
@@ -357,14 +373,14 @@ jg_status_t jg_plot_write_svg(const jg_plot_t *pl, FILE *f, jg_error_t *err)
             if (r[k + 1] > yhi) yhi = r[k + 1];
         }
         if (any || pl->nc == 0) {
-            if (r[0] < xlo) xlo = r[0];
-            if (r[0] > xhi) xhi = r[0];
+            if (x < xlo) xlo = x;
+            if (x > xhi) xhi = x;
         }
     }
     int have_data = xlo <= xhi && (ylo <= yhi || pl->nc == 0);
     if (pl->xmin < pl->xmax) {
-        xlo = fmin(xlo, pl->xmin);
-        xhi = fmax(xhi, pl->xmax);
+        xlo = fmin(xlo, xv(pl, pl->xmin));
+        xhi = fmax(xhi, xv(pl, pl->xmax));
     }
     if (!(xlo <= xhi)) xlo = 0, xhi = 1;
     if (!(ylo <= yhi)) ylo = 0, yhi = 1;
@@ -377,14 +393,14 @@ jg_status_t jg_plot_write_svg(const jg_plot_t *pl, FILE *f, jg_error_t *err)
         ylo -= d, yhi += d;
     }
     /* y axis: widened to whole 1-2-5 steps; x axis: the data range */
-    double ys = nice_step(yhi - ylo, 6);
+    double ys = jg__plot_nice_step(yhi - ylo, 6);
     double y0 = floor(ylo / ys) * ys, y1 = ceil(yhi / ys) * ys;
     if (y1 <= y0) y1 = y0 + ys;
-    double xs = nice_step(xhi - xlo, 8);
+    double xs = jg__plot_nice_step(xhi - xlo, 8);
 
     /* curves equal to an earlier one (an Outport and a Scope on the same
      * signal) would hide it: they are dashed and the legend says so */
-    int same[JG_PLOT_MAX_CURVES];
+    int *same = L->same;
     for (int k = 0; k < pl->nc; k++) {
         same[k] = -1;
         for (int j = 0; j < k && same[k] < 0; j++) {
@@ -415,23 +431,38 @@ jg_status_t jg_plot_write_svg(const jg_plot_t *pl, FILE *f, jg_error_t *err)
     int W = MARGIN_L + PLOT_W + LEGEND_GAP + legend_w + 16, H = MARGIN_T + PLOT_H + MARGIN_B;
     int legend_rows = pl->nc + (pl->ncurves > pl->nc);
     if (MARGIN_T + legend_rows * LEGEND_ROW + 24 > H) H = MARGIN_T + legend_rows * LEGEND_ROW + 24;
+    L->fr = fr;
+    L->xlo = xlo, L->xhi = xhi, L->y0 = y0, L->y1 = y1, L->xs = xs, L->ys = ys;
+    L->legend_w = legend_w, L->legend_rows = legend_rows, L->W = W, L->H = H, L->have_data = have_data;
+}
 
+static void svg_open(FILE *f, int W, int H)
+{
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
                "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
                "font-size=\"12\">\n",
             W, H, W, H);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    fprintf(f, "<defs><clipPath id=\"plotarea\"><rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\"/>"
+}
+
+/* A panel; `clip` names its clip path (unique in the document). */
+static void draw(const jg_plot_t *pl, const layout_t *L, FILE *f, const char *clip)
+{
+    const frame_t fr = L->fr;
+    const double xlo = L->xlo, xhi = L->xhi, y0 = L->y0, y1 = L->y1, xs = L->xs, ys = L->ys;
+    const int *same = L->same;
+    const int legend_w = L->legend_w, legend_rows = L->legend_rows, have_data = L->have_data;
+    fprintf(f, "<defs><clipPath id=\"%s\"><rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\"/>"
                "</clipPath></defs>\n",
-            fr.left, fr.top, fr.w, fr.h);
+            clip, fr.left, fr.top, fr.w, fr.h);
     /* title and subtitle */
     double cx = fr.left + fr.w / 2;
     if (pl->title) {
         fprintf(f, "<text class=\"title\" x=\"%g\" y=\"24\" text-anchor=\"middle\" font-size=\"16\" "
                    "font-weight=\"bold\">",
                 cx);
-        xml_text(f, pl->title);
+        jg__plot_xml_text(f, pl->title);
         fputs("</text>\n", f);
     }
     int thinned = pl->stride > 1;
@@ -439,7 +470,7 @@ jg_status_t jg_plot_write_svg(const jg_plot_t *pl, FILE *f, jg_error_t *err)
         fprintf(f, "<text class=\"subtitle\" x=\"%g\" y=\"44\" text-anchor=\"middle\" fill=\"#555\">", cx);
         const char *sep = "";
         if (pl->subtitle) {
-            xml_text(f, pl->subtitle);
+            jg__plot_xml_text(f, pl->subtitle);
             sep = "; ";
         }
         if (thinned) {
@@ -458,11 +489,22 @@ jg_status_t jg_plot_write_svg(const jg_plot_t *pl, FILE *f, jg_error_t *err)
     long long kx0 = 1, kx1 = 0, ky0 = 1, ky1 = 0;   /* no ticks when the grid is beyond 1e15 steps */
     if (fabs(xlo / xs) < 1e15 && fabs(xhi / xs) < 1e15)
         kx0 = (long long)ceil(xlo / xs - 1e-9), kx1 = (long long)floor(xhi / xs + 1e-9);
+    if (pl->xlog) {   /* decades, and 2..9 times each as a fainter grid */
+        kx0 = (long long)ceil(xlo - 1e-9), kx1 = (long long)floor(xhi + 1e-9);
+        for (long long k = (long long)floor(xlo); k <= kx1 && kx1 - kx0 < 40; k++)
+            for (int q = 2; q <= 9; q++) {
+                double v = (double)k + log10(q);
+                if (v > xlo && v < xhi)
+                    fprintf(f, "<line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\" stroke=\"#f0f0f0\"/>\n",
+                            px(&fr, v), fr.top, px(&fr, v), fr.top + fr.h);
+            }
+    }
     if (fabs(y0 / ys) < 1e15 && fabs(y1 / ys) < 1e15) ky0 = llround(y0 / ys), ky1 = llround(y1 / ys);
     if (kx1 - kx0 > 100) kx1 = kx0 + 100;
     if (ky1 - ky0 > 100) ky1 = ky0 + 100;
+    const double xstep = pl->xlog ? 1 : xs;
     for (long long k = kx0; k <= kx1; k++) {
-        double X = px(&fr, (double)k * xs);
+        double X = px(&fr, (double)k * xstep);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\"/>\n", X, fr.top, X, fr.top + fr.h);
     }
     for (long long k = ky0; k <= ky1; k++) {
@@ -471,38 +513,48 @@ jg_status_t jg_plot_write_svg(const jg_plot_t *pl, FILE *f, jg_error_t *err)
     }
     fprintf(f, "</g>\n<g class=\"ticks\" fill=\"#333\">\n");
     for (long long k = kx0; k <= kx1; k++) {
-        double X = px(&fr, (double)k * xs), B = fr.top + fr.h;
-        tick_label(lab, sizeof lab, (double)k * xs, xs, xamax);
+        double X = px(&fr, (double)k * xstep), B = fr.top + fr.h;
+        if (pl->xlog) {   /* labels on every decade, or every few beyond 10 */
+            long long every = (kx1 - kx0 + 9) / 10;
+            if (every > 1 && (k - kx0) % every) {
+                fprintf(f, "<line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\" stroke=\"#333\"/>\n", X, B, X, B + 5);
+                continue;
+            }
+            double v = pow(10, (double)k);
+            jg__plot_tick_label(lab, sizeof lab, v, v, v);
+        } else {
+            jg__plot_tick_label(lab, sizeof lab, (double)k * xs, xs, xamax);
+        }
         fprintf(f, "<line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\" stroke=\"#333\"/>"
                    "<text x=\"%.1f\" y=\"%g\" text-anchor=\"middle\">%s</text>\n",
                 X, B, X, B + 5, X, B + 18, lab);
     }
     for (long long k = ky0; k <= ky1; k++) {
         double Y = py(&fr, (double)k * ys);
-        tick_label(lab, sizeof lab, (double)k * ys, ys, yamax);
+        jg__plot_tick_label(lab, sizeof lab, (double)k * ys, ys, yamax);
         fprintf(f, "<line x1=\"%g\" y1=\"%.1f\" x2=\"%g\" y2=\"%.1f\" stroke=\"#333\"/>"
                    "<text x=\"%g\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
                 fr.left - 5, Y, fr.left, Y, fr.left - 8, Y + 4, lab);
     }
     fprintf(f, "</g>\n");
     fprintf(f, "<text class=\"xlabel\" x=\"%g\" y=\"%g\" text-anchor=\"middle\">", cx, fr.top + fr.h + 42);
-    xml_text(f, pl->xlabel);
+    jg__plot_xml_text(f, pl->xlabel);
     fputs("</text>\n", f);
     if (pl->ylabel) {
         double yc = fr.top + fr.h / 2;
         fprintf(f, "<text class=\"ylabel\" x=\"20\" y=\"%g\" text-anchor=\"middle\" "
                    "transform=\"rotate(-90 20 %g)\">",
                 yc, yc);
-        xml_text(f, pl->ylabel);
+        jg__plot_xml_text(f, pl->ylabel);
         fputs("</text>\n", f);
     }
     /* curves */
-    fprintf(f, "<g clip-path=\"url(#plotarea)\" fill=\"none\" stroke-width=\"1.5\" "
-               "stroke-linejoin=\"round\" stroke-linecap=\"round\">\n");
+    fprintf(f, "<g clip-path=\"url(#%s)\" fill=\"none\" stroke-width=\"1.5\" "
+               "stroke-linejoin=\"round\" stroke-linecap=\"round\">\n", clip);
     for (int k = 0; k < pl->nc; k++) {
         fprintf(f, "<g class=\"curve\" id=\"curve%d\" stroke=\"%s\" color=\"%s\"%s><title>", k + 1,
                 palette[k], palette[k], dash(k, same[k]));
-        xml_text(f, pl->names[k]);
+        jg__plot_xml_text(f, pl->names[k]);
         fputs("</title>\n", f);
         draw_curve(f, pl, k, &fr);
         fputs("</g>\n", f);
@@ -538,6 +590,34 @@ jg_status_t jg_plot_write_svg(const jg_plot_t *pl, FILE *f, jg_error_t *err)
         }
         fputs("</g>\n", f);
     }
+}
+
+jg_status_t jg_plot_write_svg(const jg_plot_t *pl, FILE *f, jg_error_t *err)
+{
+    return jg_plot_write_svg_stack(&pl, 1, f, err);
+}
+
+jg_status_t jg_plot_write_svg_stack(const jg_plot_t *const *pl, int n, FILE *f, jg_error_t *err)
+{
+    if (n < 1 || n > 64 || !pl) return jg_error_set(err, JG_ARG, "plot: %d panels (1 to 64)", n);
+    layout_t L[64];
+    int W = 0, H = 0;
+    for (int k = 0; k < n; k++) {
+        if (!pl[k]) return jg_error_set(err, JG_ARG, "plot: panel %d is NULL", k + 1);
+        layout(pl[k], &L[k]);
+        W = L[k].W > W ? L[k].W : W;
+        H += L[k].H;
+    }
+    svg_open(f, W, H);
+    int y = 0;
+    for (int k = 0; k < n; k++) {
+        char clip[32];
+        snprintf(clip, sizeof clip, k ? "plotarea%d" : "plotarea", k + 1);
+        if (n > 1) fprintf(f, "<g class=\"panel\" transform=\"translate(0 %d)\">\n", y);
+        draw(pl[k], &L[k], f, clip);
+        if (n > 1) fputs("</g>\n", f);
+        y += L[k].H;
+    }
     fputs("</svg>\n", f);
     if (ferror(f)) return jg_error_set(err, JG_IO, "write failed");
     return JG_OK;
@@ -545,9 +625,14 @@ jg_status_t jg_plot_write_svg(const jg_plot_t *pl, FILE *f, jg_error_t *err)
 
 jg_status_t jg_plot_save_svg(const jg_plot_t *pl, const char *path, jg_error_t *err)
 {
+    return jg_plot_save_svg_stack(&pl, 1, path, err);
+}
+
+jg_status_t jg_plot_save_svg_stack(const jg_plot_t *const *pl, int n, const char *path, jg_error_t *err)
+{
     FILE *f = fopen(path, "w");
     if (!f) return jg_error_set(err, JG_IO, "%s: cannot write", path);
-    jg_status_t st = jg_plot_write_svg(pl, f, err);
+    jg_status_t st = jg_plot_write_svg_stack(pl, n, f, err);
     if (fclose(f) && !st) st = JG_IO;
     if (st == JG_IO) jg_error_set(err, JG_IO, "%s: write failed", path);
     if (st) jg__io_discard(path);

@@ -177,18 +177,10 @@ typedef struct {
     jg_status_t st;    /* first failure */
 } wr_t;
 
-static jg_status_t fail(wr_t *w, jg_status_t s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static jg_status_t fail(wr_t *w, jg_status_t s, const char *fmt, ...)
-{
-    if (w->st != JG_OK) return w->st;
-    char msg[JG_ERROR_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    w->st = jg_error_set(w->err, s, "%s", msg);
-    return w->st;
-}
+/* The first failure is the one reported (a later one keeps it); evaluates
+ * to the recorded status. */
+#define fail(w_, s_, ...) \
+    ((w_)->st != JG_OK ? (w_)->st : ((w_)->st = jg_error_set((w_)->err, (s_), __VA_ARGS__)))
 
 static jg_status_t nomem(wr_t *w) { return fail(w, JG_NOMEM, "Simulink writer: out of memory"); }
 

@@ -163,6 +163,8 @@ jg_status_t jg_io_write_linsys_text(FILE *f, const jg_lin_sys_t *s, int digits, 
         } else
             dense(f, &mats[k], digits);
     }
+    if (s->Ts > 0) fprintf(f, "\nTs = %.*g (discrete time: x[k+1] = A x[k] + B u[k])\n", digits, s->Ts);
+    else fputs("\nTs = 0 (continuous time)\n", f);
     /* flushed here: a full disk shows up only when the buffer goes out */
     if (fflush(f) || ferror(f)) return jg_error_set(err, JG_IO, "text output: write failed");
     return JG_OK;

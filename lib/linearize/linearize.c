@@ -8,6 +8,7 @@
 #include <time.h>
 #include <jansson.h>
 #include "lin_impl.h"
+#include "lin_internal.h"
 
 static const char *const method_names[] = {"graph", "matrix", "perturb"};
 
@@ -66,6 +67,9 @@ void jg_lin_free(jg_lin_t *l)
 double *jg_lin_states(jg_lin_t *l) { return jg_eval_states(l->w); }
 double *jg_lin_inputs(jg_lin_t *l) { return jg_eval_inputs(l->w); }
 void jg_lin_set_time(jg_lin_t *l, double t) { l->t = t; }
+double jg_lin_time(const jg_lin_t *l) { return l->t; }
+jg_eval_work_t *jg__lin_work(jg_lin_t *l) { return l->w; }
+const jg_iospec_t *jg__lin_iospec(const jg_lin_t *l) { return l->io; }
 
 jg_status_t jg__lin_eval(jg_lin_t *l, int jacobians, jg_error_t *err)
 {

@@ -118,7 +118,7 @@ static double mdiff(const cs_dl *a, const cs_dl *b)
 double jg_lin_sys_diff(const jg_lin_sys_t *a, const jg_lin_sys_t *b, const char **which)
 {
     const cs_dl *ma[4] = {a->A, a->B, a->C, a->D}, *mb[4] = {b->A, b->B, b->C, b->D};
-    static const char *names[4] = {"A", "B", "C", "D"};
+    static const char *const names[4] = {"A", "B", "C", "D"};
     double worst = -1;
     for (int k = 0; k < 4; k++) {
         double d = mdiff(ma[k], mb[k]);

@@ -1,7 +1,9 @@
 /* The solver Jacobian J_x = df/dx (Simulink, "Choose a Jacobian Method"):
  * forward-difference perturbation, dense or grouped by a column coloring of the
  * structural pattern, and the analytical J_x of the Jacobian graph with every
- * algebraic vertex eliminated (jacgraph/solverjac.h). */
+ * algebraic vertex eliminated (jacgraph/solverjac.h); with a sparsing, only
+ * the kept entries ("Sparsing of Jacobians": entries determined offline need
+ * not be computed at run time). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -72,6 +74,12 @@ struct jg_solverjac {
     int64_t *rowpos;          /* n, -1: scatter of one column of the LFT result */
     int32_t *held, nheld;     /* blocks with a discrete rate and Jacobian parts */
     int64_t *held_part;       /* per held block: its first Jacobian part */
+    /* sparsing (jg_solverjac_set_keep), all NULL without one */
+    unsigned char *keep;      /* per entry of S: 1 kept, 0 dropped */
+    unsigned char *keepP;     /* per entry of P: 0 where a dropped entry of S lies */
+    unsigned char *colkept;   /* per column: has a kept entry (full perturbation) */
+    int64_t nkept, ncolkept;
+    int64_t nmapk, *mapk;     /* analytical: the map entries k whose destination is kept */
     /* perturbation scratch */
     double *x0, *f0, *f1, *h;   /* x0: the point (x may be the work's own states) */
     jg_solverjac_stats_t st;
@@ -172,23 +180,31 @@ static jg_status_t build_pattern(jg_solverjac_t *j, jg_error_t *err)
     return JG_OK;
 }
 
-/* Columns of each color (CSR), for one perturbed f per color. */
-static jg_status_t build_groups(jg_solverjac_t *j, jg_error_t *err)
+/* Columns of each color (CSR: *ptr, *col, the caller's to free even on
+ * failure), for one perturbed f per color. */
+static jg_status_t groups_of(int64_t n, const int64_t *color, int64_t nc, int64_t **ptr,
+                             int64_t **col, jg_error_t *err)
 {
-    const int64_t n = j->n, nc = j->ncolors;
-    j->grp_ptr = calloc((size_t)nc + 2, sizeof(int64_t));
-    j->grp_col = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    if (!j->grp_ptr || !j->grp_col) return nomem(err, "column groups");
-    for (int64_t c = 0; c < n; c++)
-        if (j->color[c] >= 0) j->grp_ptr[j->color[c] + 1]++;
-    for (int64_t c = 0; c < nc; c++) j->grp_ptr[c + 1] += j->grp_ptr[c];
+    int64_t *gp = *ptr = calloc((size_t)nc + 2, sizeof(int64_t));
+    int64_t *gc = *col = malloc(sizeof(int64_t) * (size_t)(n + 1));
     int64_t *fill = malloc(sizeof(int64_t) * (size_t)(nc + 1));
-    if (!fill) return nomem(err, "column groups");
-    memcpy(fill, j->grp_ptr, sizeof(int64_t) * (size_t)(nc + 1));
+    if (!gp || !gc || !fill) {
+        free(fill);
+        return nomem(err, "column groups");
+    }
     for (int64_t c = 0; c < n; c++)
-        if (j->color[c] >= 0) j->grp_col[fill[j->color[c]]++] = c;
+        if (color[c] >= 0) gp[color[c] + 1]++;
+    for (int64_t c = 0; c < nc; c++) gp[c + 1] += gp[c];
+    memcpy(fill, gp, sizeof(int64_t) * (size_t)(nc + 1));
+    for (int64_t c = 0; c < n; c++)
+        if (color[c] >= 0) gc[fill[color[c]]++] = c;
     free(fill);
     return JG_OK;
+}
+
+static jg_status_t build_groups(jg_solverjac_t *j, jg_error_t *err)
+{
+    return groups_of(j->n, j->color, j->ncolors, &j->grp_ptr, &j->grp_col, err);
 }
 
 /* The dense n x n pattern of the full methods. */
@@ -347,6 +363,10 @@ void jg_solverjac_free(jg_solverjac_t *j)
     free(j->rowpos);
     free(j->held);
     free(j->held_part);
+    free(j->keep);
+    free(j->keepP);
+    free(j->colkept);
+    free(j->mapk);
     free(j->f0);
     free(j->f1);
     free(j->h);
@@ -370,7 +390,7 @@ void jg_solverjac_set_error(jg_solverjac_t *j, jg_error_t *err) { j->sink = err;
 int64_t jg_solverjac_fevals_per_jacobian(const jg_solverjac_t *j)
 {
     switch (j->method) {
-    case JG_SOLVERJAC_FULL_PERTURBATION: return j->n;
+    case JG_SOLVERJAC_FULL_PERTURBATION: return j->keep ? j->ncolkept : j->n;
     case JG_SOLVERJAC_SPARSE_PERTURBATION: return j->ncolors;
     default: return 0;
     }
@@ -422,23 +442,31 @@ static jg_status_t eval_perturb(jg_solverjac_t *j, double t, const double *x, co
     }
     if (j->method == JG_SOLVERJAC_FULL_PERTURBATION) {
         for (int64_t c = 0; c < n; c++) {
+            double *col = J->x + c * n;
+            if (j->keep && !j->colkept[c]) {   /* nothing kept: not perturbed */
+                memset(col, 0, sizeof(double) * (size_t)n);
+                continue;
+            }
             xw[c] = x[c] + step_for(x[c], j->typ);
             double h = xw[c] - x[c];
             st = f_here(j, t, j->f1, err);
             xw[c] = x[c];
             j->st.fevals++;
             if (st) return st;
-            double *col = J->x + c * n;
-            for (int64_t i = 0; i < n; i++) col[i] = (j->f1[i] - f0[i]) / h;
+            for (int64_t i = 0; i < n; i++)
+                col[i] = !j->keepP || j->keepP[c * n + i] ? (j->f1[i] - f0[i]) / h : 0;
         }
         return JG_OK;
     }
     /* one f per color: the columns of a color share no row, so each row's
-     * difference belongs to exactly one of them */
+     * difference belongs to exactly one of them (with a sparsing: each row
+     * that holds a kept entry; jg_solverjac_color_columns_kept) */
     const cs_dl *S = j->S;
-    for (int64_t c = 0; c < n; c++)
-        if (j->color[c] < 0)
-            for (int64_t q = S->p[c]; q < S->p[c + 1]; q++) J->x[q] = 0;   /* none: empty */
+    if (j->keep) memset(J->x, 0, sizeof(double) * (size_t)S->p[n]);
+    else
+        for (int64_t c = 0; c < n; c++)
+            if (j->color[c] < 0)
+                for (int64_t q = S->p[c]; q < S->p[c + 1]; q++) J->x[q] = 0;   /* none: empty */
     for (int64_t k = 0; k < j->ncolors; k++) {
         for (int64_t g = j->grp_ptr[k]; g < j->grp_ptr[k + 1]; g++) {
             int64_t c = j->grp_col[g];
@@ -452,7 +480,7 @@ static jg_status_t eval_perturb(jg_solverjac_t *j, double t, const double *x, co
         for (int64_t g = j->grp_ptr[k]; g < j->grp_ptr[k + 1]; g++) {
             int64_t c = j->grp_col[g];
             for (int64_t q = S->p[c]; q < S->p[c + 1]; q++)
-                J->x[q] = (j->f1[S->i[q]] - f0[S->i[q]]) / j->h[c];
+                if (!j->keep || j->keep[q]) J->x[q] = (j->f1[S->i[q]] - f0[S->i[q]]) / j->h[c];
         }
     }
     return JG_OK;
@@ -494,6 +522,7 @@ static jg_status_t eval_lft(jg_solverjac_t *j, cs_dl *J, jg_error_t *err)
         for (int64_t q = J->p[c]; q < J->p[c + 1]; q++) j->rowpos[J->i[q]] = q;
         for (int64_t q = F->p[c]; q < F->p[c + 1]; q++) {
             int64_t pos = j->rowpos[F->i[q]];
+            if (pos >= 0 && j->keepP && !j->keepP[pos]) continue;   /* dropped */
             if (pos < 0) {
                 st = jg_error_set(err, JG_INTERNAL,
                                   "solver Jacobian: entry (%lld, %lld) of the LFT outside the "
@@ -526,6 +555,13 @@ static jg_status_t eval_analytic(jg_solverjac_t *j, double t, cs_dl *J, jg_error
     if (j->nr > 0) return eval_lft(j, J, err);
     const double *gx = jg__graph_values(j->g);
     memset(J->x, 0, sizeof(double) * (size_t)J->p[J->n]);
+    if (j->mapk) {   /* a sparsing: only what lands on kept entries */
+        for (int64_t m = 0; m < j->nmapk; m++) {
+            int64_t k = j->mapk[m];
+            J->x[j->map_dst[k]] += gx[j->map_src[k]];
+        }
+        return JG_OK;
+    }
     for (int64_t k = 0; k < j->nmap; k++) J->x[j->map_dst[k]] += gx[j->map_src[k]];
     return JG_OK;
 }
@@ -556,4 +592,77 @@ int jg_solverjac_solver_jac(double t, const double *x, const double *fx, cs_dl *
 void jg_solverjac_set_typical(jg_solverjac_t *j, double typ)
 {
     if (j) j->typ = typ > 0 && isfinite(typ) ? typ : 1.0;
+}
+
+/* ---------------------------------------------------------------- sparsing */
+
+const unsigned char *jg_solverjac_keep(const jg_solverjac_t *j) { return j->keep; }
+int64_t jg_solverjac_nkept(const jg_solverjac_t *j) { return j->keep ? j->nkept : j->S->p[j->n]; }
+
+jg_status_t jg_solverjac_set_keep(jg_solverjac_t *j, const unsigned char *keep, jg_error_t *err)
+{
+    if (!j) return jg_error_set(err, JG_ARG, "solver Jacobian: NULL object");
+    const int64_t n = j->n, nz = j->S->p[n], nzP = j->P->p[n];
+    jg_status_t st = JG_OK;
+    unsigned char *k = NULL, *kP = NULL, *ck = NULL;
+    int64_t *color = malloc(sizeof(int64_t) * (size_t)(n + 1)), nc = 0, *mapk = NULL, nmapk = 0;
+    int64_t *gp = NULL, *gc = NULL;
+    int64_t nkept = 0, ncolkept = 0;
+    if (!color) return nomem(err, "colors");
+    if (keep) {
+        k = malloc((size_t)nz + 1);
+        kP = malloc((size_t)nzP + 1);
+        ck = calloc((size_t)n + 1, 1);
+        mapk = malloc(sizeof(int64_t) * (size_t)(j->nmap + 1));
+        if (!k || !kP || !ck || !mapk) {
+            st = nomem(err, "sparsing");
+            goto done;
+        }
+        memcpy(k, keep, (size_t)nz);
+        memset(kP, 1, (size_t)nzP);
+        for (int64_t c = 0; c < n; c++)
+            for (int64_t q = j->S->p[c]; q < j->S->p[c + 1]; q++) {
+                k[q] = k[q] != 0;
+                nkept += k[q];
+                if (k[q]) ck[c] = 1;
+                else kP[j->D ? c * n + j->S->i[q] : q] = 0;
+            }
+        for (int64_t c = 0; c < n; c++) ncolkept += ck[c];
+        for (int64_t m = 0; m < j->nmap; m++)
+            if (kP[j->map_dst[m]]) mapk[nmapk++] = m;
+    }
+    if ((st = jg_solverjac_color_columns_kept(j->S, k, color, &nc, err)) ||
+        (st = groups_of(n, color, nc, &gp, &gc, err)))
+        goto done;
+    /* everything is ready: swap it in (on failure j is unchanged) */
+    free(j->color);
+    free(j->grp_ptr);
+    free(j->grp_col);
+    j->color = color;
+    j->ncolors = nc;
+    j->grp_ptr = gp;
+    j->grp_col = gc;
+    color = gp = gc = NULL;
+    free(j->keep);
+    free(j->keepP);
+    free(j->colkept);
+    free(j->mapk);
+    j->keep = k;
+    j->keepP = kP;
+    j->colkept = ck;
+    j->mapk = mapk;
+    j->nkept = nkept;
+    j->ncolkept = ncolkept;
+    j->nmapk = nmapk;
+    k = kP = ck = NULL;
+    mapk = NULL;
+done:
+    free(color);
+    free(gp);
+    free(gc);
+    free(k);
+    free(kP);
+    free(ck);
+    free(mapk);
+    return st;
 }

@@ -96,30 +96,6 @@ static jg_status_t check_system(const json_t *sys, const char *src, const char *
     return JG_OK;
 }
 
-/* jansson allocates every node with malloc, and a million-block model is tens
- * of millions of small blocks whose malloc, free and consolidation cost more
- * than the parse.  During the parse jansson allocates from the model's arena
- * instead; the document is released with the arena, never with json_decref.
- * jansson's allocator hooks are process-wide: this makes jg_model_read and
- * jg_model_parse unsafe to run while another thread uses jansson. */
-static _Thread_local jg_arena_t *parse_arena;
-
-static void *arena_malloc(size_t n) { return jg_arena_alloc(parse_arena, n); }
-static void arena_free(void *p) { (void)p; }
-
-static json_t *load_in_arena(jg_arena_t *a, const char *buf, size_t len, json_error_t *je)
-{
-    json_malloc_t old_m;
-    json_free_t old_f;
-    json_get_alloc_funcs(&old_m, &old_f);
-    parse_arena = a;
-    json_set_alloc_funcs(arena_malloc, arena_free);
-    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, je);
-    json_set_alloc_funcs(old_m, old_f);
-    parse_arena = NULL;
-    return root;
-}
-
 static jg_status_t finish(jg_model_t *m, json_t *root, const char *source, jg_model_t **out,
                           jg_error_t *err)
 {
@@ -142,7 +118,6 @@ static jg_status_t finish(jg_model_t *m, json_t *root, const char *source, jg_mo
         }
     }
     if ((st = check_system(root, source, "", err))) goto done;
-    m->root = root;
     m->source = dupstr(source);
     if (name) {
         m->name = dupstr(json_string_value(name));
@@ -165,11 +140,14 @@ done:
     return st;
 }
 
-static jg_model_t *model_new(void)
+static jg_model_t *model_new(void) { return calloc(1, sizeof(jg_model_t)); }
+
+/* jansson's own allocator: its allocation hooks (json_set_alloc_funcs) are
+ * process-wide and would change the allocator of a host program that uses
+ * jansson too.  Duplicate keys are refused (docs/model-format.md). */
+static json_t *load(const char *buf, size_t len, json_error_t *je)
 {
-    jg_model_t *m = calloc(1, sizeof *m);
-    if (m) jg_arena_init(&m->arena, 1 << 20);
-    return m;
+    return json_loadb(buf, len, JSON_REJECT_DUPLICATES, je);
 }
 
 jg_status_t jg_model_parse(const char *text, const char *source, jg_model_t **out,
@@ -179,11 +157,12 @@ jg_status_t jg_model_parse(const char *text, const char *source, jg_model_t **ou
     *out = NULL;
     jg_model_t *m = model_new();
     if (!m) return jg_error_set(err, JG_NOMEM, "out of memory");
-    json_t *root = load_in_arena(&m->arena, text, strlen(text), &je);
+    json_t *root = load(text, strlen(text), &je);
     if (!root) {
         jg_model_free(m);
         return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", source, je.line, je.column, je.text);
     }
+    m->root = root;
     return finish(m, root, source, out, err);
 }
 
@@ -218,18 +197,18 @@ jg_status_t jg_model_read(const char *path, jg_model_t **out, jg_error_t *err)
         return jg_error_set(err, JG_IO, "%s: read error", path);
     }
     jg_model_t *m = model_new();
-    json_t *root = m ? load_in_arena(&m->arena, buf, len, &je) : NULL;
+    json_t *root = m ? load(buf, len, &je) : NULL;
     free(buf);
     if (!m) return jg_error_set(err, JG_NOMEM, "%s: out of memory", path);
     if (!root) {
         jg_model_free(m);
         return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
     }
+    m->root = root;
     return finish(m, root, path, out, err);
 }
 
-/* A document built in memory (lib/import): jansson's own allocations, so the
- * model takes the reference and releases it with json_decref. */
+/* A document built in memory (lib/import): the model takes the reference. */
 jg_status_t jg_model_from_json(json_t *root, const char *source, jg_model_t **out,
                                jg_error_t *err)
 {
@@ -239,7 +218,7 @@ jg_status_t jg_model_from_json(json_t *root, const char *source, jg_model_t **ou
         json_decref(root);
         return jg_error_set(err, JG_NOMEM, "%s: out of memory", source);
     }
-    m->owned = root;
+    m->root = root;
     return finish(m, root, source, out, err);
 }
 
@@ -276,11 +255,20 @@ const char *jg_model_name(const jg_model_t *m) { return m->name; }
 const json_t *jg__model_root(const jg_model_t *m) { return m->root; }
 const char *jg_model_source(const jg_model_t *m) { return m->source; }
 
+void *jg__model_plugins(const jg_model_t *m) { return m->plugins; }
+
+void jg__model_set_plugins(jg_model_t *m, void *set, void (*release)(void *))
+{
+    if (m->plugins_release) m->plugins_release(m->plugins);
+    m->plugins = set;
+    m->plugins_release = release;
+}
+
 void jg_model_free(jg_model_t *m)
 {
     if (!m) return;
-    jg_arena_free(&m->arena);   /* the document: see load_in_arena */
-    json_decref(m->owned);
+    if (m->plugins_release) m->plugins_release(m->plugins);
+    json_decref(m->root);
     free(m->source);
     free(m->name);
     free(m);

@@ -4,14 +4,13 @@
 #define JG_MODEL_IMPL_H
 #include <jansson.h>
 #include "jacgraph/model.h"
-#include "../core/arena.h"
 
 struct jg_model {
-    jg_arena_t arena;  /* every node of the document lives here */
-    json_t *root;      /* the validated document (in the arena: never json_decref) */
+    json_t *root;      /* the validated document (one reference, owned) */
     char *source;      /* file name for messages */
     char *name;
-    json_t *owned;     /* a document built with jansson's allocator (jg_model_from_json), else NULL */
+    void *plugins;     /* the plugin set (lib/blocks), NULL: none loaded */
+    void (*plugins_release)(void *);   /* drops the model's reference to it */
 };
 
 

@@ -5,11 +5,11 @@
  * the states: each block's invariants involve only its own states, so block
  * k's dg/dx is a contiguous slice of J's values and the blocks fill J in
  * place (dg[k] is a view).  J J^T is then
- *   dense  (m <= dense_max): formed column by column into an m x m array and
+ *   dense  (m <= p->proj_dense_max, 20 by default): formed column by column into an m x m array and
  *          factored by LAPACKE dpotrf once per step, solved by dpotrs per
  *          iteration (dposv split in two, since the iteration reuses the
  *          factor);
- *   sparse (m > dense_max): CHOLMOD -- cholmod_l_analyze of the unsymmetric
+ *   sparse (m > that): CHOLMOD -- cholmod_l_analyze of the unsymmetric
  *          J orders J J^T once, cholmod_l_factorize factors J J^T each step,
  *          cholmod_l_solve2 reuses its workspace.
  * dX = J^T lambda is a loop over J's columns (hand-written: one pass, no
@@ -25,9 +25,7 @@
 #include "solver_impl.h"
 #include "../compile/program_impl.h"
 
-static int64_t dense_max = 20;
-
-void jg__proj_set_dense_max(int64_t m) { dense_max = m < 0 ? 0 : m; }
+enum { DENSE_MAX = 20 };   /* the default of p->proj_dense_max */
 
 struct jg__proj {
     const jg_program_t *p;
@@ -95,7 +93,7 @@ jg_status_t jg__proj_create(const jg_program_t *p, jg__proj_t **out, jg_error_t 
     P->p = p;
     P->m = m;
     P->n = p->nx;
-    P->sparse = m > dense_max;
+    P->sparse = m > (p->proj_dense_max > 0 ? p->proj_dense_max : DENSE_MAX);
     P->blk = malloc(sizeof(int32_t) * (size_t)nb);
     P->goff = malloc(sizeof(int64_t) * (size_t)nb);
     P->dg = calloc((size_t)nb, sizeof(cs_dl));

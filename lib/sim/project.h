@@ -7,8 +7,8 @@
  *     X = X* + J^T (J J^T)^-1 R,   R = -g(X*),   J = dg/dX at X*,
  * repeated with the same J (a simplified Newton iteration, at most 3 times,
  * until the correction is at round-off), for all invariants of the model at
- * once.  J J^T is solved densely (LAPACKE dposv) for up to 20 invariants and
- * with CHOLMOD (cholmod_l_analyze once, cholmod_l_factorize of J J^T each
+ * once.  J J^T is solved densely (LAPACKE dposv) for up to 20 invariants
+ * (p->proj_dense_max of program_impl.h, which tests change) and with CHOLMOD (cholmod_l_analyze once, cholmod_l_factorize of J J^T each
  * step) beyond.  J is block diagonal (each block's invariants involve only
  * its states), so the blocks' corrections are independent; a block's total
  * correction is kept only when its weighted RMS norm
@@ -71,10 +71,6 @@ jg_status_t jg__proj_step(jg__proj_t *P, jg_solver_t *s, double tprev, const dou
 /* Invariants of the whole model at (t, x): g[ninv], block by block in state
  * order (for tests and reports).  Errors: as jg__proj_apply. */
 jg_status_t jg__proj_residual(jg__proj_t *P, double t, const double *x, double *g, jg_error_t *err);
-
-/* More than this many invariants in all: CHOLMOD (default 20).  Process-wide,
- * read by jg__proj_create; tests set it to force either path. */
-void jg__proj_set_dense_max(int64_t m);
 
 /* jg_solver_reset after a projection: the state moved by less than the error
  * tolerance, which is no discontinuity, so a variable-step Runge-Kutta method

@@ -14,7 +14,6 @@
 #include "../compile/program_impl.h"
 #include "../eval/eval_internal.h"
 #include "project.h"
-#include "sparsing.h"
 
 struct jg_sim {
     const jg_program_t *p;
@@ -49,15 +48,37 @@ struct jg_sim {
     int proj_internal;         /* the solver projects inside its steps (ode15s) */
     double proj_rtol, proj_atol;
     jg_solverjac_t *jac;            /* solver Jacobian of an implicit solver, else NULL */
+    jg_solverjac_stats_t jac_setup; /* its counters spent before the run (the sparsing's choice) */
     int32_t *stop_blk, nstop;  /* Stop blocks (lib/blocks/stop.c) */
     long small_steps;          /* solver steps in a row below 1e-6 of the span */
     int collapse_told;         /* o.warn has been called about them */
+    double *breaks;            /* o.input_breaks (a copy) */
+    int64_t kbreak;            /* the first break not yet reached */
 };
+
+/* Root Inport values at t from the caller's input function.  s->t is the
+ * start of the step under way (it moves only after the step), so a later t
+ * is inside the step and takes the limit from the left: a step that ends on
+ * a jump of a piecewise-constant input integrates the value before it. */
+static jg_status_t set_inputs(jg_sim_t *s, double t, jg_error_t *err)
+{
+    if (!s->o.input || !s->o.input(t, t > s->t, jg_eval_inputs(s->w), s->o.input_ctx)) return JG_OK;
+    return jg_error_set(err, JG_NUMERIC, "input function failed at t = %.17g", t);
+}
+
+/* Passes the input's breaks reached at s->t (within tol); 1 when there was one. */
+static int pass_breaks(jg_sim_t *s, double tol)
+{
+    int any = 0;
+    for (; s->kbreak < s->o.input_nbreaks && s->breaks[s->kbreak] <= s->t + tol; s->kbreak++) any = 1;
+    return any;
+}
 
 /* x' = f(t, x): the model's derivatives with its outputs evaluated first. */
 static int rhs(double t, const double *x, double *dx, void *user)
 {
     jg_sim_t *s = user;
+    if (set_inputs(s, t, s->err)) return -1;
     memcpy(jg_eval_states(s->w), x, sizeof(double) * (size_t)s->p->nx);
     if (jg_eval_outputs(s->w, t, s->err)) return -1;
     return jg_eval_derivatives(s->w, dx, s->err) ? -1 : 0;
@@ -68,6 +89,7 @@ static int rhs(double t, const double *x, double *dx, void *user)
 static int jac(double t, const double *x, const double *fx, cs_dl *J, void *user)
 {
     jg_sim_t *s = user;
+    if (set_inputs(s, t, s->err)) return -1;
     return jg_solverjac_eval(s->jac, t, x, fx, J, s->err) ? -1 : 0;
 }
 
@@ -145,53 +167,148 @@ static int project_in_solver(double t, double *x, void *user)
     return after.rejected > before.rejected ? 1 : 0;
 }
 
-/* Sparsing ("Sparsing of Jacobians") for the linearly implicit Euler method: J
- * at the initial point, entries chosen by their eigenvalue-change estimates
- * (sparsing.c), the mask handed to the solver in the pattern it was given. */
-static jg_status_t choose_sparsing(jg_sim_t *s, const char *name, double h, jg_error_t *err)
+/* Position of entry (i, j) in the sorted column j of A, -1 when absent. */
+static int64_t find_entry(const cs_dl *A, int64_t i, int64_t j)
+{
+    int64_t lo = A->p[j], hi = A->p[j + 1] - 1;
+    while (lo <= hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (A->i[mid] == i) return mid;
+        if (A->i[mid] < i) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+/* keep (per entry of the structural pattern S) from the list of entries to
+ * drop.  An entry outside S is an error: dropping a structural zero would
+ * silently do nothing, and a list in another state order looks like that. */
+static jg_status_t keep_from_list(jg_sim_t *s, const cs_dl *S, unsigned char *keep, jg_error_t *err)
 {
     const jg_sim_opts_t *o = &s->o;
-    if (!(o->sparsing > 0) || !isfinite(o->sparsing))
-        return jg_error_set(err, JG_ARG, "sparsing tolerance %g: expected a positive number", o->sparsing);
-    if (strcmp(name, "lie"))
+    const int64_t n = S->n;
+    memset(keep, 1, (size_t)S->p[n]);
+    for (int64_t k = 0; k < o->sparsing_ndrop; k++) {
+        int64_t i = o->sparsing_drop[2 * k], j = o->sparsing_drop[2 * k + 1];
+        if (i < 0 || i >= n || j < 0 || j >= n)
+            return jg_error_set(err, JG_ARG,
+                                "sparsing: entry %lld to drop, (%lld, %lld), is outside 0..%lld "
+                                "(0-based, %lld states)",
+                                (long long)k + 1, (long long)i, (long long)j, (long long)n - 1,
+                                (long long)n);
+        int64_t q = find_entry(S, i, j);
+        if (q < 0)
+            return jg_error_set(err, JG_ARG,
+                                "sparsing: entry %lld to drop, (%lld, %lld) (%s <- %s), is not in the "
+                                "structural pattern of J_x",
+                                (long long)k + 1, (long long)i, (long long)j,
+                                jg_program_state_name(s->p, i), jg_program_state_name(s->p, j));
+        keep[q] = 0;
+    }
+    return JG_OK;
+}
+
+/* Sparsing ("Sparsing of Jacobians") for the linearly implicit Euler method:
+ * J at (t0, x0) in the structural pattern S; the mask from the given list or
+ * from jg_sparsing_auto (the paper's checks d1 < C1, d2 < C2); the solver
+ * Jacobian then computes only the kept entries (jg_solverjac_set_keep) and
+ * the solver leaves the dropped ones out of I - hJ (the mask in the solver's
+ * pattern: S, or dense n x n for the full methods). */
+static jg_status_t choose_sparsing(jg_sim_t *s, double h, jg_error_t *err)
+{
+    const jg_sim_opts_t *o = &s->o;
+    jg_sim_sparsing_t *sp = &s->st.sparsing;
+    if (o->sparsing_drop && o->sparsing_auto)
+        return jg_error_set(err, JG_ARG, "sparsing: either a list of entries to drop or automatic, not both");
+    if (o->sparsing_ndrop < 0 || (!o->sparsing_drop && o->sparsing_ndrop))
+        return jg_error_set(err, JG_ARG, "sparsing: %lld entries to drop without a list",
+                            (long long)o->sparsing_ndrop);
+    if (o->sparsing_auto & ~(JG_SPARSING_ENTRIES | JG_SPARSING_MIXED))
+        return jg_error_set(err, JG_ARG, "sparsing: unknown automatic choice flags %d", o->sparsing_auto);
+    if (!(o->sparsing_slow <= 0 || isfinite(o->sparsing_slow)))
+        return jg_error_set(err, JG_ARG, "sparsing: slow-mode threshold %g is not finite", o->sparsing_slow);
+    if (s->o.solver != JG_SOLVER_LIE)
         return jg_error_set(err, JG_ARG,
-                            "sparsing applies to the linearly implicit Euler solver 'lie', not '%s'", name);
-    if (!s->jac) return JG_OK;   /* no states */
+                            "sparsing applies to the linearly implicit Euler solver 'lie', not '%s'",
+                            jg_solver_method_name(s->o.solver));
     const int64_t n = s->p->nx;
+    if (!s->jac) {   /* no states: nothing to drop, nor any index to accept */
+        cs_dl empty = {.nzmax = 0, .m = 0, .n = 0, .p = (int64_t[1]){0}, .i = NULL, .x = NULL, .nz = -1};
+        unsigned char none;
+        return o->sparsing_drop ? keep_from_list(s, &empty, &none, err) : JG_OK;
+    }
+    const cs_dl *S = jg_solverjac_structure(s->jac), *P = jg_solverjac_pattern(s->jac);
+    const int64_t nz = S->p[n];
+    const int dense = jg_solverjac_solver_pattern(s->jac) == NULL;
+    jg_status_t st = JG_OK;
     cs_dl *J = jg_solverjac_alloc(s->jac);
-    if (!J) return jg_error_set(err, JG_NOMEM, "out of memory");
-    jg_status_t st = jg_solverjac_eval(s->jac, s->o.t0, s->x, NULL, J, err);
-    unsigned char *keepJ = NULL, *keep = NULL;
-    const cs_dl *sp = jg_solverjac_solver_pattern(s->jac);
-    int64_t nzs = sp ? sp->p[n] : n * n;
-    if (!st) {
-        keepJ = malloc((size_t)J->p[n] + 1);
-        keep = malloc((size_t)nzs + 1);
-        if (!keepJ || !keep) st = jg_error_set(err, JG_NOMEM, "out of memory");
+    cs_dl *Js = cs_dl_spalloc(n, n, nz ? nz : 1, 1, 0);
+    unsigned char *keep = malloc((size_t)nz + 1), *mask = NULL, *expl = NULL;
+    if (!J || !Js || !keep) {
+        st = jg_error_set(err, JG_NOMEM, "out of memory");
+        goto done;
     }
-    if (!st)
-        st = jg__sparsing_select(J, h, o->sparsing, keepJ, &s->st.sparsing_dropped,
-                                 &s->st.sparsing_estimate, err);
-    if (!st) {
-        /* J's entries -> the solver pattern's (dense column-major when NULL) */
-        memset(keep, 1, (size_t)nzs);
+    if ((st = jg_solverjac_eval(s->jac, o->t0, s->x, NULL, J, err))) goto done;
+    /* J in S (the full methods fill all n^2 entries, S's among them) */
+    memcpy(Js->p, S->p, sizeof(int64_t) * (size_t)(n + 1));
+    memcpy(Js->i, S->i, sizeof(int64_t) * (size_t)nz);
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t q = S->p[j]; q < S->p[j + 1]; q++)
+            Js->x[q] = P == S ? J->x[q] : J->x[j * n + S->i[q]];
+    if (o->sparsing_drop) {
+        if ((st = keep_from_list(s, S, keep, err))) goto done;
+    } else {
+        double slow = o->sparsing_slow == 0 ? JG_SPARSING_SLOW_THRESHOLD : fmax(o->sparsing_slow, 0);
+        if (!(expl = malloc((size_t)n + 1))) {
+            st = jg_error_set(err, JG_NOMEM, "out of memory");
+            goto done;
+        }
+        if ((st = jg_sparsing_auto(Js, h, slow, o->sparsing_auto, keep, expl, &sp->measure, err)))
+            goto done;
+        sp->measured = 1;
+        for (int64_t k = 0; k < n; k++) sp->nexplicit += expl[k] != 0;
+    }
+    sp->nnz = nz;
+    for (int64_t q = 0; q < nz; q++) {
+        sp->nkept += keep[q] != 0;
+        sp->ndropped_nonzero += !keep[q] && Js->x[q] != 0;
+    }
+    /* the predicted LU fill; a singular I - hJ is the run's problem, not this one's */
+    jg_sparsing_saving_t sv;
+    jg_error_t local;
+    jg_error_clear(&local);
+    jg_status_t sst = jg_sparsing_saving(Js, keep, h, &sv, &local);
+    if (sst == JG_NOMEM) {
+        st = jg_error_set(err, JG_NOMEM, "out of memory");
+        goto done;
+    }
+    sp->lu_full = sst ? -1 : sv.lu_full;
+    sp->lu = sst ? -1 : sv.lu_sparse;
+    sp->colors_full = jg_solverjac_ncolors(s->jac);
+    sp->fevals_full = jg_solverjac_fevals_per_jacobian(s->jac);
+    if ((st = jg_solverjac_set_keep(s->jac, keep, err))) goto done;
+    sp->colors = jg_solverjac_ncolors(s->jac);
+    sp->fevals = jg_solverjac_fevals_per_jacobian(s->jac);
+    if (dense) {   /* the solver's dense column-major layout */
+        if (!(mask = malloc((size_t)(n * n) + 1))) {
+            st = jg_error_set(err, JG_NOMEM, "out of memory");
+            goto done;
+        }
+        memset(mask, 1, (size_t)(n * n));
         for (int64_t j = 0; j < n; j++)
-            for (int64_t q = J->p[j]; q < J->p[j + 1]; q++) {
-                if (keepJ[q]) continue;
-                int64_t i = J->i[q], at = -1;
-                if (!sp) at = j * n + i;
-                else
-                    for (int64_t r = sp->p[j]; r < sp->p[j + 1]; r++)
-                        if (sp->i[r] == i) at = r;
-                if (at >= 0) keep[at] = 0;
-            }
-        s->st.sparsing_entries = 0;
-        for (int64_t q = 0; q < J->p[n]; q++) s->st.sparsing_entries += J->x[q] != 0;
-        st = jg_solver_set_sparsing(s->solver, keep, err);
+            for (int64_t q = S->p[j]; q < S->p[j + 1]; q++)
+                if (!keep[q]) mask[j * n + S->i[q]] = 0;
     }
-    free(keepJ);
+    if ((st = jg_solver_set_sparsing(s->solver, dense ? mask : keep, err))) goto done;
+    sp->active = 1;
+    /* the choice's evaluations of f are setup, not the run's */
+    jg_solverjac_get_stats(s->jac, &s->jac_setup);
+done:
     free(keep);
+    free(mask);
+    free(expl);
     cs_dl_spfree(J);
+    cs_dl_spfree(Js);
     return st;
 }
 
@@ -318,9 +435,32 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
         s->proj_atol = so.atol > 0 ? so.atol : 1e-6;
         s->proj_internal = jg_solver_set_projection(s->solver, project_in_solver, s, &local) == JG_OK;
     }
+    /* the input's breaks, from the first one after t0 (t0 itself starts a step anyway) */
+    if (o->input_nbreaks < 0 || (o->input_nbreaks && !o->input_breaks)) {
+        st = jg_error_set(err, JG_ARG, "input breaks: %lld times but no list", (long long)o->input_nbreaks);
+        goto fail;
+    }
+    if (o->input_nbreaks) {
+        if (!(s->breaks = malloc(sizeof(double) * (size_t)o->input_nbreaks))) {
+            st = jg_error_set(err, JG_NOMEM, "out of memory");
+            goto fail;
+        }
+        memcpy(s->breaks, o->input_breaks, sizeof(double) * (size_t)o->input_nbreaks);
+        for (int64_t k = 1; k < o->input_nbreaks; k++)
+            if (!(s->breaks[k] >= s->breaks[k - 1])) {
+                st = jg_error_set(err, JG_ARG, "input breaks: time %lld (%g) is before the one before it",
+                                  (long long)k + 1, s->breaks[k]);
+                goto fail;
+            }
+    }
+    s->t = o->t0;
+    pass_breaks(s, 1e-12 * fmax(1.0, fabs(s->t)));
     s->err = err;
+    if ((st = set_inputs(s, o->t0, err))) goto fail;
     if ((st = jg_solver_init(s->solver, o->t0, s->x, o->tstop, err))) goto fail;
-    if (o->sparsing != 0 && (st = choose_sparsing(s, name, so.fixed_step, err))) goto fail;
+    if ((o->sparsing_drop || o->sparsing_auto || o->sparsing_ndrop) &&
+        (st = choose_sparsing(s, so.fixed_step, err)))
+        goto fail;
     s->t = o->t0;
     *out = s;
     return JG_OK;
@@ -351,6 +491,7 @@ void jg_sim_free(jg_sim_t *s)
     free(s->xsave);
     free(s->xdsave);
     free(s->stop_blk);
+    free(s->breaks);
     jg_solver_free(s->solver);
     jg__proj_free(s->proj);
     jg_solverjac_free(s->jac);
@@ -362,6 +503,16 @@ int64_t jg_sim_nlogged(const jg_sim_t *s) { return s->nlog; }
 const char *jg_sim_logged_name(const jg_sim_t *s, int64_t k) { return s->log_name[k]; }
 double jg_sim_time(const jg_sim_t *s) { return s->t; }
 const double *jg_sim_states(const jg_sim_t *s) { return s->x; }
+
+jg_status_t jg_sim_set_states(jg_sim_t *s, const double *x, jg_error_t *err)
+{
+    if (!s || !x) return jg_error_set(err, JG_ARG, "jg_sim_set_states: NULL argument");
+    if (s->started) return jg_error_set(err, JG_ARG, "jg_sim_set_states: the simulation has already run");
+    memcpy(s->x, x, sizeof(double) * (size_t)s->p->nx);
+    memcpy(jg_eval_states(s->w), x, sizeof(double) * (size_t)s->p->nx);
+    /* the solver starts again from the new point: no history of the old one */
+    return jg_solver_reset(s->solver, s->o.t0, s->x, err);
+}
 /* The evaluations of f that the Jacobian callback made (the solver cannot
  * see them) are the solver's fevals_jac. */
 static void jac_fevals(const jg_sim_t *s, jg_solver_stats_t *st)
@@ -371,8 +522,9 @@ static void jac_fevals(const jg_sim_t *s, jg_solver_stats_t *st)
     jg_solverjac_get_stats(s->jac, &js);
     /* the solver's convention: fevals counts every evaluation of f, those
      * spent on Jacobians (fevals_jac) included */
-    st->fevals_jac += js.fevals + js.fevals_base;
-    st->fevals += js.fevals + js.fevals_base;
+    long setup = s->jac_setup.fevals + s->jac_setup.fevals_base;
+    st->fevals_jac += js.fevals + js.fevals_base - setup;
+    st->fevals += js.fevals + js.fevals_base - setup;
 }
 void jg_sim_stats(const jg_sim_t *s, jg_sim_stats_t *st)
 {
@@ -404,6 +556,8 @@ static void log_point(jg_sim_t *s, double t, const double *x, jg_sim_log_fn log,
 /* Outputs at (t, x) between major steps: discrete blocks hold. */
 static jg_status_t minor_outputs(jg_sim_t *s, double t, const double *x, jg_error_t *err)
 {
+    jg_status_t st = set_inputs(s, t, err);
+    if (st) return st;
     memcpy(jg_eval_states(s->w), x, sizeof(double) * (size_t)s->p->nx);
     return jg_eval_outputs(s->w, t, err);
 }
@@ -423,8 +577,10 @@ static double next_hit(const jg_sim_t *s)
 {
     double t = INFINITY;
     for (int32_t r = 0; r < s->p->nrates; r++) t = fmin(t, rate_time(s, r));
+    if (s->kbreak < s->o.input_nbreaks) t = fmin(t, s->breaks[s->kbreak]);
     return t;
 }
+
 
 /* The adaptive algorithm's threshold band (--zc-tol; 0 otherwise): once the
  * crossing signals are inside it, location stops (as in Simulink).  There is no
@@ -467,6 +623,8 @@ static jg_status_t major_step(jg_sim_t *s, int first, int log_now, int any_fired
         rate_hit[r] = fabs(rate_time(s, r) - s->t) <= tol;
         hit |= rate_hit[r];
     }
+    hit |= pass_breaks(s, tol);   /* the input jumps: restart the solver */
+    if ((st = set_inputs(s, s->t, err))) return st;
     jg__eval_set_major(w, 1, first);
     memcpy(wx, s->x, sizeof(double) * (size_t)p->nx);
     if (first) {   /* external initial conditions, then the outputs they give */

@@ -70,7 +70,8 @@ class _Linsys(ctypes.Structure):
     _fields_ = [("nx", ctypes.c_int64), ("nu", ctypes.c_int64), ("ny", ctypes.c_int64),
                 ("state_names", _Strs), ("input_names", _Strs), ("output_names", _Strs),
                 ("A", ctypes.POINTER(_Csc)), ("B", ctypes.POINTER(_Csc)),
-                ("C", ctypes.POINTER(_Csc)), ("D", ctypes.POINTER(_Csc)), ("t", ctypes.c_double)]
+                ("C", ctypes.POINTER(_Csc)), ("D", ctypes.POINTER(_Csc)), ("t", ctypes.c_double),
+                ("Ts", ctypes.c_double)]
 
 
 class _SolverOpts(ctypes.Structure):
@@ -82,8 +83,13 @@ class _SimOpts(ctypes.Structure):
     _fields_ = [("solver", ctypes.c_int), ("t0", ctypes.c_double), ("tstop", ctypes.c_double),
                 ("so", _SolverOpts), ("out_step", ctypes.c_double), ("decimation", ctypes.c_int),
                 ("zc", ctypes.c_int), ("zc_tol", ctypes.c_double), ("max_zc", ctypes.c_int),
-                ("jacobian", ctypes.c_int), ("sparsing", ctypes.c_double),
-                ("refine", ctypes.c_int), ("warn", _WARN), ("warn_ctx", ctypes.c_void_p)]
+                ("jacobian", ctypes.c_int), ("sparsing_drop", ctypes.c_void_p),
+                ("sparsing_ndrop", ctypes.c_int64), ("sparsing_auto", ctypes.c_int),
+                ("sparsing_slow", ctypes.c_double),
+                ("refine", ctypes.c_int), ("warn", _WARN), ("warn_ctx", ctypes.c_void_p),
+                # the input function (unused here: the root Inports stay zero)
+                ("input", ctypes.c_void_p), ("input_ctx", ctypes.c_void_p),
+                ("input_breaks", ctypes.c_void_p), ("input_nbreaks", ctypes.c_int64)]
 
 
 _P = ctypes.c_void_p
@@ -253,17 +259,19 @@ class _Program:
 
 
 class Linearization:
-    """x' = A x + B u, y = C x + D u at time t: A..D scipy.sparse.csc_matrix, names lists."""
+    """x' = A x + B u (Ts = 0) or x[k+1] = A x[k] + B u[k] (sample time Ts > 0),
+    y = C x + D u at time t: A..D scipy.sparse.csc_matrix, names lists."""
 
-    def __init__(self, A, B, C, D, state_names, input_names, output_names, t):
+    def __init__(self, A, B, C, D, state_names, input_names, output_names, t, Ts=0.0):
         self.A, self.B, self.C, self.D = A, B, C, D
         self.state_names, self.input_names = state_names, input_names
         self.output_names = output_names
         self.t = t
+        self.Ts = Ts
 
     def __repr__(self):
-        return "Linearization(%d states, %d inputs, %d outputs, t=%g)" % (
-            len(self.state_names), len(self.input_names), len(self.output_names), self.t)
+        return "Linearization(%d states, %d inputs, %d outputs, t=%g, Ts=%g)" % (
+            len(self.state_names), len(self.input_names), len(self.output_names), self.t, self.Ts)
 
 
 class Jacobian:
@@ -316,7 +324,7 @@ def linearize(model, inputs=None, outputs=None, op=None, method="graph", reduce=
             s = sysp.contents
             return Linearization(_csc(s.A), _csc(s.B), _csc(s.C), _csc(s.D),
                                  _names(s.state_names, s.nx), _names(s.input_names, s.nu),
-                                 _names(s.output_names, s.ny), s.t)
+                                 _names(s.output_names, s.ny), s.t, s.Ts)
         finally:
             if sysp:
                 lib.jg_lin_sys_free(sysp)

@@ -1,7 +1,8 @@
 /* jacgraph/io.h -- writers: linear models as text, JSON and Matrix Market;
  * Jacobian graphs as Graphviz dot (cgraph) and SVG (gvc); models as Simulink
  * files (MDL, SLX); simulation trajectories as CSV and operating points as
- * JSON; solver Jacobians as text, JSON, Matrix Market and an SVG spy plot. */
+ * JSON; solver Jacobians as text, JSON, Matrix Market and an SVG spy plot.
+ * One reader: sparsing masks (JSON or Matrix Market). */
 #ifndef JACGRAPH_IO_H
 #define JACGRAPH_IO_H
 #include "jacgraph/export.h"
@@ -29,6 +30,65 @@ JG_API jg_status_t jg_io_write_linsys_json(FILE *f, const jg_lin_sys_t *s, jg_er
 /* PREFIX_A.mtx ... PREFIX_D.mtx (coordinate real general) and PREFIX_names.txt
  * (sections "states", "inputs", "outputs", one name per line). */
 JG_API jg_status_t jg_io_write_linsys_mm(const char *prefix, const jg_lin_sys_t *s, jg_error_t *err);
+
+/* ---- exports where engineers work: MATLAB/Octave, MAT-files, Python */
+
+/* Dense or sparse matrices in the exports. */
+typedef enum {
+    JG_IO_SPARSE_AUTO = 0,    /* sparse when a matrix has more than
+                                 JG_IO_SPARSE_MIN_ELEMS elements (beyond 100 x 100)
+                                 and at most JG_IO_SPARSE_MAX_DENSITY of them
+                                 nonzero; dense otherwise */
+    JG_IO_SPARSE_NEVER = 1,
+    JG_IO_SPARSE_ALWAYS = 2
+} jg_io_sparse_t;
+#define JG_IO_SPARSE_MIN_ELEMS 10000
+#define JG_IO_SPARSE_MAX_DENSITY 0.1
+
+typedef struct jg_io_export_opts {
+    jg_io_sparse_t sparse;
+    const char *suffix;       /* appended to every variable name (NULL: none):
+                                 letters, digits, '_', e.g. "_t2" for a snapshot */
+    const char *model;        /* model name for the header comment (NULL: none) */
+} jg_io_export_opts_t;
+
+/* A MATLAB/Octave script (UTF-8) that sets A, B, C, D (dense literals, or
+ * sparse(i, j, v, m, n) with 1-based triplets), Ts (0: continuous time),
+ * StateName, InputName, OutputName (column cell arrays of char) and
+ *   sys = ss(A, B, C, D, Ts, 'StateName', StateName, 'InputName', ...
+ *            InputName, 'OutputName', OutputName);
+ * (with full(A)... when sparse: ss keeps dense matrices); every name gets
+ * o->suffix.  Names are char literals with quotes doubled; control
+ * characters (a newline in a Simulink name) are spliced in as char(N).
+ * Values with 17 significant digits; Inf, -Inf, NaN as such.  o may be NULL
+ * (automatic sparsity, no suffix).  Errors: JG_ARG (NULL argument, a matrix
+ * of the wrong shape, a name that is not UTF-8, a bad suffix), JG_NOMEM,
+ * JG_IO (write failed).  Cost: O(nnz) sparse, O(m n) dense. */
+JG_API jg_status_t jg_io_write_linsys_m(FILE *f, const jg_lin_sys_t *s, const jg_io_export_opts_t *o,
+                                        jg_error_t *err);
+
+/* A Python 3 script (UTF-8) that sets A, B, C, D (numpy.ndarray, or
+ * scipy.sparse.csc_matrix from 0-based triplets), Ts, state_names,
+ * input_names, output_names (lists of str) and sys: control.ss(A, B, C, D,
+ * Ts, states=..., inputs=..., outputs=...) (dense) when python-control
+ * imports, None otherwise; every name gets o->suffix.  Names are str
+ * literals with backslash escapes for quotes, backslashes and control
+ * characters.  Otherwise as jg_io_write_linsys_m. */
+JG_API jg_status_t jg_io_write_linsys_py(FILE *f, const jg_lin_sys_t *s, const jg_io_export_opts_t *o,
+                                         jg_error_t *err);
+
+/* A MAT-file (level 5, uncompressed, through libmatio) at path with the
+ * doubles A, B, C, D (sparse variables under the rule of o->sparse), Ts and
+ * the column cell arrays of char StateName, InputName, OutputName (UTF-8
+ * text, miUTF8, as scipy.io.savemat writes them), all with o->suffix; readable by MATLAB, Octave and
+ * scipy.io.loadmat.  append 0 creates (replaces) the file, 1 adds to a
+ * MAT-file written before (a snapshot series).  Errors: as
+ * jg_io_write_linsys_m, JG_IO naming the file (a file it created is removed
+ * on failure), JG_ARG (a matrix beyond the format's 2^31-byte elements).
+ * matio reports its own failures on stderr as well.  Cost: O(nnz)
+ * sparse, O(m n) dense. */
+JG_API jg_status_t jg_io_write_linsys_mat(const char *path, const jg_lin_sys_t *s,
+                                          const jg_io_export_opts_t *o, int append, jg_error_t *err);
 
 /* The graph in Graphviz dot through cgraph: states as circles, algebraic
  * vertices as boxes, I/O points as plain ellipses/diamonds; edge labels are
@@ -127,6 +187,71 @@ JG_API jg_status_t jg_io_write_jacobian(FILE *f, jg_io_jac_format_t format, cons
 JG_API jg_status_t jg_io_write_jacobian_svg(const char *path, const jg_program_t *p,
                                             const jg_solverjac_t *sj, const cs_dl *J, double t,
                                             jg_error_t *err);
+
+/* ---- sparsing masks (jacgraph/sparsing.h; `simulate --sparsing-mask`,
+ * `jacgraph sparsing`) */
+
+/* Read the entries of p's solver Jacobian J_x to drop from the file at path:
+ *   JSON          {"drop": [[ROW, COL], ...]}, each ROW and COL a 0-based
+ *                 state index or a state name (jg_program_state_name, e.g.
+ *                 "Canning/TC(3)"); other members of the object are ignored;
+ *   Matrix Market "%%MatrixMarket matrix coordinate pattern|real|integer
+ *                 general", n x n (n = the states), every listed entry
+ *                 (1-based, values ignored) dropped.
+ * The format is told by the content ('{' or the Matrix Market banner).
+ * *pairs receives 2 * *npairs indices (row, column, row, column, ...), 0-based,
+ * in the file's order, duplicates kept (malloc'd, the caller frees; NULL when
+ * the list is empty or on failure).  Whether an entry lies in J's pattern is
+ * for the caller to decide.  Errors: JG_ARG (NULL argument, an index out of
+ * range or an unknown state name, naming the entry; a Matrix Market size other
+ * than n x n, fewer entries than announced), JG_PARSE (not JSON / neither
+ * format), JG_IO (cannot open or read, naming the file), JG_NOMEM.  Cost:
+ * the file read once; O(n) per state name. */
+JG_API jg_status_t jg_io_read_mask(const char *path, const jg_program_t *p, int64_t **pairs,
+                                   int64_t *npairs, jg_error_t *err);
+
+/* ---- input signals (`simulate --input-signal`): root Inport values from a
+ * CSV table, for jg_sim_opts_t.input */
+
+typedef enum {
+    JG_IO_INTERP_ZOH = 0,     /* row k's values hold on [t_k, t_k+1) */
+    JG_IO_INTERP_LINEAR = 1   /* straight lines between the rows */
+} jg_io_interp_t;
+
+typedef struct jg_io_signal jg_io_signal_t;
+
+/* Read the CSV table at path (RFC 4180: quoted fields may hold commas,
+ * quotes doubled, line breaks; LF or CRLF; empty lines skipped; a UTF-8 BOM
+ * ignored) for the root Inports of p.  The header is "time" then column
+ * names: a root Inport's name (jg_program_block_path) when it has one
+ * element, NAME(K) for its element K (1-based; as state names are written)
+ * otherwise.  Elements with no column keep the value the simulation has
+ * (zero).  Rows: numbers (blanks around them allowed), times strictly
+ * increasing; before the first time the first row holds, after the last the
+ * last.  *out is freed with jg_io_signal_free.  Errors: JG_IO (cannot open or
+ * read, naming the file), JG_PARSE (FILE:LINE:COL for a bad field or
+ * quoting, a first column other than "time", FILE:LINE for a row with the
+ * wrong number of fields, an empty table), JG_ARG (FILE:LINE:COL for an
+ * unknown or repeated column, listing the root Inports; FILE:LINE for a time
+ * not after the previous one; a NULL argument, an unknown interp), JG_NOMEM.
+ * Cost: the file read once; O(Inports) per column name. */
+JG_API jg_status_t jg_io_signal_read(const char *path, const jg_program_t *p, jg_io_interp_t interp,
+                                     jg_io_signal_t **out, jg_error_t *err);
+JG_API void jg_io_signal_free(jg_io_signal_t *s);
+/* The table's times (n of them; owned by s): the breaks for
+ * jg_sim_opts_t.input_breaks. */
+JG_API const double *jg_io_signal_times(const jg_io_signal_t *s, int64_t *n);
+/* Value columns (time excluded). */
+JG_API int64_t jg_io_signal_ncolumns(const jg_io_signal_t *s);
+/* Write the table's value at t into the elements of u it has columns for (u
+ * as jg_eval_inputs: every root Inport element in port order); left = 1: the
+ * limit from the left (zero-order hold at a row's time gives the row
+ * before).  Remembers the last row found (s is modified: one simulation per
+ * table at a time).  Cost: O(1) when t moves to the same or the next row,
+ * O(log rows) otherwise. */
+JG_API void jg_io_signal_eval(jg_io_signal_t *s, double t, int left, double *u);
+/* jg_sim_opts_t.input for a table: ctx is the jg_io_signal_t; returns 0. */
+JG_API int jg_io_signal_input(double t, int left, double *u, void *ctx);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,7 @@
 #include "jacgraph/graph.h"
 #include "jacgraph/lft.h"
 #include "jacgraph/linearize.h"
+#include "jacgraph/analysis.h"
 #include "jacgraph/io.h"
 #include "jacgraph/solver.h"
 #include "jacgraph/simulate.h"

@@ -44,6 +44,8 @@ typedef struct jg_lin_sys {
     char **state_names, **input_names, **output_names;
     cs_dl *A, *B, *C, *D;     /* compressed-column, exact zeros dropped */
     double t;                 /* time of the operating point */
+    double Ts;                /* 0: continuous (x' = A x + B u); > 0: discrete,
+                                 x[k+1] = A x[k] + B u[k], sample time Ts */
 } jg_lin_sys_t;
 
 JG_API void jg_lin_sys_free(jg_lin_sys_t *s);
@@ -75,6 +77,8 @@ JG_API void jg_lin_free(jg_lin_t *l);
 JG_API double *jg_lin_states(jg_lin_t *l);
 JG_API double *jg_lin_inputs(jg_lin_t *l);
 JG_API void jg_lin_set_time(jg_lin_t *l, double t);
+/* The time of the operating point (jg_lin_set_time, an --op file's "t"; 0 by default). */
+JG_API double jg_lin_time(const jg_lin_t *l);
 /* Read an operating point file (docs/model-format.md): {"t": T, "states":
  * {"Plant/x1": 1, "Plant/ss": [1, 2], "Plant/ss(2)": 3}, "inputs": {"In1": 0.5}}.
  * Unnamed entries keep their defaults.  Errors name the file and the entry. */

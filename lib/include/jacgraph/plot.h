@@ -3,7 +3,9 @@
  * legend, axes with 1-2-5 tick steps, axis labels, a title and a subtitle.
  *
  * Usage: jg_plot_create -> jg_plot_add at every output point (x increasing)
- * -> jg_plot_write_svg / jg_plot_save_svg -> jg_plot_free.
+ * -> jg_plot_write_svg / jg_plot_save_svg -> jg_plot_free.  Several plots
+ * stack into one document (jg_plot_save_svg_stack); a pole-zero map is its
+ * own writer (jg_plot_save_pzmap_svg).
  *
  * The recorder keeps its data in memory, bounded: at most max_points points
  * (default JG_PLOT_DEFAULT_POINTS); when a run produces more, only every k-th
@@ -50,6 +52,9 @@ typedef struct jg_plot_opts {
     double xmin, xmax;      /* when xmin < xmax (both finite), the x axis
                                covers this range and the data's (a run that
                                stopped early shows it); otherwise the data's */
+    int xlog;               /* 1: logarithmic x axis (labelled decades, a
+                               fainter grid at 2..9 times each); x <= 0 is
+                               not drawn (frequency responses) */
 } jg_plot_opts_t;
 
 /* Create a recorder for ncurves curves named names[0..ncurves-1] (ncurves
@@ -89,6 +94,31 @@ JG_API jg_status_t jg_plot_write_svg(const jg_plot_t *pl, FILE *f, jg_error_t *e
  * written regular file is removed on failure.  Errors: JG_IO naming the file
  * ("PATH: cannot write", "PATH: write failed").  Cost: as above. */
 JG_API jg_status_t jg_plot_save_svg(const jg_plot_t *pl, const char *path, jg_error_t *err);
+
+/* n plots (1..64) stacked top to bottom in one SVG document, each panel with
+ * its own title, labels and legend, as wide as the widest (a Bode diagram:
+ * magnitude over phase).  Errors: JG_ARG (n out of range, a NULL panel),
+ * JG_IO as above.  Cost: the sum of the panels'. */
+JG_API jg_status_t jg_plot_write_svg_stack(const jg_plot_t *const *pl, int n, FILE *f, jg_error_t *err);
+JG_API jg_status_t jg_plot_save_svg_stack(const jg_plot_t *const *pl, int n, const char *path,
+                                          jg_error_t *err);
+
+/* A pole-zero map: np poles drawn as x, nz zeros as o, in the complex plane
+ * with equal scales on both axes, the axes through 0 and, when unit_circle
+ * is set (a discrete model), the unit circle dashed.  The legend counts
+ * poles and zeros; o->title and o->subtitle head the plot (the axis labels
+ * are "real" and "imaginary" unless o->xlabel / o->ylabel say otherwise;
+ * the other fields are unused).  Non-finite roots are left out (the legend
+ * says how many).  Errors: JG_ARG (negative counts, NULL arrays), JG_IO.
+ * Cost: O(np + nz). */
+JG_API jg_status_t jg_plot_write_pzmap_svg(FILE *f, int64_t np, const double *pre, const double *pim,
+                                           int64_t nz, const double *zre, const double *zim,
+                                           int unit_circle, const jg_plot_opts_t *o, jg_error_t *err);
+/* The same into the file at path (a partial file is removed on failure);
+ * JG_IO names the file. */
+JG_API jg_status_t jg_plot_save_pzmap_svg(const char *path, int64_t np, const double *pre, const double *pim,
+                                          int64_t nz, const double *zre, const double *zim, int unit_circle,
+                                          const jg_plot_opts_t *o, jg_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -11,7 +11,9 @@
  * list) checks jacgraph_plugin_abi_version against JG_PLUGIN_ABI_VERSION
  * before calling any plugin code, then calls jacgraph_plugin_init, which
  * registers block types with r->register_type(r, &type).  Those types are then
- * used in models by name ("type": "PredPrey") exactly like the built-in ones.
+ * used by name ("type": "PredPrey") exactly like the built-in ones in the
+ * model the plugin was loaded into -- and only there: plugins belong to a
+ * model, not to the process.
  *
  * The plugin needs nothing but this header: every host service is reached
  * through the function table jg_plugin_api_t (r->api, and again in every setup
@@ -42,9 +44,14 @@
  * failure with api->error(c, ...) (the message names the block and time);
  * setup with api->setup_error(s, param, ...) (names block and parameter).
  *
- * Threading on the host side: loading is not thread-safe and must precede
- * compiling the models that use the types.  Plugins are never unloaded
- * (compiled programs point into them).
+ * Host side: a model holds the plugins loaded into it (its plugin set: the
+ * files and their block types); every program compiled from the model shares
+ * the set, which is released -- the files dlclose'd -- when the model and all
+ * those programs are freed.  A file loaded into several models is opened and
+ * its jacgraph_plugin_init called once per model: keep init free of side
+ * effects other than registering types.  Loading changes the model: it is not
+ * thread-safe with other uses of the same model, and must precede compiling
+ * it.  Different models may load plugins in different threads.
  */
 #ifndef JACGRAPH_PLUGIN_H
 #define JACGRAPH_PLUGIN_H
@@ -219,34 +226,39 @@ typedef int (*jg_plugin_init_fn)(jg_plugin_registry_t *r);
  * Host side: loading plugins (libjacgraph; plugins do not call these).
  * ====================================================================== */
 
-/* Load plugin `file` (a path; dlopen semantics for names without '/') and
- * register its block types.  Loading a file that is already loaded does
- * nothing.  On failure nothing of the plugin stays registered.  Errors, each
- * naming the file as given:
+/* Load plugin `file` (a path; dlopen semantics for names without '/') into
+ * model m and register its block types there: m and the programs compiled
+ * from it afterwards know them, no other model does.  Loading a file already
+ * loaded into m does nothing.  On failure nothing of the plugin stays
+ * registered.  Errors, each naming the file as given:
+ *   JG_ARG   no model, or an empty file name
  *   JG_IO    "plugin 'F': cannot load: <dlerror text>"
  *   JG_MODEL "plugin 'F': missing symbol 'jacgraph_plugin_abi_version' (...)"
  *            "plugin 'F': missing symbol 'jacgraph_plugin_init' (...)"
  *            "plugin 'F': ABI version V, this jacgraph supports version 1 (...)"
  *            "plugin 'F': block type 'T' is already registered (built in)"
  *            "plugin 'F': block type 'T' is already registered (by plugin 'G')"
+ *              (G loaded into the same model)
  *            "plugin 'F': jacgraph_plugin_init failed (returned N)"
  *   JG_NOMEM.
- * Cost: dlopen plus the plugin's init.  Not thread-safe. */
-JG_API jg_status_t jg_plugin_load(const char *file, jg_error_t *err);
+ * Cost: dlopen plus the plugin's init.  Not thread-safe with other uses of m. */
+JG_API jg_status_t jg_plugin_load(jg_model_t *m, const char *file, jg_error_t *err);
 
-/* Load the plugins a model names in its top-level "plugins" array of
- * strings.  An entry with a '/' is a path (relative to the model file's
+/* Load the plugins model m names in its top-level "plugins" array of strings
+ * into m.  An entry with a '/' is a path (relative to the model file's
  * directory); a bare NAME is skipped when a plugin file NAME.so (or NAME) is
- * already loaded, else looked up as DIR/NAME.so in the directories of the
- * environment variable JACGRAPH_PLUGIN_PATH (':'-separated).  Errors: those of
- * jg_plugin_load; JG_MODEL "model 'M': \"plugins\" must be an array of
- * strings"; JG_MODEL "model 'M' needs plugin 'NAME': no NAME.so in
+ * already loaded into m, else looked up as DIR/NAME.so in the directories of
+ * the environment variable JACGRAPH_PLUGIN_PATH (':'-separated).  Errors:
+ * those of jg_plugin_load; JG_MODEL "model 'M': \"plugins\" must be an array
+ * of strings"; JG_MODEL "model 'M' needs plugin 'NAME': no NAME.so in
  * JACGRAPH_PLUGIN_PATH (...); load it with --plugin FILE.so". */
-JG_API jg_status_t jg_plugin_load_model(const jg_model_t *m, jg_error_t *err);
+JG_API jg_status_t jg_plugin_load_model(jg_model_t *m, jg_error_t *err);
 
-/* Loaded plugin files, in load order (names as given to jg_plugin_load). */
-JG_API int jg_plugin_count(void);
-JG_API const char *jg_plugin_file(int k);
+/* The plugin files loaded into m, in load order (names as given to
+ * jg_plugin_load): their number (0 for NULL) and file k (NULL out of range),
+ * valid while m lives.  O(1). */
+JG_API int jg_plugin_count(const jg_model_t *m);
+JG_API const char *jg_plugin_file(const jg_model_t *m, int k);
 
 #ifdef __cplusplus
 }

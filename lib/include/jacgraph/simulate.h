@@ -17,6 +17,7 @@
 #include "jacgraph/eval.h"
 #include "jacgraph/solver.h"
 #include "jacgraph/solverjac.h"
+#include "jacgraph/sparsing.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,10 +47,23 @@ typedef struct jg_sim_opts {
     int max_zc;               /* consecutive zero crossings allowed; 0: 1000 */
     jg_solverjac_method_t jacobian; /* solver Jacobian of an implicit solver
                                  (jacgraph/solverjac.h); 0: JG_SOLVERJAC_AUTO */
-    double sparsing;          /* solver "lie": drop Jacobian entries whose summed
-                                 first-order eigenvalue changes h |d lambda| stay
-                                 <= this ("Sparsing of Jacobians"), chosen at
-                                 t0; 0: none */
+    /* Sparsing of the solver Jacobian, solver lie only ("Sparsing of
+     * Jacobians", jacgraph/sparsing.h): entries of J_x replaced by zero in
+     * I - hJ for the whole run and not computed at all (jg_solverjac_set_keep).
+     * Either a given list or the automatic choice at t0, not both. */
+    const int64_t *sparsing_drop; /* 2 * sparsing_ndrop indices row, column, row, ...
+                                 (0-based) of the entries to drop, e.g. from
+                                 jg_io_read_mask; each must be an entry of J_x's
+                                 structural pattern (jg_solverjac_structure); not
+                                 owned, read by jg_sim_create.  NULL: no list */
+    int64_t sparsing_ndrop;
+    int sparsing_auto;        /* 0: none; else the flags of jg_sparsing_auto
+                                 (JG_SPARSING_ENTRIES, JG_SPARSING_MIXED): chosen
+                                 from J_x at (t0, x0) for the step so.fixed_step
+                                 (dense, at most JG_SPARSING_MAX_STATES states) */
+    double sparsing_slow;     /* sparsing_auto: the slow-mode threshold S; 0:
+                                 JG_SPARSING_SLOW_THRESHOLD, < 0: S = 0 (every mode
+                                 counts in C1, C2) */
     int refine;               /* with out_step 0: this many output points per major
                                  step, the extra ones evenly inside the step from
                                  the dense output (Simulink's Refine); 0 or 1: one */
@@ -58,16 +72,52 @@ typedef struct jg_sim_opts {
                                  tstop - t0 for 1000 steps in a row (a stiff
                                  model under an explicit solver); NULL: none */
     void *warn_ctx;
+    /* Root Inport values over time (`simulate --input-signal`, e.g.
+     * jg_io_signal_input): called before every evaluation of the model at time
+     * t with u = jg_eval_inputs (jg_eval_ninput_elems values, port order,
+     * holding the last values) to overwrite; left = 1 asks for the limit from
+     * the left of t (evaluations inside a solver step that ends at t), 0 for
+     * the value at t (major steps, output points).  Nonzero: the run stops
+     * with JG_NUMERIC "input function failed at t = ...".  NULL: the inputs
+     * stay as they are (zero). */
+    int (*input)(double t, int left, double *u, void *ctx);
+    void *input_ctx;
+    const double *input_breaks;  /* nondecreasing times where the input jumps
+                                 or kinks (the table's rows): solver steps end
+                                 there, as at sample hits, and the solver
+                                 restarts; copied by jg_sim_create; NULL: none */
+    int64_t input_nbreaks;
 } jg_sim_opts_t;
+
+/* What a sparsing (opts sparsing_drop / sparsing_auto) saves, with and
+ * without it.  Counts per Jacobian; "full" is the same model without the
+ * sparsing.  The LU fill is jg_sparsing_saving's (a sparse LU of I - hJ and
+ * I - hA with J at t0, the prediction); the f evaluations and colors are
+ * those of the solver Jacobian in use (jg_solverjac_fevals_per_jacobian;
+ * the colors are the column groups of sparse perturbation, computed for any
+ * method, with the sparsing those of jg_solverjac_color_columns_kept). */
+typedef struct jg_sim_sparsing {
+    int active;               /* a sparsing is in use */
+    int64_t nnz;              /* entries of J_x's structural pattern */
+    int64_t nkept;            /* of these, kept: the entries computed per Jacobian */
+    int64_t ndropped_nonzero; /* dropped entries that are nonzero in J_x at t0 */
+    int64_t nexplicit;        /* auto with JG_SPARSING_MIXED: states made explicit */
+    int64_t colors_full, colors;   /* column groups without / with the sparsing */
+    int64_t fevals_full, fevals;   /* f evaluations per Jacobian without / with it
+                                      (0: analytical) */
+    int64_t lu_full, lu;      /* nnz(L) + nnz(U) of I - hJ / I - hA at t0; -1 when
+                                 the LU failed (singular) */
+    int measured;             /* auto: `measure` holds jg_sparsing_auto's measure
+                                 of the choice (d1, d2, C1, C2, checks) */
+    jg_sparsing_result_t measure;
+} jg_sim_sparsing_t;
 
 /* Statistics of a run: the solver's, plus zero-crossing events located and
  * discrete sample hits. */
 typedef struct jg_sim_stats {
     jg_solver_stats_t solver;
     long events, hits, resets;
-    int64_t sparsing_dropped, sparsing_entries;   /* lie with opts.sparsing: nonzero
-                                                     Jacobian entries dropped / in all */
-    double sparsing_estimate;  /* the largest summed h |d lambda| of the dropped entries */
+    jg_sim_sparsing_t sparsing; /* the sparsing in use (zero without one) */
     const char *stop_block;    /* a Stop block ended the run (its path, owned by the
                                   program), NULL otherwise */
     double stop_time;          /* the time of that major step (the last one) */
@@ -78,9 +128,15 @@ typedef struct jg_sim_stats {
 typedef int (*jg_sim_log_fn)(double t, const double *x, const double *sig, void *user);
 
 /* Create a simulation of p from its initial states (p must outlive it).
+ * With a sparsing (opts sparsing_drop or sparsing_auto) J_x is evaluated
+ * at (t0, x0) once more to choose or check it (and for the statistics).
  * Errors: JG_ARG (unknown solver with the list of valid names, unknown
  * solver Jacobian method (any solver), non-positive step, stop before start,
- * negative refine), JG_NOMEM. */
+ * negative refine; a sparsing with a solver other than lie, both a list and
+ * auto, a listed entry outside 0..n-1 or outside J_x's structural pattern
+ * (naming it), auto on more than
+ * JG_SPARSING_MAX_STATES states), JG_NUMERIC (auto: I - hJ singular at t0),
+ * JG_NOMEM. */
 JG_API jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_t **out,
                                  jg_error_t *err);
 JG_API void jg_sim_free(jg_sim_t *s);
@@ -102,6 +158,11 @@ JG_API jg_status_t jg_sim_run(jg_sim_t *s, double t_until, jg_sim_log_fn log, vo
 
 JG_API double jg_sim_time(const jg_sim_t *s);
 JG_API const double *jg_sim_states(const jg_sim_t *s);   /* nstates values at jg_sim_time */
+/* Start from the continuous states x (nstates values, copied) instead of the
+ * program's initial states, e.g. an operating point file's.  Only before the
+ * first jg_sim_run.  Errors: JG_ARG (NULL, already run, non-finite x).
+ * Cost: O(nstates). */
+JG_API jg_status_t jg_sim_set_states(jg_sim_t *s, const double *x, jg_error_t *err);
 /* Counters of the run so far: the solver's (st->solver) and the simulation's
  * (events, sample hits, resets, sparsing, the Stop block). */
 JG_API void jg_sim_stats(const jg_sim_t *s, jg_sim_stats_t *st);

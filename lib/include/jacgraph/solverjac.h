@@ -123,15 +123,18 @@ JG_API const cs_dl *jg_solverjac_solver_pattern(const jg_solverjac_t *j);
 /* The structural pattern J_x,pattern (whatever the method).  Owned by j. */
 JG_API const cs_dl *jg_solverjac_structure(const jg_solverjac_t *j);
 /* Column groups of the structural pattern: color[j] in 0..ncolors-1, -1 for
- * an empty column (nothing to perturb).  Owned by j. */
+ * an empty column (nothing to perturb); with a sparsing (jg_solverjac_set_keep)
+ * the groups for its kept entries (jg_solverjac_color_columns_kept), -1 for
+ * a column with none.  Owned by j. */
 JG_API int64_t jg_solverjac_ncolors(const jg_solverjac_t *j);
 JG_API const int64_t *jg_solverjac_colors(const jg_solverjac_t *j);
 /* Largest number of entries in a row of the structural pattern: a lower
  * bound on the number of colors. */
 JG_API int64_t jg_solverjac_max_row_nnz(const jg_solverjac_t *j);
-/* Evaluations of f per Jacobian: n (full perturbation), ncolors (sparse
- * perturbation), 0 (analytical: one output pass and a replay instead); plus
- * one when jg_solverjac_eval is not given fx. */
+/* Evaluations of f per Jacobian: n (full perturbation; with a sparsing the
+ * columns with a kept entry), ncolors (sparse perturbation), 0 (analytical:
+ * one output pass and a replay instead); plus one when jg_solverjac_eval is
+ * not given fx. */
 JG_API int64_t jg_solverjac_fevals_per_jacobian(const jg_solverjac_t *j);
 
 /* A new matrix with jg_solverjac_pattern's pattern and zero values (cs_dl_spfree),
@@ -153,6 +156,30 @@ JG_API jg_status_t jg_solverjac_eval(jg_solverjac_t *j, double t, const double *
                                 jg_error_t *err);
 
 JG_API void jg_solverjac_get_stats(const jg_solverjac_t *j, jg_solverjac_stats_t *st);
+
+/* Sparsing ("Sparsing of Jacobians": entries of J replaced by zero, chosen
+ * offline, need not be computed at run time).  keep[q], one byte per entry q
+ * of jg_solverjac_structure (nonzero: kept, 0: dropped; copied), NULL
+ * removes the sparsing.  From then on jg_solverjac_eval computes only the
+ * kept entries and leaves every other entry of J zero:
+ *   sparse-perturbation  columns grouped by jg_solverjac_color_columns_kept
+ *                        (one f per group; a column without a kept entry is
+ *                        not perturbed), so that each kept entry is the
+ *                        difference quotient of its own column alone;
+ *   full-perturbation    one f per column with a kept entry;
+ *   analytical           the replay is unchanged (the elimination needs every
+ *                        path), the extraction into J skips dropped entries.
+ * The kept entries equal those of the Jacobian without the sparsing (the
+ * same steps, the same structurally independent evaluations of f).
+ * Errors: JG_ARG (j NULL), JG_NOMEM (j unchanged).  Cost: the coloring
+ * (O(sum over rows of nnz(row)^2)) and O(nnz). */
+JG_API jg_status_t jg_solverjac_set_keep(jg_solverjac_t *j, const unsigned char *keep, jg_error_t *err);
+/* The sparsing installed (per entry of jg_solverjac_structure; owned by j),
+ * NULL when none. */
+JG_API const unsigned char *jg_solverjac_keep(const jg_solverjac_t *j);
+/* Entries of J computed per Jacobian: the kept entries of the structural
+ * pattern, all of them without a sparsing. */
+JG_API int64_t jg_solverjac_nkept(const jg_solverjac_t *j);
 
 /* Adapter for jg_solver_set_jacobian (jg_jac_fn) with user = the jg_solverjac_t:
  * jg_solverjac_eval, returning 0, or -1 with the error written to the jg_error_t
@@ -180,6 +207,26 @@ JG_API jg_status_t jg_solverjac_color_columns(const cs_dl *A, int64_t *color, in
 /* 1 when color is a valid grouping of A's columns (every column with entries
  * colored, no two columns of one color sharing a row), else 0. */
 JG_API int jg_solverjac_coloring_valid(const cs_dl *A, const int64_t *color);
+
+/* The grouping for a sparsing, when only the entries q of A with keep[q]
+ * (one byte per entry) are wanted: one forward difference over a group
+ * gives, in row r, the sum over every column of the group with an entry in
+ * r, kept or dropped, so columns j1 and j2 may share a color only when no row
+ * holding a kept entry of one holds any entry of A in the other (the
+ * pattern of the kept entries alone would group columns whose dropped
+ * entries then leak into the kept ones).  Columns without a kept entry get
+ * -1 (they are not perturbed).  keep NULL: jg_solverjac_color_columns.
+ * Greedy smallest-last as above (Gebremedhin, Manne & Pothen's partial
+ * coloring for a subset of the entries).  Errors and cost as
+ * jg_solverjac_color_columns, plus O(nnz) for the rows of the kept entries. */
+JG_API jg_status_t jg_solverjac_color_columns_kept(const cs_dl *A, const unsigned char *keep,
+                                                   int64_t *color, int64_t *ncolors, jg_error_t *err);
+/* 1 when color computes every kept entry of A exactly (every column with a
+ * kept entry colored; for each kept entry (r, j), no other colored column of
+ * j's color has an entry in row r), else 0.  keep NULL: as
+ * jg_solverjac_coloring_valid. */
+JG_API int jg_solverjac_coloring_valid_kept(const cs_dl *A, const unsigned char *keep,
+                                            const int64_t *color);
 
 #ifdef __cplusplus
 }

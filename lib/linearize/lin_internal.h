@@ -1,0 +1,43 @@
+/* lin_internal.h -- lib/linearize's interface for the later stages
+ * (analysis): the evaluation work and the I/O points a jg_lin_t linearizes
+ * with, so that a caller iterating on the operating point (trim) evaluates
+ * residuals on the very work whose Jacobians jg_lin_run replays.  Not
+ * installed; includes only public headers and internal interfaces. */
+#ifndef JG_LIN_INTERNAL_H
+#define JG_LIN_INTERNAL_H
+#include "jacgraph/linearize.h"
+#include "../eval/eval_internal.h"
+#include <cs.h>
+
+/* The work l evaluates on (states, inputs, discrete states, signals); owned by
+ * l.  Its I/O connections are l's points (jg__eval_use_iospec), with zero input
+ * perturbations. */
+jg_eval_work_t *jg__lin_work(jg_lin_t *l);
+/* l's resolved I/O points: inputs w (columns of B, D), outputs z (rows of C, D). */
+const jg_iospec_t *jg__lin_iospec(const jg_lin_t *l);
+
+/* The hybrid linear model at l's operating point (hybrid.c), sparse:
+ *   continuous states   x' = Ax x + Bx u
+ *   signals             y  = Cx x + Cd xd + Dy u   (block outputs, ny)
+ *   discrete states     xd[k+1] = Ad xd + Bd u     (at their rates)
+ *   connections         u  = M y + W w,  z = Mz y + Wz w  (l's I/O points)
+ * where y_rate[i] is the rate index (into rates, periods fastest first) of
+ * the block producing signal i and d_rate[k] that of discrete state k, -1
+ * continuous (or constant).  The discrete states are those of non-source
+ * blocks at a discrete rate (block_impl.h: djacobian), named "PATH" or
+ * "PATH(k)"; others are held.  Errors: JG_ARG naming a block with a sample
+ * time offset, JG_MODEL naming a block without djacobian, those of
+ * evaluation, JG_NOMEM.  Cost: one evaluation with Jacobians, O(nnz). */
+typedef struct jg__lin_hybrid {
+    int64_t nx, nu, ny, nw, nz, nd;
+    cs_dl *Ax, *Bx, *Cx, *Dy, *M, *W, *Mz, *Wz, *Ad, *Bd, *Cd;
+    int32_t nrates;
+    double *rates;          /* periods, fastest first */
+    int32_t *y_rate, *d_rate;
+    char **d_name;
+    double t;
+} jg__lin_hybrid_t;
+jg_status_t jg__lin_hybrid(jg_lin_t *l, jg__lin_hybrid_t **out, jg_error_t *err);
+void jg__lin_hybrid_free(jg__lin_hybrid_t *h);
+
+#endif
