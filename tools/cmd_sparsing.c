@@ -36,7 +36,9 @@ static const char help[] =
     "  --start T0          start time (default 0)\n"
     "  --solver NAME       solver of the --at run (default ode45)\n"
     "  --rtol R --atol A   its tolerances (default 1e-6, 1e-9)\n"
-    "  --method M          solver Jacobian method (default auto; see 'jacobian')\n"
+    "  --method M          solver Jacobian method (default sparse-analytical: the\n"
+    "                      structural pattern, whatever the state count; see\n"
+    "                      'jacobian')\n"
     "  --mask FILE         the entries to drop: JSON {\"drop\": [[row, col], ...]}\n"
     "                      (0-based, or state names) or Matrix Market (1-based)\n"
     "  --auto              choose: drop off-diagonal entries in order of their\n"
@@ -302,7 +304,7 @@ static int parse_num(const char *cmd, const char *opt, const char *s, double *v)
 int cmd_sparsing(int argc, char **argv)
 {
     cli_args_t a = {argc, 1, argv, "sparsing"};
-    const char *model = NULL, *method = "auto", *format = "text", *mask = NULL, *op = NULL, *traj = NULL, *v;
+    const char *model = NULL, *method = "sparse-analytical", *format = "text", *mask = NULL, *op = NULL, *traj = NULL, *v;
     const char *solver = "ode45";
     jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .so = {.rtol = 1e-6, .atol = 1e-9}};
     double at = NAN, h = NAN, S = JG_SPARSING_SLOW_THRESHOLD, stop = NAN;
