@@ -24,7 +24,7 @@
 #include "compile/program_impl.h"   /* private: a program's projection limit (proj_dense_max) */
 #include "tap.h"
 #include "testlib.h"
-#include "fixture.h"
+#include "testlib.h"
 
 /* Model `json` with both test plugins loaded into it (the example and
  * pt_plugins' good one): plugin types exist only in the model they were
@@ -37,7 +37,7 @@ static jg_status_t parse_pl(const char *json, jg_model_t **m, jg_error_t *err)
     return st;
 }
 
-/* fx_load (fixture.h) on a model with the test plugins. */
+/* fx_load (testlib.h) on a model with the test plugins. */
 static jg_status_t pl_load(fx_t *f, const char *json)
 {
     memset(f, 0, sizeof *f);
