@@ -24,7 +24,6 @@
 #include "compile/program_impl.h"   /* private: a program's projection limit (proj_dense_max) */
 #include "tap.h"
 #include "testlib.h"
-#include "testlib.h"
 
 /* Model `json` with both test plugins loaded into it (the example and
  * pt_plugins' good one): plugin types exist only in the model they were
