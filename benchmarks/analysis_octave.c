@@ -70,8 +70,9 @@ int main(int argc, char **argv)
     mat("B", n, nu, s->B);
     mat("C", ny, n, s->C);
     mat("D", ny, nu, s->D);
-    printf("sys = ss(A, B, C, D%s);\n", s->Ts > 0 ? ", Ts" : "");
-    if (s->Ts > 0) printf("Ts = %.17g; sys = ss(A, B, C, D, Ts);\n", s->Ts);
+    if (nu * ny == 0) printf("sys = [];\n");   /* ss() refuses empty B or C: the poles alone */
+    else if (s->Ts > 0) printf("sys = ss(A, B, C, D, %.17g);\n", s->Ts);
+    else printf("sys = ss(A, B, C, D);\n");
     roots("jp", n, pr, pi);
     roots("jz", nz, zr, zi);
     mat("jg", ny, nu, G);
@@ -90,7 +91,8 @@ int main(int argc, char **argv)
            "  for k = 1:numel(a), e = max(e, min(abs(b - a(k))) / max(1, abs(a(k)))); end\n"
            "  for k = 1:numel(b), e = max(e, min(abs(a - b(k))) / max(1, abs(b(k)))); end\n"
            "end\n");
-    printf("op = pole(sys); oz = zero(sys); og = dcgain(sys); oH = freqresp(sys, w);\n"
+    printf("if isempty(sys), op = eig(A); oz = zeros(0, 1); og = jg; oH = jH;\n"
+           "else op = pole(sys); oz = zero(sys); og = dcgain(sys); oH = freqresp(sys, w); end\n"
            "ep = rootdist(jp(:), op(:)); ez = rootdist(jz(:), oz(:));\n"
            "fin = isfinite(og) & isfinite(jg);\n"
            "ed = max([0; abs(jg(fin) - og(fin)) ./ max(1, abs(og(fin)))]);\n"

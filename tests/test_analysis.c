@@ -436,7 +436,7 @@ static void bad_args(void)
     /* a linearization result: a jg_lin_sys_t converted */
     jg_lin_sys_t ls = {0};
     ls.nx = 1, ls.nu = 1, ls.ny = 1;
-    ls.A = cs_dl_spalloc(1, 1, 1, 1, 1);
+    ls.A = cs_dl_spalloc(1, 1, 1, 1, 0);   /* compressed column */
     ls.A->p[0] = 0, ls.A->p[1] = 1, ls.A->i[0] = 0, ls.A->x[0] = -3;
     jg_analysis_ss_t *fl = NULL;
     tap_ok(!jg_analysis_ss_from_lin(&ls, 0, &fl, &err) && fl && fl->A[0] == -3 && fl->B[0] == 0,

@@ -4,10 +4,15 @@
  * input that holds an output at a value, discrete fixed points, element
  * names, output bounds, an infeasible specification (the best point and the
  * violated specifications), bad specifications, and the operating-point
- * file read back by the linearizer. */
+ * file read back by the linearizer.  Discrete states: the analytic update
+ * Jacobians (no differences, no more iterations than with differences), a
+ * model mixing continuous and discrete states whose Jacobian matches forward
+ * differences entry by entry, and the fallback for a type without djacobian
+ * (simulated by swapping a block's type for a copy without it). */
 #include <stdlib.h>
 #include <string.h>
 #include "jacgraph/jacgraph.h"
+#include "analysis/trim_impl.h"   /* private: the Jacobian against differences, types swapped */
 #include "testlib.h"
 
 static char dir[512];
@@ -228,13 +233,178 @@ static void test_discrete(void)
     }
     jg_analysis_trim_info_t in;
     jg_analysis_trim_info(f.t, &in);
-    tap_ok(in.fd_columns > 0, "dfixed: discrete columns by differences (%lld)", (long long)in.fd_columns);
+    /* 5: the iterations when the discrete entries were forward differences */
+    tap_ok(in.fd_columns == 0 && in.fd_types == NULL && in.iterations <= 5,
+           "dfixed: analytic update Jacobians, 0 differenced columns, %d iterations (<= 5 by differences)",
+           in.iterations);
     unload(&f);
     /* a known discrete state and a free input: y = 2 u with y = 5 */
     tap_ok(!load(&f, "tests/data/trim/dfixed.json", NULL, "{'states': {'y': {'value': 5, 'known': true}}}"),
            "dfixed: y known");
     if (solved(&f, "dfixed, y known"))
         tap_near(value(&f, JG_ANALYSIS_TRIM_INPUT, "In1"), 2.5, 1e-12, "dfixed: In1 = y / 2");
+    unload(&f);
+}
+
+/* dfixed with the types of the named UnitDelays swapped for copies without
+ * djacobian (as a plug-in or future type would be): the fallback. */
+static void fallback_run(const char *const *names, int nnames, int *iterations)
+{
+    jg_model_t *m = NULL;
+    jg_program_t *p = NULL;
+    jg_analysis_trim_t *t = NULL;
+    jg_error_t err;
+    jg_error_clear(&err);
+    jg_block_type_t nodj[2];
+    const jg_block_type_t *saved[2] = {NULL, NULL};
+    int32_t at[2] = {-1, -1};
+    *iterations = -1;
+    int ok = !jg_import_load("tests/data/trim/dfixed.json", NULL, &m, &err) && !jg_program_compile(m, &p, &err);
+    for (int k = 0; ok && k < nnames; k++) {
+        at[k] = jg_program_find_block(p, names[k]);
+        if (at[k] < 0) {
+            ok = 0;
+            break;
+        }
+        saved[k] = p->blocks[at[k]].type;
+        nodj[k] = *saved[k];
+        nodj[k].djacobian = NULL;
+        p->blocks[at[k]].type = &nodj[k];
+    }
+    ok = ok && !jg_analysis_trim_create(p, NULL, &t, &err) &&
+         !jg_analysis_trim_read_spec(t, scratch("spec.json", "{'inputs': {'In1': {'value': 1.5, 'known': true}}}"),
+                                     &err);
+    tap_ok(ok, "fallback (%d swapped): set up", nnames);
+    if (ok && !jg_analysis_trim_run(t, &err)) {
+        jg_analysis_trim_info_t in;
+        jg_analysis_trim_info(t, &in);
+        double x = NAN, y = NAN;
+        for (int64_t k = 0; k < jg_analysis_trim_count(t, JG_ANALYSIS_TRIM_DSTATE); k++) {
+            const char *n = jg_analysis_trim_name(t, JG_ANALYSIS_TRIM_DSTATE, k);
+            double v = jg_analysis_trim_value(t, JG_ANALYSIS_TRIM_DSTATE, k, NULL);
+            if (!strcmp(n, "x")) x = v;
+            if (!strcmp(n, "y")) y = v;
+        }
+        tap_near(x, 0.73908513321516064, 1e-13, nnames == 1 ? "fallback (x swapped): x = cos(x)"
+                                                            : "fallback (both swapped): x = cos(x)");
+        tap_near(y, 3, 1e-13, nnames == 1 ? "fallback (x swapped): y = 3" : "fallback (both swapped): y = 3");
+        /* a UnitDelay has an input: its update row is differenced in every
+         * column, so every unknown's column costs one evaluation */
+        tap_ok(in.fd_columns == 2 * (int64_t)in.iterations && in.fd_types && !strcmp(in.fd_types, "UnitDelay"),
+               "fallback (%d swapped): %lld columns differenced over %d iterations, types \"%s\"", nnames,
+               (long long)in.fd_columns, in.iterations, in.fd_types ? in.fd_types : "(none)");
+        *iterations = in.iterations;
+    } else {
+        tap_ok(0, "fallback (%d swapped): converged: %s", nnames, err.msg);
+    }
+    jg_analysis_trim_free(t);
+    for (int k = 0; k < nnames; k++)
+        if (saved[k]) p->blocks[at[k]].type = saved[k];
+    jg_program_free(p);
+    jg_model_free(m);
+}
+
+static void test_fallback(void)
+{
+    static const char *const both[2] = {"x", "y"};
+    int it1, it2, it0 = -1;
+    fallback_run(both, 1, &it1);
+    fallback_run(both, 2, &it2);
+    trim_fx_t f;
+    if (!load(&f, "tests/data/trim/dfixed.json", NULL, "{'inputs': {'In1': {'value': 1.5, 'known': true}}}") &&
+        !jg_analysis_trim_run(f.t, &f.err)) {
+        jg_analysis_trim_info_t in;
+        jg_analysis_trim_info(f.t, &in);
+        it0 = in.iterations;
+    }
+    unload(&f);
+    tap_ok(it0 > 0 && it1 > 0 && it2 > 0 && it0 <= it1 && it0 <= it2,
+           "dfixed: analytic %d iterations <= %d (one type differenced) and %d (both)", it0, it1, it2);
+}
+
+static void test_mixed(void)
+{
+    trim_fx_t f;
+    const double tf = 8 / 0.56;
+    tap_ok(!load(&f, "tests/data/trim/dmix.json", NULL,
+                 "{'inputs': {'In1': {'value': 7, 'known': true}}, 'states': {'x': {'value': 1}}}"),
+           "dmix: spec read");
+    /* d, tf (2), w; the Memory at the discrete rate is held */
+    tap_ok(jg_analysis_trim_count(f.t, JG_ANALYSIS_TRIM_DSTATE) == 4 &&
+               jg_analysis_trim_count(f.t, JG_ANALYSIS_TRIM_STATE) == 1,
+           "dmix: one continuous and four discrete states take part");
+    if (solved(&f, "dmix, u = 7")) {
+        tap_near(value(&f, JG_ANALYSIS_TRIM_STATE, "x"), 2, 1e-13, "dmix: x^3 = 0.5 x + 7 gives x = 2");
+        tap_near(value(&f, JG_ANALYSIS_TRIM_DSTATE, "d"), 8, 1e-13, "dmix: d = x^3 = 8");
+        tap_near(value(&f, JG_ANALYSIS_TRIM_DSTATE, "w"), tf, 1e-12, "dmix: w = d / 0.56 (DC gain)");
+        tap_near(value(&f, JG_ANALYSIS_TRIM_OUTPUT, "W"), tf, 1e-12, "dmix: output W = d / 0.56");
+        tap_near(value(&f, JG_ANALYSIS_TRIM_OUTPUT, "Mem"), 0.25, 0, "dmix: the Memory held at 0.25");
+    }
+    jg_analysis_trim_info_t in;
+    jg_analysis_trim_info(f.t, &in);
+    tap_ok(in.fd_columns == 0 && in.fd_types == NULL, "dmix: no differenced columns (%d iterations)",
+           in.iterations);
+    unload(&f);
+    /* the input that holds the discrete output W at 5: d = 2.8, x = cbrt(2.8) */
+    tap_ok(!load(&f, "tests/data/trim/dmix.json", NULL,
+                 "{'outputs': {'W': {'value': 5, 'known': true}}, 'states': {'x': {'value': 1}}}"),
+           "dmix: W = 5 spec read");
+    if (solved(&f, "dmix, W = 5")) {
+        tap_near(value(&f, JG_ANALYSIS_TRIM_INPUT, "In1"), 2.8 - 0.5 * cbrt(2.8), 1e-13,
+                 "dmix: In1 = 2.8 - cbrt(2.8) / 2");
+        tap_near(value(&f, JG_ANALYSIS_TRIM_STATE, "x"), cbrt(2.8), 1e-13, "dmix: x = cbrt(2.8)");
+    }
+    /* the Jacobian at an arbitrary point against forward differences of the
+     * whole model (every discrete state treated as a type without
+     * djacobian): every entry, the analytic ones from the blocks' update
+     * Jacobians through the connections */
+    jg_analysis_trim_t *t = f.t;
+    int64_t m = t->neq, nv = t->nv, n = 0;
+    jg__trim_prob_t P = {.t = t, .m = m};
+    P.unk = calloc((size_t)nv + 1, sizeof(int64_t));
+    P.col = calloc((size_t)nv + 1, sizeof(int64_t));
+    P.rowx = calloc((size_t)t->nx + 1, sizeof(int64_t));
+    P.rowy = calloc((size_t)t->ny + 1, sizeof(int64_t));
+    P.rowd = calloc((size_t)t->nd + 1, sizeof(int64_t));
+    P.rp = calloc((size_t)m + 1, sizeof(double));
+    P.vp = calloc((size_t)nv + 1, sizeof(double));
+    double *v = calloc((size_t)nv + 1, sizeof(double)), *r = calloc((size_t)m + 1, sizeof(double));
+    double *Ja = calloc((size_t)(m * nv) + 1, sizeof(double)), *Jf = calloc((size_t)(m * nv) + 1, sizeof(double));
+    int ok = P.unk && P.col && P.rowx && P.rowy && P.rowd && P.rp && P.vp && v && r && Ja && Jf && m == 6;
+    for (int64_t i = 0; ok && i < nv; i++) {
+        v[i] = t->v[i] + 0.1 * (double)(i + 1);
+        P.col[i] = -1;
+        if (!t->spec.known[i]) P.col[i] = n, P.unk[n++] = i;
+    }
+    P.n = n;
+    for (int64_t i = 0; ok && i < t->nx; i++) P.rowx[i] = -1;
+    for (int64_t i = 0; ok && i < t->ny; i++) P.rowy[i] = -1;
+    for (int64_t i = 0; ok && i < t->nd; i++) P.rowd[i] = -1;
+    for (int64_t e = 0; ok && e < m; e++) {
+        if (t->eq[e].kind == JG__TRIM_EQ_DX) P.rowx[t->eq[e].idx] = e;
+        if (t->eq[e].kind == JG__TRIM_EQ_DD) P.rowd[t->eq[e].idx] = e;
+    }
+    ok = ok && n == 6 && !jg__trim_eval(t, v, r, &f.err);
+    P.J = Ja;
+    int64_t fd0 = t->info.fd_columns;
+    ok = ok && !jg__trim_jacobian(&P, v, r, &f.err) && t->info.fd_columns == fd0;
+    tap_ok(ok, "dmix: analytic Jacobian at a point off the solution, no column differenced");
+    for (int64_t k = 0; k < t->nd; k++) t->d_fd[k] = JG__TRIM_FD_ROWS;
+    P.J = Jf;
+    ok = ok && !jg__trim_jacobian(&P, v, r, &f.err) && t->info.fd_columns == fd0 + n;
+    double worst = 0, scale = 0;
+    int64_t nonzero = 0;
+    for (int64_t k = 0; ok && k < m * n; k++) {
+        worst = fmax(worst, fabs(Ja[k] - Jf[k]));
+        scale = fmax(scale, fabs(Jf[k]));
+        nonzero += Ja[k] != 0;
+    }
+    tap_ok(ok && worst <= 1e-6 * fmax(1, scale) && nonzero >= 12,
+           "dmix: the %lldx%lld Jacobian (%lld nonzeros) matches forward differences (largest gap %.2g)",
+           (long long)m, (long long)n, (long long)nonzero, worst);
+    if (!ok) printf("#   %s\n", f.err.msg);
+    free(P.unk), free(P.col), free(P.rowx), free(P.rowy), free(P.rowd), free(P.rp), free(P.vp);
+    free(v), free(r), free(Ja), free(Jf);
     unload(&f);
 }
 
@@ -329,6 +499,8 @@ int main(void)
     test_output_spec();
     test_infeasible();
     test_discrete();
+    test_fallback();
+    test_mixed();
     test_elements();
     test_bad_specs();
     char path[1100];

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `jacgraph trim` (TAP): a specification file, its errors (unknown keys and
+# `jacgraph trim` (TAP): a specification file, discrete and mixed continuous
+# and discrete fixed points (analytic update Jacobians), its errors (unknown keys and
 # names with "did you mean", exit 2), an infeasible specification (exit 5, the
 # violated specifications named, the best point printed and written), and the
 # --out file read back by `linearize --op`.  Also `linearize --at`: a time's
@@ -44,9 +45,25 @@ ok $? "outspec: u = 4, x = 2 in the op file"
 "$J" linearize $T/outspec.json --op "$d/y6_op.json" | grep -q '^   y *5$'
 ok $? "outspec: linearize --op gives C = 2x + 1 = 5"
 
-# ---- a discrete fixed point: x = cos(x)
-"$J" trim $T/dfixed.json | grep -q '^  x  *0.739085133215161 '
+# ---- a discrete fixed point: x = cos(x), by the blocks' analytic update
+# Jacobians (no "columns by differences" line)
+"$J" trim $T/dfixed.json >"$d/dfixed.txt"
+grep -q '^  x  *0.739085133215161 ' "$d/dfixed.txt"
 ok $? "dfixed: the discrete state at the Dottie number"
+! grep -q 'by differences' "$d/dfixed.txt"
+ok $? "dfixed: no Jacobian column differenced"
+
+# ---- continuous and discrete states together: x^3 = d, d = 0.5 x + u, w = d / 0.56
+cat >"$d/mix.json" <<'EOF'
+{"outputs": {"W": {"value": 5, "known": true}}, "states": {"x": {"value": 1}}}
+EOF
+"$J" trim $T/dmix.json --spec "$d/mix.json" >"$d/mix.txt"
+ok $? "dmix W = 5: exit 0"
+grep -q '^  In1  *2.09527012679351 ' "$d/mix.txt" && grep -q '^  d  *2.8 ' "$d/mix.txt" &&
+    grep -q '^  x  *1.40945974641298 ' "$d/mix.txt"
+ok $? "dmix: In1 = 2.8 - cbrt(2.8)/2, d = 2.8, x = cbrt(2.8)"
+! grep -q 'by differences' "$d/mix.txt" && ! grep -q '^  M ' "$d/mix.txt"
+ok $? "dmix: no column differenced; the Memory is held, not a trim state"
 
 # ---- bad specifications: exit 2, naming the file and the key
 echo '{"states": {"Water-Tank System/h": {"value": 1}}}' >"$d/bad1.json"

@@ -1,4 +1,5 @@
 /* Shared CLI helpers: errors, loading, option scanning, I/O options. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,49 @@ const jg_import_opts_t *cli_import_opts(void) { return &import_opts; }
 int cli_nskipped(void) { return nskipped_blocks; }
 const char *cli_skipped(int k) { return k >= 0 && k < nskipped_blocks ? skipped_blocks[k] : NULL; }
 
+/* --max-file-size BYTES and --max-elements N (docs/cli.md, "Limits"): a
+ * positive integer, written plainly or as 1e8; k, M, G suffixes (powers of
+ * 1024) for bytes.  1 taken, 0 not this option, -1 after a usage error. */
+static int take_limit(int argc, char **argv, int *i)
+{
+    static const char *names[2] = {"--max-file-size", "--max-elements"};
+    for (int k = 0; k < 2; k++) {
+        size_t n = strlen(names[k]);
+        const char *val = NULL;
+        if (!strcmp(argv[*i], names[k])) {
+            if (*i + 1 >= argc) {
+                fprintf(stderr, "jacgraph: option %s needs a value\nsee 'jacgraph --help'\n", names[k]);
+                return -1;
+            }
+            val = argv[++*i];
+        } else if (!strncmp(argv[*i], names[k], n) && argv[*i][n] == '=') {
+            val = argv[*i] + n + 1;
+        } else {
+            continue;
+        }
+        char *end;
+        double v = strtod(val, &end);
+        double scale = 1;
+        if (k == 0 && *end && !end[1]) {
+            scale = *end == 'k' ? 1024.0 : *end == 'M' ? 1048576.0 : *end == 'G' ? 1073741824.0 : 0;
+            if (scale) end++;
+            else scale = 1;
+        }
+        v *= scale;
+        /* 2^62: far beyond any machine, and the sums stay in int64_t */
+        if (end == val || *end || !(v >= 1) || v > 4611686018427387904.0 || v != floor(v)) {
+            fprintf(stderr,
+                    "jacgraph: %s expects a positive whole number%s, got '%s'\nsee 'jacgraph --help'\n",
+                    names[k], k == 0 ? " of bytes (k, M, G: times 1024^1..3)" : "", val);
+            return -1;
+        }
+        if (k == 0) import_opts.limits.file_bytes = (uint64_t)v;
+        else import_opts.limits.elements = (int64_t)v;
+        return 1;
+    }
+    return 0;
+}
+
 int cli_take_model_opts(int *argc, char **argv)
 {
     static const struct {
@@ -72,7 +116,8 @@ int cli_take_model_opts(int *argc, char **argv)
                 {"--plugin", opt_plugin, &nplugin}};
     int out = 1;
     for (int i = 1; i < *argc; i++) {
-        int taken = 0;
+        int taken = take_limit(*argc, argv, &i);
+        if (taken < 0) return EXIT_USAGE;
         for (size_t k = 0; k < sizeof opts / sizeof *opts && !taken; k++) {
             size_t n = strlen(opts[k].name);
             const char *val = NULL;
@@ -211,8 +256,10 @@ int cli_lin(const jg_program_t *p, const cli_io_t *io, jg_lin_t **l)
     jg_error_t err;
     jg_error_clear(&err);
     jg_lin_opts_t o = {.nin = io->nin, .nout = io->nout, .nopen = io->nopen, .in = io->in,
-                       .out = io->out, .open = io->open, .no_defaults = io->no_defaults};
+                       .out = io->out, .open = io->open, .no_defaults = io->no_defaults,
+                       .delays = (jg_lin_delays_t)io->delays, .pade_order = io->pade_order};
     if (jg_lin_create(p, &o, l, &err)) return cli_fail(&err);
+    jg_lin_set_warn(*l, warn_line, NULL);   /* ill-conditioned loops */
     if (io->op && jg_lin_read_op(*l, io->op, &err)) {
         jg_lin_free(*l);
         *l = NULL;

@@ -56,6 +56,7 @@ typedef struct {
     const char *in[256], *out[256], *open[256];
     int no_defaults;
     const char *op;
+    int delays, pade_order;   /* jg_lin_opts_t's (linearize --delays) */
 } cli_io_t;
 
 /* Consume one I/O option (--input, --output, --open, --no-default-io, --op);

@@ -38,6 +38,12 @@ static const char help[] =
     "  --output BLOCK:N    linearization output on output port N of BLOCK, or a signal name\n"
     "  --open BLOCK:N      open the loop at that signal (repeatable), or a signal name\n"
     "  --no-default-io     do not use the root Inports/Outports as inputs/outputs\n"
+    "  --delays pade:N|exact   TransportDelays: pade:N the Pade approximation of order N\n"
+    "                      (0..10; 0: y = u) for every one, whatever its PadeOrder;\n"
+    "                      exact: no approximation, the delay-free system with one delay\n"
+    "                      channel per delay element (its last inputs and outputs) and\n"
+    "                      the delays (json: \"InternalDelay\"; m: setDelayModel); continuous\n"
+    "                      time only, not with --format mm or --ts\n"
     "  --format text|json|mm|m|py|mat   output format (default text): m a MATLAB/Octave\n"
     "                      script (sys = ss(A, B, C, D, Ts) with the names), py a Python\n"
     "                      script (NumPy/SciPy arrays, control.ss when python-control\n"
@@ -82,6 +88,11 @@ static void print_stats(FILE *f, jg_graph_reduce_t r, const jg_lin_stats_t *g, c
                "%zu bytes), matrix algorithm %zu bytes (Ao, Bo, Co, Do, M): %+.2f%%\n",
             g->bytes_lft, gs->bytes_graph, m->bytes_matrix, red);
     fprintf(f, "LFT order: graph %lld, matrix %lld\n", (long long)g->lft_n, (long long)m->lft_n);
+    fprintf(f, "condition estimate: graph %.3g%s, matrix %.3g (warning above %.0e)\n", g->cond,
+            g->pivot_fallback ? " (a pivot of the elimination was ill-conditioned here: "
+                                "solved without elimination)"
+                              : "",
+            m->cond, JG_LIN_COND_WARN);
     fprintf(f, "time (ms): graph: jacobians %.3f, build %.3f, eliminate %.3f, replay %.3f, "
                "lft %.3f, total %.3f; matrix: jacobians %.3f, assemble %.3f, lft %.3f, total %.3f\n",
             1e3 * g->t_eval, 1e3 * g->t_build, 1e3 * g->t_elim, 1e3 * g->t_replay,
@@ -98,7 +109,7 @@ int cmd_linearize(int argc, char **argv)
     const char *solver_s = NULL, *rtol_s = NULL, *atol_s = NULL, *hmax_s = NULL;
     int stats = 0, r;
     const char *rate_s = NULL, *rconv_s = NULL, *ts_s = NULL, *c2d_s = NULL;
-    const char *sparse_s = "auto";
+    const char *sparse_s = "auto", *delays_s = NULL;
     while (a.i < argc) {
         if (cli_help(&a, help)) return 0;
         if ((r = cli_io_opt(&a, &io)) || (r = cli_opt(&a, "--method", &method)) ||
@@ -109,7 +120,7 @@ int cmd_linearize(int argc, char **argv)
             (r = cli_opt(&a, "--rtol", &rtol_s)) || (r = cli_opt(&a, "--atol", &atol_s)) ||
             (r = cli_opt(&a, "--max-step", &hmax_s)) || (r = cli_opt(&a, "--rate", &rate_s)) ||
             (r = cli_opt(&a, "--rate-conversion", &rconv_s)) || (r = cli_opt(&a, "--ts", &ts_s)) ||
-            (r = cli_opt(&a, "--c2d", &c2d_s))) {
+            (r = cli_opt(&a, "--c2d", &c2d_s)) || (r = cli_opt(&a, "--delays", &delays_s))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
@@ -150,6 +161,17 @@ int cmd_linearize(int argc, char **argv)
         if (want_rate > 0) return cli_usage(a.cmd, "--ts converts a continuous result: not with --rate");
     }
     if (red < 0) return cli_usage(a.cmd, "unknown --reduce '%s' (markowitz, none, full)", reduce);
+    if (delays_s) {   /* the discrete path refuses them in the library, naming a delay */
+        jg_lin_delays_t dm;
+        if (jg_lin_delays_parse(delays_s, &dm, &io.pade_order))
+            return cli_usage(a.cmd, "unknown --delays '%s' (pade:N with N = 0..10, exact)", delays_s);
+        io.delays = (int)dm;
+        if (dm == JG_LIN_DELAYS_EXACT && !strcmp(format, "mm"))
+            return cli_usage(a.cmd, "--delays exact: --format mm cannot hold the delays (json, m, py, mat, text can)");
+        if (dm == JG_LIN_DELAYS_EXACT && ts_s)
+            return cli_usage(a.cmd, "--delays exact: --ts cannot discretize a model with internal delays");
+        if (want_rate > 0) return cli_usage(a.cmd, "--delays: continuous time only, not with --rate");
+    }
     static const char *const formats[] = {"text", "json", "mm", "m", "py", "mat"};
     int fmt = -1;
     for (int k = 0; k < 6; k++)

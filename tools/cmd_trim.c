@@ -10,8 +10,9 @@ static const char help[] =
     "\n"
     "Find an operating point of MODEL: states with dx/dt = 0 (continuous) and\n"
     "x = update(x, u) (discrete), inputs and outputs as specified, by\n"
-    "Levenberg-Marquardt with the Jacobian graph's A, B, C, D at every iterate.\n"
-    "Prints the point and the residual of every equation.\n"
+    "Levenberg-Marquardt with the Jacobian graph's A, B, C, D and the blocks'\n"
+    "analytic update Jacobians at every iterate.  Prints the point and the\n"
+    "residual of every equation.\n"
     "\n"
     "  --spec FILE        specification (JSON, every key optional):\n"
     "                     {\"states\":  {NAME: {\"value\": v, \"known\": true|false,\n"
@@ -75,7 +76,9 @@ static void report(FILE *f, const char *model, const jg_analysis_trim_t *t)
         fprintf(f, "  %-*s  %.3g\n", width + 7, name, r);
     }
     if (in.fd_columns)
-        fprintf(f, "(%lld Jacobian columns by differences: discrete states)\n", (long long)in.fd_columns);
+        fprintf(f, "(%lld Jacobian columns by differences: discrete states of block types without an "
+                   "analytic update Jacobian: %s)\n",
+                (long long)in.fd_columns, in.fd_types ? in.fd_types : "?");
 }
 
 int cmd_trim(int argc, char **argv)

@@ -42,10 +42,14 @@ static const char usage[] =
     "  --set NAME=EXPR        a value that overrides every workspace (masks included)\n"
     "  --model-path DIR       where Model blocks find referenced models\n"
     "  --substitute BLOCK=FILE.json   replace a block or SubSystem by a JSON subsystem\n"
+    "  --max-file-size BYTES  largest JSON model or data file read (default 256M)\n"
+    "  --max-elements N       largest signal width, state count, buffer, and their sum\n"
+    "                         over the model (default 10000000); docs/cli.md \"Limits\"\n"
     "\n"
     "'jacgraph COMMAND --help' describes each command.  Models: docs/model-format.md.\n"
     "Exit codes: 0 ok, 1 check disagreement, 2 usage, 3 file I/O, 4 invalid model,\n"
-    "5 numerical failure (singular or nonlinear algebraic loop, domain error), 70 internal.\n";
+    "5 numerical failure (singular or nonlinear algebraic loop, domain error),\n"
+    "70 out of memory or internal error.\n";
 
 /* OpenBLAS (openblas-pthread) would start a thread pool that spins on every
  * LAPACK call; our dense problems are loop blocks of a few dozen unknowns. */

@@ -3,7 +3,8 @@
 # build, then either run jacgraph or run the whole test suite.
 #
 #   tools/quickstart.sh run ARGS...   build, then: jacgraph ARGS...
-#   tools/quickstart.sh test          build (plain and ASan+UBSan), run all tests;
+#   tools/quickstart.sh test          build (plain, ASan+UBSan and, with clang, the
+#                                     libFuzzer targets), run all tests;
 #                                     the last line is "N passed, N failed"
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,7 +12,7 @@ cd "$top"
 
 packages="build-essential meson ninja-build pkg-config libsuitesparse-dev libigraph-dev
           libopenblas-dev liblapacke-dev libgraphviz-dev libjansson-dev libsundials-dev python3
-          libzip-dev libxml2-dev libmatio-dev python3-numpy python3-scipy"
+          libzip-dev libxml2-dev libmatio-dev python3-numpy python3-scipy clang libclang-rt-dev"
 
 install_missing() {
     local missing=""
@@ -35,6 +36,17 @@ build() {   # build DIR [meson options...]
     ninja -C "$dir" >&2
 }
 
+build_fuzz() {   # the libFuzzer targets of tests/fuzz (clang), smoke-run by tests/fuzz_smoke_test.sh
+    if ! command -v clang >/dev/null 2>&1; then
+        echo "quickstart: no clang: the fuzz smoke run is skipped" >&2
+        return 0
+    fi
+    if [ ! -f build-fuzz/build.ninja ]; then
+        CC=clang meson setup build-fuzz -Dfuzz=enabled -Db_sanitize=address,undefined -Db_lundef=false >&2
+    fi
+    ninja -C build-fuzz fuzz >&2
+}
+
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 case "$cmd" in
@@ -47,6 +59,8 @@ test)
     install_missing
     build build
     build build-asan -Db_sanitize=address,undefined -Db_lundef=false
+    build_fuzz
+    export JG_FUZZ_BUILD=$top/build-fuzz
     export OPENBLAS_NUM_THREADS=1
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     export ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0

@@ -26,6 +26,19 @@ static char *element_name(const char *path, int64_t n, int64_t k)
     return s;
 }
 
+/* Append a type name to t->fd_types once; 0 ok, -1 no memory. */
+static int add_type(jg_analysis_trim_t *t, const char *name)
+{
+    size_t n = t->fd_types ? strlen(t->fd_types) : 0, k = strlen(name);
+    for (const char *s = t->fd_types; s && (s = strstr(s, name)); s += k)
+        if ((s == t->fd_types || s[-1] == ' ') && (s[k] == ',' || s[k] == 0)) return 0;
+    char *d = realloc(t->fd_types, n + k + 3);
+    if (!d) return -1;
+    snprintf(d + n, k + 3, "%s%s", n ? ", " : "", name);
+    t->fd_types = d;
+    return 0;
+}
+
 static jg_status_t nomem(jg_error_t *err) { return jg_error_set(err, JG_NOMEM, "out of memory"); }
 
 jg_status_t jg_analysis_trim_create(const jg_program_t *p, const jg_analysis_trim_opts_t *o,
@@ -60,6 +73,8 @@ jg_status_t jg_analysis_trim_create(const jg_program_t *p, const jg_analysis_tri
     }
     size_t nv1 = (size_t)t->nv + 1, ny1 = (size_t)t->ny + 1, nx1 = (size_t)t->nx + 1;
     t->d_at = malloc(sizeof(int64_t) * ((size_t)t->nd + 1));
+    t->d_var = malloc(sizeof(int64_t) * ((size_t)p->nd + 1));
+    t->d_fd = calloc((size_t)t->nd + 1, 1);
     t->vname = calloc(nv1, sizeof(char *));
     t->owned_names = calloc((size_t)(t->nd + t->nu) + 1, sizeof(char *));
     t->v = calloc(nv1, sizeof(double));
@@ -69,8 +84,8 @@ jg_status_t jg_analysis_trim_create(const jg_program_t *p, const jg_analysis_tri
     t->xd_save = calloc((size_t)p->nd + 1, sizeof(double));
     for (int k = 0; k < 3; k++) t->group[k] = calloc(2 * (size_t)p->nblocks + (size_t)t->io->nout + 1,
                                                         sizeof(jg__trim_group_t));
-    if (!t->d_at || !t->vname || !t->owned_names || !t->v || !t->y || !t->dx || !t->x_save ||
-        !t->xd_save || !t->group[0] || !t->group[1] || !t->group[2])
+    if (!t->d_at || !t->d_var || !t->d_fd || !t->vname || !t->owned_names || !t->v || !t->y || !t->dx ||
+        !t->x_save || !t->xd_save || !t->group[0] || !t->group[1] || !t->group[2])
         goto oom;
     /* names and the groups a specification may name */
     for (int64_t i = 0; i < t->nx; i++) t->vname[i] = jg_program_state_name(p, i);
@@ -79,12 +94,20 @@ jg_status_t jg_analysis_trim_create(const jg_program_t *p, const jg_analysis_tri
             t->group[0][t->ngroup[0]++] = (jg__trim_group_t){p->blocks[b].path, p->blocks[b].x_off,
                                                                p->blocks[b].nx};
     int64_t kd = 0;
+    for (int64_t k = 0; k < p->nd; k++) t->d_var[k] = -1;
     for (int32_t b = 0; b < p->nblocks; b++) {
         const jg_block_t *B = &p->blocks[b];
         if (!takes_part(B)) continue;
         t->group[0][t->ngroup[0]++] = (jg__trim_group_t){B->path, t->nx + kd, B->nd};
+        /* the same test as the hybrid model's (jg__lin_hybrid_ex, PARTIAL) */
+        unsigned char fd = B->type->djacobian ? JG__TRIM_FD_NONE
+                           : B->nin > 0       ? JG__TRIM_FD_ROWS
+                                              : JG__TRIM_FD_COLUMN;
+        if (fd && add_type(t, B->type->name)) goto oom;
         for (int64_t k = 0; k < B->nd; k++, kd++) {
             t->d_at[kd] = B->d_off + k;
+            t->d_var[B->d_off + k] = kd;
+            t->d_fd[kd] = fd;
             char *s = element_name(B->path, B->nd, k);
             if (!s) goto oom;
             t->owned_names[t->nowned++] = s;
@@ -138,6 +161,9 @@ void jg_analysis_trim_free(jg_analysis_trim_t *t)
     for (int k = 0; k < 3; k++) free(t->group[k]);
     jg__trim_spec_free(&t->spec);
     free(t->d_at);
+    free(t->d_var);
+    free(t->d_fd);
+    free(t->fd_types);
     free(t->vname);
     free(t->v);
     free(t->y);

@@ -41,6 +41,10 @@ struct jg_analysis_trim {
     int max_iter;
     int64_t nx, nd, nu, ny, nv;
     int64_t *d_at;             /* per discrete state taking part: its index in the work's xd */
+    int64_t *d_var;            /* per discrete state of the program (p->nd): its index among
+                                  those taking part, -1 held */
+    unsigned char *d_fd;       /* per discrete state taking part: JG__TRIM_FD_* */
+    char *fd_types;            /* the block types differenced ("A, B"), NULL none */
     const char **vname;        /* per variable; name[kind] points into it or at yname */
     const char **yname;
     const char **name[4];      /* element names per kind (jg_analysis_trim_kind_t) */
@@ -59,6 +63,33 @@ struct jg_analysis_trim {
     /* scratch for evaluations */
     double *dx, *xd_save, *x_save;
 };
+
+/* How the Jacobian treats a discrete state taking part: analytic (its
+ * type's djacobian), or a forward difference of its column because the type
+ * has none, and then also of its update rows in every column when the block
+ * has inputs (its update depends on the other variables). */
+enum { JG__TRIM_FD_NONE = 0, JG__TRIM_FD_COLUMN, JG__TRIM_FD_ROWS };
+
+/* Problem data of one run (trim_solve.c), read by the Jacobian. */
+typedef struct {
+    jg_analysis_trim_t *t;
+    int64_t m, n;              /* equations, unknowns */
+    int64_t *unk;              /* per unknown: its variable */
+    int64_t *col;              /* per variable: its unknown, -1 when known */
+    int64_t *rowx, *rowy;      /* per continuous state / output element: its equation, -1 */
+    int64_t *rowd;             /* per discrete state taking part: its equation, -1 */
+    double *J;                 /* m x n, column-major */
+    double *rp;                /* residuals at a perturbed point */
+    double *vp;
+} jg__trim_prob_t;
+
+/* J at v, where the work is and the residuals are r (trim_jac.c): the graph
+ * method's A, B, C, D, the blocks' analytic update Jacobians with the signal
+ * connections for what involves discrete states, forward differences only for
+ * the discrete states of types without djacobian (JG__TRIM_FD_*).  Counts
+ * t->info.fevals and fd_columns; leaves the work at v.  Errors: those of
+ * jg_lin_run and evaluation, JG_SINGULAR_LOOP, JG_NOMEM. */
+jg_status_t jg__trim_jacobian(jg__trim_prob_t *P, double *v, const double *r, jg_error_t *err);
 
 /* Allocate a specification for t's sizes (defaults unset); 0 ok, -1 no memory. */
 int jg__trim_spec_alloc(const jg_analysis_trim_t *t, jg__trim_spec_t *s);

@@ -1,5 +1,5 @@
 /* Trim: the residual equations of a specification and their solution by
- * projected Levenberg-Marquardt with the Jacobian graph's A, B, C, D (Madsen,
+ * projected Levenberg-Marquardt on the Jacobian of trim_jac.c (Madsen,
  * Nielsen & Tingleff, "Methods for Non-Linear Least Squares Problems",
  * Algorithm 3.16: damping mu on J'J + mu I, gain-ratio update). */
 #include <float.h>
@@ -55,80 +55,6 @@ oom:
     return jg_error_set(err, JG_NOMEM, "out of memory");
 }
 
-/* Problem data of one run. */
-typedef struct {
-    jg_analysis_trim_t *t;
-    int64_t m, n;              /* equations, unknowns */
-    int64_t *unk;              /* per unknown: its variable */
-    int64_t *col;              /* per variable: its unknown, -1 when known */
-    int64_t *rowx, *rowy;      /* per continuous state / output element: its equation, -1 */
-    double *J;                 /* m x n, column-major */
-    double *rp;                /* residuals at a perturbed point */
-    double *vp;
-} prob_t;
-
-static void put_csc(prob_t *P, const cs_dl *M, const int64_t *rows, int64_t var0)
-{
-    for (int64_t j = 0; j < M->n; j++) {
-        int64_t c = P->col[var0 + j];
-        if (c < 0) continue;
-        for (int64_t q = M->p[j]; q < M->p[j + 1]; q++) {
-            int64_t r = rows[M->i[q]];
-            if (r >= 0) P->J[r + P->m * c] = M->x[q];
-        }
-    }
-}
-
-/* J at v (the work is at v with residuals r): A, B, C, D of the graph
- * method, and forward differences for what involves discrete states. */
-static jg_status_t jacobian(prob_t *P, double *v, const double *r, jg_error_t *err)
-{
-    jg_analysis_trim_t *t = P->t;
-    const jg__trim_spec_t *s = &t->spec;
-    jg_lin_sys_t *S = NULL;
-    memset(P->J, 0, sizeof(double) * (size_t)(P->m * P->n));
-    jg_status_t st = jg_lin_run(t->l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &S, NULL, err);
-    if (st) return st;
-    if (S->nx != t->nx || S->nu != t->nu || S->ny != t->ny) {
-        st = jg_error_set(err, JG_INTERNAL, "trim: linear model of %lldx%lldx%lld for %lldx%lldx%lld",
-                          (long long)S->nx, (long long)S->nu, (long long)S->ny, (long long)t->nx,
-                          (long long)t->nu, (long long)t->ny);
-        goto done;
-    }
-    /* a bound on an output acts only while the output is outside it */
-    for (int64_t e = 0; e < P->m; e++)
-        if (t->eq[e].kind == JG__TRIM_EQ_Y || t->eq[e].kind == JG__TRIM_EQ_YBOUND)
-            P->rowy[t->eq[e].idx] = t->eq[e].kind == JG__TRIM_EQ_Y || r[e] != 0 ? e : -1;
-    int64_t iu = t->nx + t->nd;
-    put_csc(P, S->A, P->rowx, 0);
-    put_csc(P, S->C, P->rowy, 0);
-    put_csc(P, S->B, P->rowx, iu);
-    put_csc(P, S->D, P->rowy, iu);
-    int dd = 0;
-    for (int64_t e = 0; e < P->m; e++) dd |= t->eq[e].kind == JG__TRIM_EQ_DD;
-    for (int64_t c = 0; c < P->n; c++) {
-        int64_t i = P->unk[c];
-        int disc = i >= t->nx && i < iu;
-        if (!disc && !dd) continue;
-        /* the forward difference stays inside the bounds */
-        double h = sqrt(DBL_EPSILON) * fmax(1.0, fabs(v[i]));
-        if (v[i] + h > s->hi[i]) h = -h;
-        memcpy(P->vp, v, sizeof(double) * (size_t)t->nv);
-        P->vp[i] = v[i] + h;
-        h = P->vp[i] - v[i];   /* the step as represented */
-        if ((st = jg__trim_eval(t, P->vp, P->rp, err))) goto done;
-        t->info.fevals++;
-        t->info.fd_columns++;
-        for (int64_t e = 0; e < P->m; e++)
-            if (disc || t->eq[e].kind == JG__TRIM_EQ_DD) P->J[e + P->m * c] = (P->rp[e] - r[e]) / h;
-    }
-    /* the work back at v, as the caller left it */
-    if (P->n && (dd || t->nd)) st = jg__trim_eval(t, v, NULL, err);
-done:
-    jg_lin_sys_free(S);
-    return st;
-}
-
 static double half_sq(const double *r, int64_t m)
 {
     double c = 0;
@@ -173,11 +99,12 @@ jg_status_t jg_analysis_trim_run(jg_analysis_trim_t *t, jg_error_t *err)
 {
     if (!t) return jg_error_set(err, JG_ARG, "jg_analysis_trim_run: NULL argument");
     const jg__trim_spec_t *s = &t->spec;
-    prob_t P = {.t = t};
+    jg__trim_prob_t P = {.t = t};
     double *v = t->v, *vn = NULL, *rn = NULL, *g = NULL, *N = NULL, *M = NULL, *h = NULL;
     unsigned char *act = NULL;
     jg_status_t st;
     memset(&t->info, 0, sizeof t->info);
+    t->info.fd_types = t->fd_types;
     if ((st = build_equations(t, err))) return st;
     int64_t nv = t->nv, m = t->neq, n = 0;
     P.m = m;
@@ -185,11 +112,12 @@ jg_status_t jg_analysis_trim_run(jg_analysis_trim_t *t, jg_error_t *err)
     P.col = malloc(sizeof(int64_t) * (size_t)(nv + 1));
     P.rowx = malloc(sizeof(int64_t) * (size_t)(t->nx + 1));
     P.rowy = malloc(sizeof(int64_t) * (size_t)(t->ny + 1));
+    P.rowd = malloc(sizeof(int64_t) * (size_t)(t->nd + 1));
     P.rp = malloc(sizeof(double) * (size_t)(m + 1));
     P.vp = malloc(sizeof(double) * (size_t)(nv + 1));
     vn = malloc(sizeof(double) * (size_t)(nv + 1));
     rn = malloc(sizeof(double) * (size_t)(m + 1));
-    if (!P.unk || !P.col || !P.rowx || !P.rowy || !P.rp || !P.vp || !vn || !rn) goto oom;
+    if (!P.unk || !P.col || !P.rowx || !P.rowy || !P.rowd || !P.rp || !P.vp || !vn || !rn) goto oom;
     /* the starting point: known values as specified, unknowns at their guess
      * projected into their bounds */
     for (int64_t i = 0; i < nv; i++) {
@@ -203,8 +131,11 @@ jg_status_t jg_analysis_trim_run(jg_analysis_trim_t *t, jg_error_t *err)
     P.n = n;
     for (int64_t i = 0; i < t->nx; i++) P.rowx[i] = -1;
     for (int64_t k = 0; k < t->ny; k++) P.rowy[k] = -1;
-    for (int64_t e = 0; e < m; e++)
+    for (int64_t k = 0; k < t->nd; k++) P.rowd[k] = -1;
+    for (int64_t e = 0; e < m; e++) {
         if (t->eq[e].kind == JG__TRIM_EQ_DX) P.rowx[t->eq[e].idx] = e;
+        if (t->eq[e].kind == JG__TRIM_EQ_DD) P.rowd[t->eq[e].idx] = e;
+    }
     t->info.nunknowns = n;
     t->info.nequations = m;
     P.J = malloc(sizeof(double) * (size_t)(m * n + 1));
@@ -228,7 +159,7 @@ jg_status_t jg_analysis_trim_run(jg_analysis_trim_t *t, jg_error_t *err)
             why = "no unknowns left to adjust";
             break;
         }
-        if ((st = jacobian(&P, v, t->res, err))) goto done;
+        if ((st = jg__trim_jacobian(&P, v, t->res, err))) goto done;
         t->info.iterations++;
         /* g = J' r, N = J' J */
         double gmax = 0, dmax = 0;
@@ -366,6 +297,7 @@ done:
     free(P.col);
     free(P.rowx);
     free(P.rowy);
+    free(P.rowd);
     free(P.J);
     free(P.rp);
     free(P.vp);

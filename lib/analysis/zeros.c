@@ -150,6 +150,7 @@ jg_status_t jg_analysis_zeros(const jg_analysis_ss_t *ss, int64_t *nz, double *r
     double *M = NULL, *Q = NULL, *tau = NULL, *AB = NULL, *Af = NULL, *Ef = NULL, *ar = NULL, *ai = NULL,
            *be = NULL;
     int64_t n = ss->nx, m = ss->nu, p = ss->ny;
+    if (m == 0 && p == 0) return JG_OK;   /* no channel, no transmission zero (A - sI alone would give the poles) */
     if (sys_alloc(&s, n, m, p)) goto nomem;
     memcpy(s.A, ss->A, sizeof(double) * (size_t)(n * n));
     memcpy(s.B, ss->B, sizeof(double) * (size_t)(n * m));

@@ -4,8 +4,8 @@
  * IC holds its output at Value at the first major step of a simulation and
  * passes its input through otherwise; its guess() is also the starting point
  * of a loop through it.  AlgebraicConstraint solves f(z) = 0: the compiler
- * wires its last input to its own output (JG_BT_SELFLOOP), y = u1 + y, so a
- * fixed point of the loop solver is u1 = f(z) = 0 with z = y.
+ * wires its last input to its own output (JG_BT_SELFLOOP), y = y + s u1, so
+ * a fixed point of the loop solver is u1 = f(z) = 0 with z = y.
  */
 #include "block_impl.h"
 
@@ -106,8 +106,23 @@ const jg_block_type_t jg_block_ic = {
 
 /* AlgebraicConstraint: input 1 is f(z), output z.  Input 2 (not in the
  * model's lines) is wired by the compiler to the block's own output, and
- * y = u1 + u2: the loop solver's fixed point y = u1 + y is f(z) = 0.
- * InitialGuess (default 0, scalar or one per element) starts the solver. */
+ * y = u2 + AC_SCALE u1: the loop solver's fixed point y = y + AC_SCALE f(z) is
+ * f(z) = 0.  InitialGuess (default 0, scalar or one per element) starts the
+ * solver.
+ *
+ * Why the scale: every linearization sums the loop's gain into the self-loop,
+ * 1 + s df/dz, and then takes 1 - (1 + s df/dz).  With s = 1 a small df/dz
+ * (f in small units: 1e-10 z) loses eps/|df/dz| of its digits in that sum
+ * (8e-8 relative at 1e-10, all of them at 1e-16).  With s = 2^60 the sum is
+ * formed exactly enough (relative eps / |s df/dz|, below 1e-15 for |df/dz| >=
+ * 1e-3 / s) and the difference 1 - (1 + s df/dz) = -s df/dz is then exact up
+ * to that; s is a power of two, so the scaling itself rounds nothing and
+ * cancels from every result (dz/du = -(s df/dz)^-1 s df/du).  The loop solver's
+ * tests do not depend on the residual's units, and it leaves y = z, not
+ * z + s f(z), so the scale is invisible outside the block's own Jacobian
+ * (which shows s: docs/model-format.md).  The price: |f| above 2^1023 / s
+ * (1.5e290) overflows. */
+#define AC_SCALE 0x1p60
 typedef struct {
     jg_value_t guess;
 } ac_t;
@@ -142,13 +157,16 @@ static int ac_pattern(jg_block_t *b, jg_setup_t *s)
 
 static int ac_outputs(const jg_block_t *b, jg_eval_t *e)
 {
-    for (int64_t i = 0; i < b->out_w[0]; i++) e->y[0][i] = e->u[0][i] + e->u[1][i];
+    for (int64_t i = 0; i < b->out_w[0]; i++) e->y[0][i] = e->u[1][i] + AC_SCALE * e->u[0][i];
     return 0;
 }
 
 static int ac_jacobian(const jg_block_t *b, jg_eval_t *e)
 {
-    for (int64_t i = 0; i < b->out_w[0]; i++) e->jac[0]->x[i] = e->jac[1]->x[i] = 1.0;
+    for (int64_t i = 0; i < b->out_w[0]; i++) {
+        e->jac[0]->x[i] = AC_SCALE;
+        e->jac[1]->x[i] = 1.0;
+    }
     return 0;
 }
 

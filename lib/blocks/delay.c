@@ -20,7 +20,9 @@
  * PadeOrder instead: y = C x + D u with PadeOrder continuous states per
  * element (order 0: y = u).  Those states are declared and integrated in
  * simulation too, where they do not touch the output, so that a snapshot
- * linearization during a run finds them at a meaningful value.
+ * linearization during a run finds them at a meaningful value.  Linearization
+ * with --delays cuts the block out instead (lib/linearize/delays.c: exact
+ * internal delays, or one Pade order for all through the realization below).
  *
  * Realization.  The (n, n) Pade approximant of exp(-σ) is p(-σ)/p(σ) with
  * p(σ) = Σ c_k σ^k, c_k = (2n-k)! n! / ((2n)! k! (n-k)!).  In σ = sT it is
@@ -30,11 +32,12 @@
  * descending powers); then A = A'/T, B = B'/T keep the entries O(1/T)
  * whatever T is, where the companion form in s would carry 1/T^n.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "block_impl.h"
 
-#define MAX_PADE 10   /* beyond this the approximant only adds rounding */
+#define MAX_PADE JG__PADE_MAX   /* beyond this the approximant only adds rounding */
 
 typedef struct {
     jg_value_t delay, init;   /* DelayTime, InitialOutput: scalar or per element */
@@ -44,21 +47,23 @@ typedef struct {
     double alpha[MAX_PADE + 1], cp[MAX_PADE + 1], dp;   /* α_1..α_n, C'_1..C'_n, D */
 } td_t;
 
-/* α, C' and D of the normalized Pade realization of order n. */
-static void pade(td_t *d)
+/* α, C' and D of the normalized Pade realization of order n (linearization's
+ * --delays pade:N closes the cut delays with the same one). */
+void jg__transportdelay_pade(int n, double *alpha, double *cp, double *dp)
 {
-    int n = d->order;
     double c[MAX_PADE + 1];
     c[0] = 1;
     for (int k = 0; k < n; k++) c[k + 1] = c[k] * (n - k) / ((double)(2 * n - k) * (k + 1));
-    d->dp = n % 2 ? -1.0 : 1.0;
+    *dp = n % 2 ? -1.0 : 1.0;
     for (int j = 1; j <= n; j++) {
         int k = n - j;                     /* power of σ of coefficient j */
         double a = c[k] / c[n], b = (k % 2 ? -a : a);   /* ±a exactly: zeros stay zeros */
-        d->alpha[j] = a;
-        d->cp[j] = b - d->dp * a;
+        alpha[j] = a;
+        cp[j] = b - *dp * a;
     }
 }
+
+static void pade(td_t *d) { jg__transportdelay_pade(d->order, d->alpha, d->cp, &d->dp); }
 
 static int td_setup(jg_block_t *b, jg_setup_t *s)
 {
@@ -96,6 +101,21 @@ static int td_setup(jg_block_t *b, jg_setup_t *s)
                               MAX_PADE);
     d->order = (int)v.x[0];
     pade(d);
+    /* the Pade model's entries are alpha_j / T and 1 / T: a delay whose
+     * reciprocal (times the largest alpha) overflows, or a subnormal one,
+     * would put Inf into A and B */
+    double amax = 1;
+    for (int j = 1; j <= d->order; j++) amax = fmax(amax, d->alpha[j]);
+    for (int64_t i = 0; i < jg_value_numel(&d->delay); i++) {
+        double T = d->delay.x[i];
+        if (T < DBL_MIN || (d->order > 0 && !isfinite(amax / T)))
+            return jg_setup_error(b, s, JG_PARAM, "DelayTime",
+                                  "element %lld is %g: too small (expected at least %g%s, so "
+                                  "that the reciprocal of the delay stays finite)",
+                                  (long long)i + 1, T,
+                                  d->order > 0 ? fmax(DBL_MIN, amax / DBL_MAX) : DBL_MIN,
+                                  d->order > 0 ? " with this PadeOrder" : "");
+    }
     return jg_setup_ports(b, s, 1, 1);
 }
 
@@ -351,3 +371,10 @@ const jg_block_type_t jg_block_transportdelay = {
     .init = td_init, .outputs = td_outputs, .derivatives = td_derivatives,
     .jacobian = td_jacobian, .update = td_update, .zc = td_zc,
 };
+
+double jg__transportdelay_time(const jg_block_t *b, int64_t i)
+{
+    if (!b || b->type != &jg_block_transportdelay || !b->data || i < 0 || i >= b->out_w[0])
+        return NAN;
+    return jg__param_at(&((const td_t *)b->data)->delay, i);
+}

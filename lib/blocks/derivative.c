@@ -22,6 +22,7 @@
  * explicit solver crawl).  The d part in simulation is 1/(t - t_prev) (0 at
  * the first step): the true slope of the difference quotient, for algebraic
  * loops through the block. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "block_impl.h"
@@ -56,6 +57,11 @@ static int deriv_setup(jg_block_t *b, jg_setup_t *s)
         c = v.x[0];
     }
     d->c = c == 0 || isinf(c) ? DERIV_C_DEFAULT : c;
+    if (!isfinite(1.0 / d->c) || d->c < DBL_MIN)   /* y = (u - x) / c */
+        return jg_setup_error(b, s, JG_PARAM, "CoefficientInTFapproximation",
+                              "is %g: too small (expected 0 for the default, inf, or at least "
+                              "%g, so that its reciprocal stays finite)",
+                              d->c, DBL_MIN);
     return jg_setup_ports(b, s, 1, 1);
 }
 

@@ -5,10 +5,11 @@
  * den(z) in descending powers of z and realize that with jg_setup_tf_realize
  * (MATLAB's tf2ss controllable canonical form, as TransferFcn and
  * DiscreteTransferFcn), x(k+1) = A x(k) + B u(k), y(k) = C x(k) + D u(k), in
- * discrete states.  As for every discrete block (discrete.c) linearization
- * holds those states: the only Jacobian part is the direct feedthrough D (a
- * diagonal d part, declared only when D != 0, so a strictly proper filter
- * breaks algebraic loops).
+ * discrete states.  As for every discrete block (discrete.c) continuous
+ * linearization holds those states: the only Jacobian part is the direct
+ * feedthrough D (a diagonal d part, declared only when D != 0, so a strictly
+ * proper filter breaks algebraic loops); discrete linearization takes the
+ * realization from djacobian().
  */
 #include <math.h>
 #include <stdlib.h>

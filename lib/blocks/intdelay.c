@@ -12,7 +12,8 @@
  * reads slot 0; update() shifts and appends u(k) at the sample hits.  With
  * N = 0 there are no states and y = u (direct feedthrough, a diagonal d part
  * of ones); with N >= 1 the block declares no Jacobian part, so it breaks
- * algebraic loops and linearization holds its states (as UnitDelay).
+ * algebraic loops and continuous linearization holds its states (as
+ * UnitDelay); discrete linearization takes the shift register (djacobian).
  * Cost: O(N w) per hit (the shift), which is small for the delay lengths
  * Simulink models use (its DelayLengthUpperLimit default is 100). */
 #include <math.h>

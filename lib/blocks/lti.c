@@ -1,6 +1,6 @@
 /* StateSpace, TransferFcn and ZeroPole: continuous LTI systems x' = Ax + Bu,
- * y = Cx + Du.  TransferFcn and ZeroPole are realized as state space at setup
- * and then share every run-time function with StateSpace. */
+ * y = Cx + Du.  TransferFcn and ZeroPole are realized in MATLAB's controllable
+ * canonical form at setup and kept as its coefficients (O(degree)). */
 #include <math.h>
 #include <string.h>
 #include "block_impl.h"
@@ -9,7 +9,6 @@ typedef struct {
     int64_t n, m, p;          /* states, input width, output width */
     jg_value_t a, b, c, d;    /* row-major n x n, n x m, p x n, p x m */
     jg_value_t ic;            /* scalar or n initial states */
-    int siso;                 /* TransferFcn / ZeroPole: for width messages */
     int ka, kb, kc, kd;       /* part indices, -1 for an all-zero matrix */
 } ss_t;
 
@@ -135,7 +134,7 @@ int jg_setup_ss_input(jg_block_t *b, jg_setup_t *s, int64_t m, int64_t n, int si
 static int ss_widths(jg_block_t *b, jg_setup_t *s)
 {
     ss_t *d = b->data;
-    if (jg_setup_ss_input(b, s, d->m, d->n, d->siso) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
+    if (jg_setup_ss_input(b, s, d->m, d->n, 0) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
     b->out_w[0] = d->p;
     return jg_setup_states(b, s, d->n) < 0 ? JG_BLOCK_FAIL : JG_BLOCK_DONE;
 }
@@ -208,9 +207,13 @@ const jg_block_type_t jg_block_statespace = {
  *         [      ...      ]     D = b0
  *         [  0 ...   1   0]
  * Leading zeros of num are dropped (they carry no degree); n = 0 is a gain. */
-int jg_setup_tf_realize(jg_block_t *b, jg_setup_t *s, jg_ss_matrices_t *d, const double *num,
-                        int64_t nnum, const double *den, int64_t nden, const char *num_param,
-                        const char *den_param)
+/* The companion form's coefficients: n, the normalized denominator
+ * a[0..n) = a1..an (A's first row is -a), C in c[0..n) and D = *d0 (arena
+ * arrays).  Errors name num_param / den_param. */
+static int tf_coeffs(jg_block_t *b, jg_setup_t *s, const double *num, int64_t nnum,
+                     const double *den, int64_t nden, const char *num_param,
+                     const char *den_param, int64_t *n_out, double **a_out, double **c_out,
+                     double *d0)
 {
     if (nden == 0 || den[0] == 0)
         return jg_setup_error(b, s, JG_PARAM, den_param,
@@ -225,21 +228,57 @@ int jg_setup_tf_realize(jg_block_t *b, jg_setup_t *s, jg_ss_matrices_t *d, const
                               "numerator degree %lld exceeds denominator degree %lld: expected "
                               "a proper transfer function",
                               (long long)nnum - 1, (long long)n);
-    if (value_zeros(s, &d->a, n, n) || value_zeros(s, &d->b, n, 1) ||
-        value_zeros(s, &d->c, 1, n) || value_zeros(s, &d->d, 1, 1) ||
-        value_zeros(s, &d->ic, 1, 1))
-        return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
+    double *a = jg_setup_alloc(s, sizeof(double) * (size_t)(n + 1));
+    double *c = jg_setup_alloc(s, sizeof(double) * (size_t)(n + 1));
+    if (!a || !c) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
     double lead = den[0];
     /* padded, normalized numerator coefficient k (0..n) */
 #define NUMK(k) ((k) < nden - nnum ? 0.0 : num[(k) - (nden - nnum)] / lead)
     double b0 = NUMK(0);
-    d->d.x[0] = b0;
     for (int64_t j = 0; j < n; j++) {
-        double aj = den[j + 1] / lead;
-        d->a.x[j] = -aj;
-        d->c.x[j] = NUMK(j + 1) - b0 * aj;
+        a[j] = den[j + 1] / lead;
+        c[j] = NUMK(j + 1) - b0 * a[j];
     }
 #undef NUMK
+    /* dividing by a tiny leading coefficient can overflow (1e-310: every
+     * coefficient Inf); the realization would be Inf */
+    int overflow = !isfinite(b0);
+    for (int64_t j = 0; j < n; j++) overflow |= !isfinite(a[j]) || !isfinite(c[j]);
+    if (overflow)
+        return jg_setup_error(b, s, JG_PARAM, den_param,
+                              "the coefficients divided by the leading coefficient %g overflow: "
+                              "expected a leading coefficient of a scale closer to the others",
+                              lead);
+    *n_out = n;
+    *a_out = a;
+    *c_out = c;
+    *d0 = b0;
+    return JG_BLOCK_DONE;
+}
+
+int jg_setup_tf_realize(jg_block_t *b, jg_setup_t *s, jg_ss_matrices_t *d, const double *num,
+                        int64_t nnum, const double *den, int64_t nden, const char *num_param,
+                        const char *den_param)
+{
+    int64_t n;
+    double *a, *c, d0;
+    if (tf_coeffs(b, s, num, nnum, den, nden, num_param, den_param, &n, &a, &c, &d0) !=
+        JG_BLOCK_DONE)
+        return JG_BLOCK_FAIL;
+    /* the dense n x n A of the discrete blocks: bounded before it is made */
+    if (jg_setup_check_size(b, s, den_param, n > 3037000499LL ? INT64_MAX : n * n,
+                            "entries of the dense state-space realization (degree squared)") !=
+        JG_BLOCK_DONE)
+        return JG_BLOCK_FAIL;
+    if (value_zeros(s, &d->a, n, n) || value_zeros(s, &d->b, n, 1) ||
+        value_zeros(s, &d->c, 1, n) || value_zeros(s, &d->d, 1, 1) ||
+        value_zeros(s, &d->ic, 1, 1))
+        return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
+    d->d.x[0] = d0;
+    for (int64_t j = 0; j < n; j++) {
+        d->a.x[j] = -a[j];
+        d->c.x[j] = c[j];
+    }
     for (int64_t i = 1; i < n; i++) d->a.x[i * n + i - 1] = 1;
     if (n > 0) d->b.x[0] = 1;
     d->n = n;
@@ -247,17 +286,110 @@ int jg_setup_tf_realize(jg_block_t *b, jg_setup_t *s, jg_ss_matrices_t *d, const
     return JG_BLOCK_DONE;
 }
 
-static int lti_realize(jg_block_t *b, jg_setup_t *s, ss_t *d, const double *num, int64_t nnum,
-                       const double *den, int64_t nden, const char *num_param,
-                       const char *den_param)
+/* ------------------------------------- TransferFcn and ZeroPole, sparse */
+
+/* The same controllable canonical form kept as its 2n + 1 coefficients: A is
+ * the first row -a plus the subdiagonal of ones, B = e1, so storage and every
+ * evaluation are O(n), not the O(n^2) of the dense matrices (a degree of 5000
+ * took minutes per linearization, 50000 did not fit in memory). */
+typedef struct {
+    int64_t n;
+    double *a, *c, d0;        /* A's first row is -a; C; D */
+    int ka, kb, kc, kd;       /* part indices, -1 for an all-zero part */
+} tf_t;
+
+static int tf_realize(jg_block_t *b, jg_setup_t *s, const double *num, int64_t nnum,
+                      const double *den, int64_t nden, const char *num_param,
+                      const char *den_param)
 {
-    jg_ss_matrices_t mx;
-    if (jg_setup_tf_realize(b, s, &mx, num, nnum, den, nden, num_param, den_param) != JG_BLOCK_DONE)
+    tf_t *d = jg__setup_data(b, s, sizeof *d);
+    if (!d) return JG_BLOCK_FAIL;
+    d->ka = d->kb = d->kc = d->kd = -1;
+    if (tf_coeffs(b, s, num, nnum, den, nden, num_param, den_param, &d->n, &d->a, &d->c,
+                  &d->d0) != JG_BLOCK_DONE)
         return JG_BLOCK_FAIL;
-    d->a = mx.a, d->b = mx.b, d->c = mx.c, d->d = mx.d, d->ic = mx.ic;
-    d->n = mx.n, d->m = mx.m, d->p = mx.p;
-    d->siso = 1;
     return jg_setup_ports(b, s, 1, 1);
+}
+
+static int tf_widths(jg_block_t *b, jg_setup_t *s)
+{
+    const tf_t *d = b->data;
+    if (jg_setup_ss_input(b, s, 1, d->n, 1) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
+    b->out_w[0] = 1;
+    return jg_setup_states(b, s, d->n) < 0 ? JG_BLOCK_FAIL : JG_BLOCK_DONE;
+}
+
+static int tf_pattern(jg_block_t *b, jg_setup_t *s)
+{
+    tf_t *d = b->data;
+    int64_t n = d->n, nz = 0, nc = 0;
+    if (d->d0 != 0) {
+        const int64_t zero = 0;
+        if ((d->kd = jg_jac_pattern(b, s, JG_JAC_D, 0, 0, 1, &zero, &zero)) < 0) return -1;
+    }
+    if (n == 0) return 0;
+    int64_t *ri = jg_setup_alloc(s, sizeof(int64_t) * (size_t)(2 * n));
+    int64_t *ci = jg_setup_alloc(s, sizeof(int64_t) * (size_t)(2 * n));
+    if (!ri || !ci) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory"), -1;
+    for (int64_t j = 0; j < n; j++)
+        if (d->a[j] != 0) ri[nz] = 0, ci[nz++] = j;
+    for (int64_t i = 1; i < n; i++) ri[nz] = i, ci[nz++] = i - 1;
+    if (nz && (d->ka = jg_jac_pattern(b, s, JG_JAC_A, -1, -1, nz, ri, ci)) < 0) return -1;
+    const int64_t zero = 0;
+    if ((d->kb = jg_jac_pattern(b, s, JG_JAC_B, -1, 0, 1, &zero, &zero)) < 0) return -1;
+    for (int64_t j = 0; j < n; j++)
+        if (d->c[j] != 0) ri[nc] = 0, ci[nc++] = j;
+    if (nc && (d->kc = jg_jac_pattern(b, s, JG_JAC_C, 0, -1, nc, ri, ci)) < 0) return -1;
+    return 0;
+}
+
+static int tf_init(const jg_block_t *b, double *x0)
+{
+    const tf_t *d = b->data;
+    for (int64_t i = 0; i < d->n; i++) x0[i] = 0;
+    return 0;
+}
+
+static int tf_outputs(const jg_block_t *b, jg_eval_t *e)
+{
+    const tf_t *d = b->data;
+    double acc = 0;
+    for (int64_t j = 0; j < d->n; j++) acc += d->c[j] * e->x[j];
+    e->y[0][0] = acc + d->d0 * e->u[0][0];
+    return 0;
+}
+
+static int tf_derivatives(const jg_block_t *b, jg_eval_t *e)
+{
+    const tf_t *d = b->data;
+    int64_t n = d->n;
+    if (n == 0) return 0;
+    double acc = 0;
+    for (int64_t j = 0; j < n; j++) acc -= d->a[j] * e->x[j];
+    e->dx[0] = acc + e->u[0][0];
+    for (int64_t i = 1; i < n; i++) e->dx[i] = e->x[i - 1];
+    return 0;
+}
+
+/* Values by position in the compressed columns: the pattern is the one
+ * tf_pattern declared, whatever order the entries were stored in. */
+static int tf_jacobian(const jg_block_t *b, jg_eval_t *e)
+{
+    const tf_t *d = b->data;
+    if (d->ka >= 0) {
+        cs_dl *A = e->jac[d->ka];
+        for (int64_t j = 0; j < A->n; j++)
+            for (int64_t k = A->p[j]; k < A->p[j + 1]; k++)
+                A->x[k] = (A->i[k] == 0 ? -d->a[j] : 0) + (A->i[k] == j + 1 ? 1 : 0);
+    }
+    if (d->kb >= 0) e->jac[d->kb]->x[0] = 1;
+    if (d->kc >= 0) {
+        cs_dl *C = e->jac[d->kc];
+        for (int64_t j = 0; j < C->n; j++)
+            for (int64_t k = C->p[j]; k < C->p[j + 1]; k++) C->x[k] = d->c[j];
+    }
+    if (d->kd >= 0) e->jac[d->kd]->x[0] = d->d0;
+    return 0;
 }
 
 int jg_setup_num_mat_def(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *v,
@@ -297,21 +429,19 @@ static const double tf_num_def[] = {1}, tf_den_def[] = {1, 1};   /* Simulink: 1/
 
 static int transferfcn_setup(jg_block_t *b, jg_setup_t *s)
 {
-    ss_t *d = NULL;
-    if (ss_alloc(b, s, &d) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
     jg_value_t num, den;
     if (jg_setup_poly_param(b, s, "Numerator", &num, tf_num_def, 1) != JG_BLOCK_DONE ||
         jg_setup_poly_param(b, s, "Denominator", &den, tf_den_def, 2) != JG_BLOCK_DONE)
         return JG_BLOCK_FAIL;
-    return lti_realize(b, s, d, num.x, jg_value_numel(&num), den.x, jg_value_numel(&den),
-                       "Numerator", "Denominator");
+    return tf_realize(b, s, num.x, jg_value_numel(&num), den.x, jg_value_numel(&den),
+                      "Numerator", "Denominator");
 }
 
 const jg_block_type_t jg_block_transferfcn = {
     .name = "TransferFcn", .flags = JG_BT_LINEAR,
-    .setup = transferfcn_setup, .widths = ss_widths, .pattern = ss_pattern,
-    .init = ss_init, .outputs = ss_outputs, .derivatives = ss_derivatives,
-    .jacobian = ss_jacobian,
+    .setup = transferfcn_setup, .widths = tf_widths, .pattern = tf_pattern,
+    .init = tf_init, .outputs = tf_outputs, .derivatives = tf_derivatives,
+    .jacobian = tf_jacobian,
 };
 
 /* -------------------------------------------------------------- ZeroPole */
@@ -401,8 +531,6 @@ static const double zp_zeros_def[] = {1}, zp_poles_def[] = {0, -1}, zp_gain_def[
 
 static int zeropole_setup(jg_block_t *b, jg_setup_t *s)
 {
-    ss_t *d = NULL;
-    if (ss_alloc(b, s, &d) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
     jg_value_t z, p, k;   /* Simulink defaults: (s - 1) / (s (s + 1)) */
     if (jg_setup_num_vec_def(b, s, "Zeros", &z, zp_zeros_def, 1) != JG_BLOCK_DONE ||
         jg_setup_num_vec_def(b, s, "Poles", &p, zp_poles_def, 2) != JG_BLOCK_DONE ||
@@ -416,12 +544,12 @@ static int zeropole_setup(jg_block_t *b, jg_setup_t *s)
     int64_t nz, np;
     if (jg_setup_zpk_poly(b, s, &z, &p, k.x[0], 1, &num, &nz, &den, &np) != JG_BLOCK_DONE)
         return JG_BLOCK_FAIL;
-    return lti_realize(b, s, d, num, nz + 1, den, np + 1, "Zeros", "Poles");
+    return tf_realize(b, s, num, nz + 1, den, np + 1, "Zeros", "Poles");
 }
 
 const jg_block_type_t jg_block_zeropole = {
     .name = "ZeroPole", .flags = JG_BT_LINEAR,
-    .setup = zeropole_setup, .widths = ss_widths, .pattern = ss_pattern,
-    .init = ss_init, .outputs = ss_outputs, .derivatives = ss_derivatives,
-    .jacobian = ss_jacobian,
+    .setup = zeropole_setup, .widths = tf_widths, .pattern = tf_pattern,
+    .init = tf_init, .outputs = tf_outputs, .derivatives = tf_derivatives,
+    .jacobian = tf_jacobian,
 };

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "block_impl.h"
+#include "../model/model_internal.h"
 
 /* ------------------------------------------- vector parameters, expansion */
 
@@ -308,43 +309,6 @@ typedef struct {
     double *v;      /* n x m values, row-major */
 } fw_t;
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n + 1 >= cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                errno = ENOMEM;
-                break;
-            }
-            buf = nb;
-        }
-        size_t r = fread(buf + n, 1, cap - 1 - n, f);
-        n += r;
-        if (r == 0) {
-            if (ferror(f)) {
-                int e = errno ? errno : EIO;
-                free(buf);
-                buf = NULL;
-                errno = e;
-            }
-            break;
-        }
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = 0;
-        *len = n;
-    }
-    return buf;
-}
-
 /* Split line (modified in place) at commas into at most max fields, trimmed of
  * blanks; returns the number of fields (which may exceed max: counted only). */
 static int64_t split_fields(char *line, char **fld, int64_t max)
@@ -384,11 +348,17 @@ static int fw_setup(jg_block_t *b, jg_setup_t *s)
                               "missing: expected the path of a CSV file (a header row, then "
                               "time and the output values on each row)");
     size_t len = 0;
+    char *text = NULL;
+    jg_error_t ferr;
+    jg_error_clear(&ferr);
+    /* bounded by the model's file limit: /dev/zero is a file name too */
     errno = 0;
-    char *text = read_file(path, &len);
-    if (!text)
-        return jg_setup_error(b, s, JG_IO, "File", "cannot read '%s': %s", path,
-                              strerror(errno ? errno : EIO));
+    if (jg__read_file(path, jg_setup_limits(s).file_bytes, &text, &len, &ferr)) {
+        if (ferr.status == JG_IO && errno != EFBIG)   /* cannot open or read */
+            return jg_setup_error(b, s, JG_IO, "File", "cannot read '%s': %s", path,
+                                  strerror(errno ? errno : EIO));
+        return jg_setup_error(b, s, ferr.status, "File", "%s", ferr.msg);
+    }
     int rc = JG_BLOCK_DONE;
     char **fld = NULL;
     int64_t ncol = 0, nrow = 0, cap = 0;

@@ -92,6 +92,7 @@
 #include <stddef.h>
 #include <cs.h>
 #include "jacgraph/status.h"
+#include "jacgraph/model.h"
 
 typedef struct jg_block jg_block_t;
 typedef struct jg_setup jg_setup_t;
@@ -308,6 +309,16 @@ int jg_setup_zc(jg_block_t *b, jg_setup_t *s, int64_t n, const signed char *dir)
  * errors): JG_ZC_* or -2 after jg_setup_error. */
 int jg_setup_zc_dir(jg_block_t *b, jg_setup_t *s, const char *param, const char *value);
 void *jg_setup_alloc(jg_setup_t *s, size_t size);      /* arena, zeroed */
+/* A size a block derives from its parameters (a buffer, a realization's
+ * entries), n elements of `what`, against the model's element limit
+ * (jacgraph/model.h jg_limits_t) before it is allocated: JG_BLOCK_DONE, or
+ * JG_BLOCK_FAIL with a JG_MODEL error naming the block and param (lib/compile/
+ * limits.c).  Compute n so that it cannot overflow (compare factors first). */
+int jg_setup_check_size(jg_block_t *b, jg_setup_t *s, const char *param, int64_t n,
+                        const char *what);
+/* The model's limits (defaults applied): file_bytes for a file a block reads
+ * at compile time (with jg__read_file of model/model_internal.h). */
+jg_limits_t jg_setup_limits(const jg_setup_t *s);
 /* Record an error naming the block (and parameter when param != NULL).
  * Returns JG_BLOCK_FAIL. */
 int jg_setup_error(jg_block_t *b, jg_setup_t *s, jg_status_t st, const char *param,
@@ -478,5 +489,16 @@ jg__plset_t *jg__plset_retain(jg__plset_t *ps);
 /* Drop a reference; the last one frees the types and closes the files
  * (dlclose).  NULL is fine.  Thread-safe. */
 void jg__plset_release(jg__plset_t *ps);
+
+/* ---- TransportDelay (lib/blocks/delay.c) ---- */
+/* The delay of element i of block b when b is a TransportDelay (what
+ * linearization with exact delays cuts), else NAN.  O(1). */
+double jg__transportdelay_time(const jg_block_t *b, int64_t i);
+/* The normalized (n, n) Pade realization of exp(-σ) that a TransportDelay of
+ * PadeOrder n uses (delay.c's opening comment): alpha[1..n] (the first row of
+ * A' negated), cp[1..n] (C') and *dp (D = (-1)^n); the block's A = A'/T,
+ * B = e1/T.  n is 0..JG__PADE_MAX.  O(n). */
+#define JG__PADE_MAX 10
+void jg__transportdelay_pade(int n, double *alpha, double *cp, double *dp);
 
 #endif

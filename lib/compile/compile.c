@@ -212,10 +212,11 @@ jg_status_t jg_program_compile(const jg_model_t *m, jg_program_t **out, jg_error
     jg_arena_init(&p->arena, 1 << 16);
     /* the program shares the model's plugin types: it may outlive the model */
     p->plugins = jg__plset_retain(jg__model_plugins(m));
-    jg__cctx_t c = {.p = p, .err = err, .plugins = p->plugins};
+    jg__cctx_t c = {.p = p, .err = err, .plugins = p->plugins, .lim = jg_model_limits(m)};
     jg_setup_t s = {.force = 0, .err = err, .priv = &c};
     int32_t nb = 0, ns = 0;
     jg__count_blocks(jg__model_root(m), &nb, &ns);
+    if ((st = jg__check_block_count(&c, nb))) goto fail;
     p->name = jg_arena_strdup(&p->arena, jg_model_name(m));
     p->blocks = jg_arena_alloc(&p->arena, sizeof(jg_block_t) * (size_t)(nb + 1));
     p->sys = jg_arena_alloc(&p->arena, sizeof(struct jg_sys) * (size_t)(ns + 1));
@@ -232,6 +233,7 @@ jg_status_t jg_program_compile(const jg_model_t *m, jg_program_t **out, jg_error
     if ((st = jg__resolve_gotos(p, err))) goto fail;   /* From -> Goto (goto.c) */
     if ((st = jg__build_consumers(p, &cs, err))) goto fail;
     if ((st = jg__propagate_widths(&c, &s, &cs))) goto fail;
+    if ((st = jg__check_totals(&c, &s))) goto fail;
     if ((st = jg__layout(&c))) goto fail;
     if ((st = jg__patterns(&c, &s))) goto fail;
     /* igraph's default handlers print and abort: ignore them around our igraph

@@ -22,6 +22,7 @@ typedef struct jg__cctx {
     const char *seen[64]; /* parameters the current block's setup asked for */
     int nseen;
     struct jg__wscache *wsc;  /* evaluated workspace entries (setup.c; in the arena) */
+    jg_limits_t lim;      /* the model's limits, defaults applied (limits.c) */
 } jg__cctx_t;
 
 /* Remember that the block being set up read parameter `name`. */
@@ -35,6 +36,15 @@ static inline void jg__seen(jg__cctx_t *c, const char *name)
  * the sort). */
 int jg__setup_sample_time(jg_block_t *b, jg_setup_t *s);
 jg_status_t jg__resolve_sample_times(jg__cctx_t *c);
+
+/* limits.c: the element limit (c->lim.elements).  The block count; the known
+ * port widths of b before its widths() runs (JG_BLOCK_DONE or JG_BLOCK_FAIL
+ * with the error set); after propagation every width and the model's total
+ * of signal elements, states, discrete states and zero crossings.  Errors
+ * are JG_MODEL naming the block and the option --max-elements. */
+jg_status_t jg__check_block_count(jg__cctx_t *c, int32_t nb);
+int jg__check_widths_known(jg__cctx_t *c, jg_setup_t *s, jg_block_t *b);
+jg_status_t jg__check_totals(jg__cctx_t *c, jg_setup_t *s);
 
 /* The stages of jg_program_compile (compile.c), in their order; each returns
  * JG_OK or an error set in c->err (or err). */

@@ -46,9 +46,9 @@ void jg__count_blocks(const json_t *sys, int32_t *nb, int32_t *ns)
 {
     size_t i;
     const json_t *b;
-    (*ns)++;
+    if (*ns < INT32_MAX) (*ns)++;   /* saturating: the caller refuses such counts */
     json_array_foreach(json_object_get(sys, "blocks"), i, b) {
-        (*nb)++;
+        if (*nb < INT32_MAX) (*nb)++;
         if (json_is_array(json_object_get(b, "blocks"))) jg__count_blocks(b, nb, ns);
     }
 }

@@ -589,6 +589,7 @@ int jg_setup_ports(jg_block_t *b, jg_setup_t *s, int nin, int nout)
 int jg_setup_states(jg_block_t *b, jg_setup_t *s, int64_t nx)
 {
     if (nx < 0) return jg_setup_error(b, s, JG_INTERNAL, NULL, "negative state count");
+    if (jg_setup_check_size(b, s, NULL, nx, "continuous states") != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
     b->nx = nx;
     return JG_BLOCK_DONE;
 }
@@ -596,6 +597,7 @@ int jg_setup_states(jg_block_t *b, jg_setup_t *s, int64_t nx)
 int jg_setup_dstates(jg_block_t *b, jg_setup_t *s, int64_t nd)
 {
     if (nd < 0) return jg_setup_error(b, s, JG_INTERNAL, NULL, "negative discrete state count");
+    if (jg_setup_check_size(b, s, NULL, nd, "discrete states") != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
     b->nd = nd;
     return JG_BLOCK_DONE;
 }
@@ -603,6 +605,7 @@ int jg_setup_dstates(jg_block_t *b, jg_setup_t *s, int64_t nd)
 int jg_setup_zc(jg_block_t *b, jg_setup_t *s, int64_t n, const signed char *dir)
 {
     if (n < 0) return jg_setup_error(b, s, JG_INTERNAL, NULL, "negative zero-crossing count");
+    if (jg_setup_check_size(b, s, NULL, n, "zero-crossing signals") != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
     signed char *d = jg_setup_alloc(s, (size_t)n + 1);
     if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
     for (int64_t k = 0; k < n; k++) d[k] = dir ? dir[k] : JG_ZC_EITHER;

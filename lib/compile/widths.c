@@ -74,6 +74,8 @@ static int try_widths(jg__cctx_t *c, jg_setup_t *s, const jg__consumers_t *cs, i
         return b->type->widths(b, s);
     }
     if (!b->type->widths) return JG_BLOCK_DONE;
+    /* a width beyond the limit stops here, before the block sizes anything by it */
+    if (jg__check_widths_known(c, s, b) != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
     return b->type->widths(b, s);
 }
 

@@ -108,8 +108,8 @@ static inline jg_status_t jg__eval_call_update(int (*update)(const jg_block_t *,
 }
 
 /* Solve algebraic loop l of the program on the work's signals (algloop.c):
- * Newton with the analytic loop Jacobian, line search, Broyden updates; one
- * LU solve for a loop of linear blocks. */
+ * Newton with the analytic loop Jacobian (dense LU or KLU: algloop_mat.c) and
+ * a line search; a loop of linear blocks is factored once. */
 jg_status_t jg__eval_solve_loop(jg_eval_work_t *w, int l, jg_error_t *err);
 
 /* ---- the fused evaluation plan (plan.c) */

@@ -47,6 +47,18 @@ typedef struct jg_iospec {
 jg_status_t jg__iospec_create(const jg_program_t *p, int nin, const char *const *in, int nout,
                               const char *const *out, int nopen, const char *const *open,
                               int defaults, jg_iospec_t **spec, jg_error_t *err);
+/* As jg__iospec_create, plus ncut cut blocks cut[] (block ids, one input and
+ * one output port each: the TransportDelays of linearization with exact
+ * delays).  Cut k opens the block's output signal and puts an input point
+ * named by the block path on it, and measures what the block's input reads
+ * with an output point of the same name; these points come after all others,
+ * so w and z end with the cut elements, cut by cut.  An output point on a cut
+ * signal measures that input point.  Extra errors (JG_ARG): an opening or an
+ * input point on a cut signal. */
+jg_status_t jg__iospec_create_cut(const jg_program_t *p, int nin, const char *const *in, int nout,
+                                  const char *const *out, int nopen, const char *const *open,
+                                  int defaults, int32_t ncut, const int32_t *cut,
+                                  jg_iospec_t **spec, jg_error_t *err);
 /* Accepts NULL. */
 void jg__iospec_free(jg_iospec_t *s);
 
@@ -93,6 +105,11 @@ const double *jg__eval_dstates(const jg_eval_work_t *w);
 /* the same, writable: a caller that solves for discrete states (trim) sets
  * them before jg_eval_outputs */
 double *jg__eval_dstates_w(jg_eval_work_t *w);
+/* The block outputs (jg_eval_signals), writable: they are the starting points
+ * of the nonlinear algebraic loops' solver, which a caller evaluating at
+ * several nearby points (perturbation) restores so that each evaluation starts
+ * from the same point (algloop.c). */
+double *jg__eval_signals_w(jg_eval_work_t *w);
 
 /* ------------------------------------------------- hybrid steps (eval.c) */
 

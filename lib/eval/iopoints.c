@@ -93,7 +93,11 @@ static char **element_names(const char *name, int64_t w)
     for (int64_t k = 0; k < w; k++) {
         size_t n = strlen(name) + 24;
         v[k] = malloc(n);
-        if (!v[k]) return v;   /* caller frees; NULL entries are fine */
+        if (!v[k]) {   /* all or nothing: a missing name would print as "?" */
+            for (int64_t j = 0; j < k; j++) free(v[j]);
+            free(v);
+            return NULL;
+        }
         if (w == 1)
             snprintf(v[k], n, "%s", name);
         else
@@ -131,6 +135,14 @@ jg_status_t jg__iospec_create(const jg_program_t *p, int nin, const char *const 
                               const char *const *out, int nopen, const char *const *open,
                               int defaults, jg_iospec_t **spec, jg_error_t *err)
 {
+    return jg__iospec_create_cut(p, nin, in, nout, out, nopen, open, defaults, 0, NULL, spec, err);
+}
+
+jg_status_t jg__iospec_create_cut(const jg_program_t *p, int nin, const char *const *in, int nout,
+                                  const char *const *out, int nopen, const char *const *open,
+                                  int defaults, int32_t ncut, const int32_t *cut,
+                                  jg_iospec_t **spec, jg_error_t *err)
+{
     jg_status_t st = JG_OK;
     jg_iospec_t *s = calloc(1, sizeof *s);
     int *in_at = malloc(sizeof(int) * (size_t)(p->nout_ports + 1));
@@ -140,8 +152,8 @@ jg_status_t jg__iospec_create(const jg_program_t *p, int nin, const char *const 
     if (!s || !in_at || !op) goto nomem;
     for (int64_t k = 0; k < p->nout_ports; k++) in_at[k] = -1;
     int ni = defaults ? p->nin_root : 0, no = defaults ? p->nout_root : 0;
-    s->in = calloc((size_t)(ni + nin) + 1, sizeof *s->in);
-    s->out = calloc((size_t)(no + nout) + 1, sizeof *s->out);
+    s->in = calloc((size_t)(ni + nin + ncut) + 1, sizeof *s->in);
+    s->out = calloc((size_t)(no + nout + ncut) + 1, sizeof *s->out);
     if (!s->in || !s->out) goto nomem;
     /* defaults: root Inports perturb their own output; root Outports measure
      * the signal that drives them */
@@ -186,6 +198,45 @@ jg_status_t jg__iospec_create(const jg_program_t *p, int nin, const char *const 
             goto fail;
         }
         op[gp] = 1;
+    }
+    /* cuts: the block's output becomes the input point w_k (its consumers
+     * see only w_k) and what its input reads the output point z_k, after the
+     * other points; an output point on the cut signal measures w_k, which is
+     * what the signal carries in the cut system */
+    for (int32_t c = 0; c < ncut; c++) {
+        const jg_block_t *B = &p->blocks[cut[c]];
+        int64_t gp = jg__outport(p, B->id, 0);
+        if (op[gp]) {
+            st = jg_error_set(err, JG_ARG, "--open on the output of %s '%s': that signal is cut "
+                              "as a delay channel already", B->type->name, B->path);
+            goto fail;
+        }
+        for (int k = 0; k < s->nin; k++)
+            if (s->in[k].gport == gp) {
+                st = jg_error_set(err, JG_ARG, "input point %s: the output of %s '%s' is a delay "
+                                  "channel (its own input point)", s->in[k].name, B->type->name,
+                                  B->path);
+                goto fail;
+            }
+        for (int k = 0; k < s->nout; k++)
+            if (s->out[k].gport == gp) s->out[k].as_consumer = 1;
+        op[gp] = 1;
+        jg_iopoint_t *pi = &s->in[s->nin], *po = &s->out[s->nout];
+        pi->name = dupstr(B->path);
+        po->name = dupstr(B->path);
+        if (!pi->name || !po->name) {
+            free((char *)pi->name);
+            free((char *)po->name);
+            pi->name = po->name = NULL;
+            goto nomem;
+        }
+        pi->gport = gp;
+        pi->width = B->out_w[0];
+        po->gport = p->in_drv[jg__inport(p, B->id, 0)];   /* -1: undriven input */
+        po->width = B->in_w[0];
+        po->as_consumer = 1;   /* what the block reads, perturbations included */
+        s->nin++;
+        s->nout++;
     }
     for (int k = 0; k < s->nin; k++) {
         if (in_at[s->in[k].gport] >= 0) {

@@ -263,10 +263,24 @@ static int mk_gainm(jg__gen_sys_t *s, int in, const int *k, int rows)
     return mk_gainm_named(s, in, k, rows, "G");
 }
 
+/* A block of `type` named prefix<id> with the "Inputs" parameter inputs (JSON
+ * text) fed by in[0..n-1]; its output signal has width w, magnitude mag. */
+static int mk_fan_in(jg__gen_sys_t *s, const char *prefix, const char *type, const char *inputs,
+                     const int *in, int n, int w, int64_t mag, int fb)
+{
+    char nm[16];
+    jg__gen_new_name(s, prefix, nm);
+    jg__gen_blk_begin(s, nm, type);
+    jg__gen_out(s->g, ",\"Inputs\":%s", inputs);
+    jg__gen_blk_end(s);
+    for (int i = 0; i < n; i++) jg__gen_connect(s, in[i], nm, i + 1);
+    return jg__gen_add_sig(s, nm, 1, w, mag, fb);
+}
+
 /* Sum of in[0..n-1] with signs sg[] (+1/-1); widths equal or 1. */
 int jg__gen_mk_sum(jg__gen_sys_t *s, const int *in, const int *sg, int n)
 {
-    char nm[16], str[40];
+    char str[40];
     int w = 1, fb = -1;
     int64_t mag = 0;
     for (int i = 0; i < n; i++) {
@@ -276,17 +290,13 @@ int jg__gen_mk_sum(jg__gen_sys_t *s, const int *in, const int *sg, int n)
         mag += SG(in[i]).mag;
     }
     str[n] = '\0';
-    jg__gen_new_name(s, "S", nm);
-    jg__gen_blk_begin(s, nm, "Sum");
-    jg__gen_out(s->g, ",\"Inputs\":\"%s\"", str);
-    jg__gen_blk_end(s);
-    for (int i = 0; i < n; i++) jg__gen_connect(s, in[i], nm, i + 1);
-    return jg__gen_add_sig(s, nm, 1, w, mag, fb);
+    char inputs[44];
+    snprintf(inputs, sizeof inputs, "\"%s\"", str);
+    return mk_fan_in(s, "S", "Sum", inputs, in, n, w, mag, fb);
 }
 
 static int mk_mux(jg__gen_sys_t *s, const int *in, int n)
 {
-    char nm[16];
     int w = 0, fb = -1;
     int64_t mag = 0;
     for (int i = 0; i < n; i++) {
@@ -294,12 +304,9 @@ static int mk_mux(jg__gen_sys_t *s, const int *in, int n)
         fb = SG(in[i]).fb > fb ? SG(in[i]).fb : fb;
         mag = SG(in[i]).mag > mag ? SG(in[i]).mag : mag;
     }
-    jg__gen_new_name(s, "X", nm);
-    jg__gen_blk_begin(s, nm, "Mux");
-    jg__gen_out(s->g, ",\"Inputs\":%d", n);
-    jg__gen_blk_end(s);
-    for (int i = 0; i < n; i++) jg__gen_connect(s, in[i], nm, i + 1);
-    return jg__gen_add_sig(s, nm, 1, w, mag, fb);
+    char inputs[16];
+    snprintf(inputs, sizeof inputs, "%d", n);
+    return mk_fan_in(s, "X", "Mux", inputs, in, n, w, mag, fb);
 }
 
 /* Demux into parts[0..np-1]; the output signals go to o[]. */

@@ -111,6 +111,8 @@ jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_gra
     jg_arena_init(&g->arena, 1 << 16);
     g->prog = p;
     g->io = io;
+    g->piv_cond = 1;
+    g->guard_v = -1;
     /* ---- vertices */
     int64_t nv = io->nin + io->nout;
     for (int32_t b = 0; b < p->nblocks; b++) {

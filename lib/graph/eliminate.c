@@ -6,6 +6,15 @@
  * Kf (I - Dv)^-1 Ke, summed into an existing e -> f (Def. 2); Dv is v's
  * self-loop.  Everything here works on patterns and records the numeric work
  * as a tape (graph_impl.h) that jg__graph_replay executes per operating point.
+ *
+ * Given the operating point's block Jacobians, the elimination is also
+ * numeric: every operation is executed as it is recorded, and a vertex whose
+ * pivot block I - Dv is ill-conditioned as a pivot (jg__graph_pivot above
+ * JG__GRAPH_PIVOT_COND_MAX, singular included) is not eliminated now.  It is
+ * tried again when a neighbor's elimination changes its self-loop (v1 = v1 +
+ * v2 with v2 = v1 + u: eliminating v2 turns v1's pivot 1 - 1 into 1 - 2), and
+ * what stays is solved by the LFT's pivoted LU.  Without values (the solver
+ * Jacobian's pattern) the order is the purely structural one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -112,8 +121,41 @@ static void list_remove(int64_t *arr, int32_t *n, int64_t id)
         }
 }
 
+/* The numeric side of an elimination: whether to execute the tape as it is
+ * recorded, and a dense scratch for trying a pivot block. */
+typedef struct {
+    int on;
+    double *s;
+    int64_t cap;
+} num_t;
+
+/* Record operation (code, a, b, c) and, in a numeric elimination, execute it. */
+static int push(jg_graph_t *g, const num_t *nm, jg_opcode_t code, int64_t a, int64_t b, int64_t c)
+{
+    if (jg__gop_push(g, code, a, b, c)) return -1;
+    if (nm->on) jg__gop_exec(g, g->ops_n - 1);
+    return 0;
+}
+
+/* 1 when v's pivot block is acceptable now (always without values), 0 when
+ * it must wait, -1 when out of memory. */
+static int pivot_ok(jg_graph_t *g, int64_t v, num_t *nm)
+{
+    const jg_gvert_t *V = &g->v[v];
+    if (!nm->on || V->self < 0 || !g->e[V->self].alive) return 1;
+    int64_t n = V->width;
+    if (n * n > nm->cap) {
+        double *s = realloc(nm->s, sizeof(double) * (size_t)(n * n));
+        if (!s) return -1;
+        nm->s = s;
+        nm->cap = n * n;
+    }
+    return jg__graph_pivot(g, g->e[V->self].mat, n, nm->s) <= JG__GRAPH_PIVOT_COND_MAX;
+}
+
 /* Eliminate vertex v: record the numeric operations and rewire the graph. */
-static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, pat_t *pt, buf_t *kin)
+static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, pat_t *pt, buf_t *kin,
+                                    const num_t *nm)
 {
     jg_gvert_t *V = &g->v[v];
     int64_t wv = V->width, S = -1;
@@ -122,7 +164,7 @@ static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, pat_t *pt, buf_t *
         for (int64_t j = 0; j <= wv; j++) pt->colp.a[j] = j * wv;
         for (int64_t k = 0; k < wv * wv; k++) pt->rowi.a[k] = k % wv;
         S = jg__gmat_new(g, wv, wv, pt->colp.a, pt->rowi.a);
-        if (S < 0 || jg__gop_push(g, OP_INV, g->e[V->self].mat, v, S)) return JG_NOMEM;
+        if (S < 0 || push(g, nm, OP_INV, g->e[V->self].mat, v, S)) return JG_NOMEM;
     }
     /* effective in-matrices: Ke, or S*Ke with full columns where Ke has entries */
     if (buf_reserve(kin, V->nin)) return JG_NOMEM;
@@ -140,7 +182,7 @@ static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, pat_t *pt, buf_t *
             }
             pt->colp.a[Ke->n] = nz;
             int64_t T = jg__gmat_new(g, wv, Ke->n, pt->colp.a, pt->rowi.a);
-            if (T < 0 || jg__gop_push(g, OP_SCALE, S, m, T)) return JG_NOMEM;
+            if (T < 0 || push(g, nm, OP_SCALE, S, m, T)) return JG_NOMEM;
             m = T;
         }
         kin->a[k] = m;
@@ -172,11 +214,11 @@ static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, pat_t *pt, buf_t *
                     int64_t *uc, *ur;
                     if (pattern_union(pt, &g->mat[C], &uc, &ur)) return JG_NOMEM;
                     int64_t C2 = jg__gmat_new(g, am, bn, uc, ur);
-                    if (C2 < 0 || jg__gop_push(g, OP_EXPAND, C, -1, C2)) return JG_NOMEM;
+                    if (C2 < 0 || push(g, nm, OP_EXPAND, C, -1, C2)) return JG_NOMEM;
                     g->e[ex].mat = C = C2;
                 }
             }
-            if (jg__gop_push(g, OP_MULADD, Kf, Ke, C)) return JG_NOMEM;
+            if (push(g, nm, OP_MULADD, Kf, Ke, C)) return JG_NOMEM;
         }
     }
     /* remove v and its edges */
@@ -267,9 +309,13 @@ static int neighbors(const jg_graph_t *g, int64_t v, buf_t *nb)
     return 0;
 }
 
-jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_graph_reduce_t how, jg_error_t *err)
+jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_graph_reduce_t how, const jg_eval_work_t *w,
+                                jg_error_t *err)
 {
     jg_status_t st = JG_OK;
+    num_t nm = {w != NULL, NULL, 0};
+    int ok;
+    if (w) jg__graph_load(g, w);
     pat_t pt = {{0}, {0}, {0}};
     buf_t kin = {0}, nb = {0};
     int64_t *queue = NULL;
@@ -298,8 +344,10 @@ jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_graph_reduce_t how, jg_error_t
             if (!algebraic(g, V)) continue;
             int64_t din = V->nin, dout = V->nout;
             if (!(din * dout < din + dout)) continue;
+            if ((ok = pivot_ok(g, v, &nm)) < 0) goto nomem;
+            if (!ok) continue;   /* back in the queue when a neighbor goes */
             if (neighbors(g, v, &nb)) goto nomem;
-            if ((st = eliminate_vertex(g, v, &pt, &kin))) goto fail;
+            if ((st = eliminate_vertex(g, v, &pt, &kin, &nm))) goto fail;
             for (int64_t k = 0; k < nb.n; k++) {
                 int64_t u = nb.a[k];
                 if (algebraic(g, &g->v[u]) && !inq[u]) {
@@ -320,8 +368,10 @@ jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_graph_reduce_t how, jg_error_t
             hent_t h = heap_pop(heap, &nh);
             const jg_gvert_t *V = &g->v[h.v];
             if (!algebraic(g, V) || h.key != (int64_t)V->nin * V->nout) continue;   /* stale */
+            if ((ok = pivot_ok(g, h.v, &nm)) < 0) goto nomem;
+            if (!ok) continue;   /* pushed again when a neighbor goes */
             if (neighbors(g, h.v, &nb)) goto nomem;
-            if ((st = eliminate_vertex(g, h.v, &pt, &kin))) goto fail;
+            if ((st = eliminate_vertex(g, h.v, &pt, &kin, &nm))) goto fail;
             for (int64_t k = 0; k < nb.n; k++) {
                 const jg_gvert_t *U = &g->v[nb.a[k]];
                 if (algebraic(g, U) &&
@@ -350,6 +400,12 @@ done:
     }
     if (!st) {
         g->st.ops = g->ops_n;
+        /* a numeric elimination leaves the values of a replay at w */
+        g->replayed = nm.on;
+        if (nm.on)
+            for (int64_t v = 0; v < g->nv; v++)
+                if (algebraic(g, &g->v[v]) && g->v[v].self >= 0 && g->e[g->v[v].self].alive)
+                    g->st.refused += pivot_ok(g, v, &nm) == 0;
         g->st.bytes_graph = g->arena.used + sizeof(jg_gvert_t) * (size_t)g->nv +
                             sizeof(jg_gedge_t) * (size_t)g->ne + sizeof(jg_gmat_t) * (size_t)g->nmat +
                             sizeof(double) * (size_t)g->nx + sizeof(jg_gop_t) * (size_t)g->ops_n;
@@ -362,5 +418,6 @@ done:
     free(queue);
     free(inq);
     free(heap);
+    free(nm.s);
     return st;
 }

@@ -20,6 +20,12 @@ int jg_graph_reduce_parse(const char *s)
 
 int jg__graph_replayed(const jg_graph_t *g) { return g->replayed; }
 
+int64_t jg__graph_pivots(const jg_graph_t *g, double *cond)
+{
+    if (cond) *cond = g->piv_cond;
+    return g->guard_v;
+}
+
 int jg__graph_reserve(jg_graph_t *g, int64_t nedges, int64_t nvals)
 {
     if (nedges > g->capne) {

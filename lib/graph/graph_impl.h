@@ -64,7 +64,33 @@ struct jg_graph {
     int replayed;
     int64_t *ws_mark;        /* symbolic workspace */
     int64_t *live, nlive;    /* live edges after elimination (extraction scans only these) */
+    /* pivots of the last replay (or numeric elimination): the largest
+     * condition of an INV and the first vertex whose condition exceeded
+     * JG__GRAPH_PIVOT_COND_MAX (-1: none) */
+    double piv_cond;
+    int64_t guard_v;
+    double guard_cond;
 };
+
+/* The largest condition max(1, |D|) |(I - D)^-1| (1-norms) of an eliminated
+ * vertex's pivot block that the elimination accepts.  It bounds what one
+ * elimination adds to the rounding error of the result (about this many
+ * units in the last place); a worse pivot is left to the pivoted LU of the
+ * LFT.  1e3 is UMFPACK's default threshold for preferring a diagonal pivot
+ * (its SYM_PIVOT_TOLERANCE 0.001). */
+#define JG__GRAPH_PIVOT_COND_MAX 1e3
+
+/* The condition above of the pivot block I - D for D = g->mat[dmat] (dmat
+ * -1: D = 0) at the current values, with (I - D)^-1 written into s (n x n
+ * dense, column-major, n the vertex width); INFINITY when I - D is singular
+ * to working precision (a pivot below 1e-14 of its scale). */
+double jg__graph_pivot(jg_graph_t *g, int64_t dmat, int64_t n, double *s);
+/* Load the values of the block Jacobians of w and the connections into the
+ * original edges, zero the rest (the start of a replay). */
+void jg__graph_load(jg_graph_t *g, const jg_eval_work_t *w);
+/* Execute tape operation k on the current values.  Returns 0, or 1 when an
+ * INV met a singular pivot block (g->guard_* updated as in a replay). */
+int jg__gop_exec(jg_graph_t *g, int64_t k);
 
 /* Make room for nedges edges and matrices and nvals values (a build knows its
  * sizes; growing by doubling would copy and fault the pages twice). */

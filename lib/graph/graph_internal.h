@@ -13,11 +13,24 @@
  * patterns and io's connections (io must outlive the graph).  Errors: JG_NOMEM. */
 jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_graph_t **out,
                             jg_error_t *err);
-/* Decide and record the elimination (eliminate.c). */
-jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_graph_reduce_t how, jg_error_t *err);
+/* Decide and record the elimination (eliminate.c).  With w (block Jacobians
+ * evaluated) the elimination is numeric: it leaves a vertex whose pivot
+ * block I - Dv is ill-conditioned to the LFT and ends with the values of a
+ * replay at w (jg__graph_replayed is 1); with w NULL it is structural only. */
+jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_graph_reduce_t how, const jg_eval_work_t *w,
+                                jg_error_t *err);
 /* Numeric phase (replay.c): values from the work's block Jacobians, then the
- * tape; allocates nothing.  JG_SINGULAR_LOOP names the vertex and its loop. */
+ * tape; allocates nothing for scalar pivots.  JG_SINGULAR_LOOP names the
+ * vertex and its loop.  A pivot that is regular but ill-conditioned at this
+ * operating point (the tape was decided at another one) is not an error:
+ * jg__graph_pivots reports it, and the caller decides (linearization solves
+ * that run with the unreduced graph's pivoted LU). */
 jg_status_t jg__graph_replay(jg_graph_t *g, const jg_eval_work_t *w, jg_error_t *err);
+/* The pivots of the last replay or numeric elimination: *cond the largest
+ * condition max(1, |Dv|) |(I - Dv)^-1| of an eliminated vertex (1 with none),
+ * returns the first vertex whose pivot condition exceeded the elimination's
+ * threshold (or that was singular), -1 when none did. */
+int64_t jg__graph_pivots(const jg_graph_t *g, double *cond);
 /* 1 once g has been replayed. */
 int jg__graph_replayed(const jg_graph_t *g);
 

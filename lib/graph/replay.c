@@ -27,24 +27,61 @@ static void muladd(jg_graph_t *g, const jg_gmat_t *A, const jg_gmat_t *B, const 
     }
 }
 
-/* S = (I - D)^-1 into S's dense (column-major) storage. */
-static int invert(jg_graph_t *g, const jg_gmat_t *D, const jg_gmat_t *S)
+/* Largest column sum of |x| over n columns of an n-row dense matrix. */
+static double norm1_dense(int64_t n, const double *x)
 {
-    int64_t n = S->m;
-    double *s = g->x + S->xoff;
-    const double *dx = g->x + D->xoff;
+    double m = 0;
+    for (int64_t j = 0; j < n; j++) {
+        double c = 0;
+        for (int64_t i = 0; i < n; i++) c += fabs(x[j * n + i]);
+        m = fmax(m, c);
+    }
+    return m;
+}
+
+/* The pivot block of an elimination is I - D.  Its condition as a pivot is
+ * that of D -> (I - D)^-1: max(1, |D|) |(I - D)^-1|.  For a scalar it is
+ * max(1, |d|) / |1 - d|, the relative error that forming 1 - d from a d
+ * known to the last bit passes on: 1e8 for d = 1 - 1e-8, where the loop as
+ * a whole may be perfectly conditioned. */
+double jg__graph_pivot(jg_graph_t *g, int64_t dmat, int64_t n, double *s)
+{
+    const jg_gmat_t *D = dmat >= 0 ? &g->mat[dmat] : NULL;
+    const double *dx = D ? g->x + D->xoff : NULL;
     if (n == 1) {
-        double d = D->p[1] ? dx[0] : 0.0, k = 1.0 - d;
-        if (!(fabs(k) > 1e-14 * fmax(1.0, fabs(d)))) return 1;
+        double d = D && D->p[1] ? dx[0] : 0.0, k = 1.0 - d, sc = fmax(1.0, fabs(d));
+        if (!(fabs(k) > 1e-14 * sc)) return INFINITY;   /* NaN too */
         s[0] = 1.0 / k;
-        return 0;
+        return sc / fabs(k);
     }
     for (int64_t k = 0; k < n * n; k++) s[k] = 0;
+    double dn = 0;
     for (int64_t j = 0; j < n; j++) {
         s[j * n + j] = 1;
-        for (int64_t kk = D->p[j]; kk < D->p[j + 1]; kk++) s[j * n + D->i[kk]] -= dx[kk];
+        double c = 0;
+        if (D)
+            for (int64_t kk = D->p[j]; kk < D->p[j + 1]; kk++) {
+                s[j * n + D->i[kk]] -= dx[kk];
+                c += fabs(dx[kk]);
+            }
+        dn = fmax(dn, c);
     }
-    return jg__dense_inverse(n, s);
+    if (jg__dense_inverse(n, s)) return INFINITY;   /* LU with partial pivoting */
+    double c = fmax(1.0, dn) * norm1_dense(n, s);
+    return isfinite(c) ? c : INFINITY;
+}
+
+/* S = (I - D)^-1 into S's dense (column-major) storage; 1 when singular.
+ * Records the pivot's condition (jg__graph_pivot) for the caller's guard. */
+static int invert(jg_graph_t *g, int64_t dmat, int64_t v, const jg_gmat_t *S)
+{
+    double c = jg__graph_pivot(g, dmat, S->m, g->x + S->xoff);
+    if (c > g->piv_cond) g->piv_cond = c;
+    if (c > JG__GRAPH_PIVOT_COND_MAX && g->guard_v < 0) {
+        g->guard_v = v;
+        g->guard_cond = c;
+    }
+    return c == INFINITY;
 }
 
 /* T = S * Ke with T's columns full where Ke's are nonempty. */
@@ -79,7 +116,7 @@ static void expand(jg_graph_t *g, const jg_gmat_t *O, const jg_gmat_t *N)
     }
 }
 
-jg_status_t jg__graph_replay(jg_graph_t *g, const jg_eval_work_t *w, jg_error_t *err)
+void jg__graph_load(jg_graph_t *g, const jg_eval_work_t *w)
 {
     memcpy(g->x, g->x_init, sizeof(double) * (size_t)g->x_orig);
     for (int64_t k = 0; k < g->npartedge; k++) {
@@ -88,24 +125,37 @@ jg_status_t jg__graph_replay(jg_graph_t *g, const jg_eval_work_t *w, jg_error_t 
                sizeof(double) * (size_t)jg__nnz(m));
     }
     memset(g->x + g->x_orig, 0, sizeof(double) * (size_t)(g->nx - g->x_orig));
+    g->piv_cond = 1;
+    g->guard_v = -1;
+    g->guard_cond = 0;
+}
+
+int jg__gop_exec(jg_graph_t *g, int64_t k)
+{
+    const jg_gop_t *op = &g->ops[k];
+    switch (op->code) {
+    case OP_MULADD: muladd(g, &g->mat[op->a], &g->mat[op->b], &g->mat[op->c]); break;
+    case OP_SCALE: scale(g, &g->mat[op->a], &g->mat[op->b], &g->mat[op->c]); break;
+    case OP_EXPAND: expand(g, &g->mat[op->a], &g->mat[op->c]); break;
+    case OP_INV: return invert(g, op->a, op->b, &g->mat[op->c]);
+    }
+    return 0;
+}
+
+jg_status_t jg__graph_replay(jg_graph_t *g, const jg_eval_work_t *w, jg_error_t *err)
+{
+    jg__graph_load(g, w);
+    g->replayed = 0;
     for (int64_t k = 0; k < g->ops_n; k++) {
-        const jg_gop_t *op = &g->ops[k];
-        switch (op->code) {
-        case OP_MULADD: muladd(g, &g->mat[op->a], &g->mat[op->b], &g->mat[op->c]); break;
-        case OP_SCALE: scale(g, &g->mat[op->a], &g->mat[op->b], &g->mat[op->c]); break;
-        case OP_EXPAND: expand(g, &g->mat[op->a], &g->mat[op->c]); break;
-        case OP_INV:
-            if (invert(g, &g->mat[op->a], &g->mat[op->c])) {
-                const jg_gvert_t *v = &g->v[op->b];
-                const jg_program_t *p = g->prog;
-                int l = v->block >= 0 ? p->blk_loop[v->block] : -1;
-                return jg_error_set(err, JG_SINGULAR_LOOP,
-                                    "singular algebraic loop: I - D is singular at vertex '%s'%s%s",
-                                    jg_graph_vertex_label(g, op->b),
-                                    l >= 0 ? "; the loop goes through " : "",
-                                    l >= 0 ? p->loop_names[l] : "");
-            }
-            break;
+        if (jg__gop_exec(g, k)) {
+            const jg_gvert_t *v = &g->v[g->ops[k].b];
+            const jg_program_t *p = g->prog;
+            int l = v->block >= 0 ? p->blk_loop[v->block] : -1;
+            return jg_error_set(err, JG_SINGULAR_LOOP,
+                                "singular algebraic loop: I - D is singular at vertex '%s'%s%s",
+                                jg_graph_vertex_label(g, g->ops[k].b),
+                                l >= 0 ? "; the loop goes through " : "",
+                                l >= 0 ? p->loop_names[l] : "");
         }
     }
     g->replayed = 1;

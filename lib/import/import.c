@@ -28,7 +28,8 @@ static fmt_t sniff(const char *path, jg_error_t *err, jg_status_t *st)
     }
     FILE *f = fopen(path, "rb");
     if (!f) {
-        *st = jg_error_set(err, JG_IO, "%s: cannot open: %s", path, strerror(errno));
+        *st = errno == ENOMEM ? jg_error_set(err, JG_NOMEM, "%s: out of memory opening the file", path)
+                              : jg_error_set(err, JG_IO, "%s: cannot open: %s", path, strerror(errno));
         return FMT_UNKNOWN;
     }
     char buf[256];
@@ -52,11 +53,40 @@ static fmt_t sniff(const char *path, jg_error_t *err, jg_status_t *st)
     return FMT_UNKNOWN;
 }
 
-static jg_status_t read_json_file(const char *path, json_t **out, jg_error_t *err)
+static uint64_t file_limit(const jg_import_opts_t *o)
+{
+    return jg_limits_resolve(o ? &o->limits : NULL).file_bytes;
+}
+
+/* A JSON document of at most `limit` bytes: read whole, then parsed. */
+static jg_status_t read_json_file(const char *path, uint64_t limit, json_t **out, jg_error_t *err)
 {
     json_error_t je;
-    *out = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!*out) return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+    char *buf = NULL;
+    size_t len = 0;
+    memset(&je, 0, sizeof je);
+    *out = NULL;
+    jg_status_t st = jg__read_file(path, limit, &buf, &len, err);
+    if (st) return st;
+    *out = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+    if (!*out && json_error_code(&je) != json_error_out_of_memory) {
+        /* a failed allocation jansson reports as a syntax error does not
+         * repeat (as in lib/model): parse again, and a moved error is memory */
+        json_error_t je2;
+        memset(&je2, 0, sizeof je2);
+        *out = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je2);
+        if (!*out && (je2.line != je.line || je2.column != je.column || strcmp(je2.text, je.text)))
+            je.text[JSON_ERROR_TEXT_LENGTH - 1] = (char)json_error_out_of_memory;
+    }
+    free(buf);
+    if (!*out) {
+        /* an empty message with no syntax error code: jansson ran out of memory */
+        if (json_error_code(&je) == json_error_out_of_memory ||
+            (!je.text[0] && json_error_code(&je) != json_error_invalid_syntax))
+            return jg_error_set(err, JG_NOMEM, "%s: out of memory parsing JSON", path);
+        return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", path, je.line, je.column,
+                            je.text[0] ? je.text : "malformed JSON");
+    }
     if (!json_is_object(*out)) {
         json_decref(*out);
         *out = NULL;
@@ -71,7 +101,7 @@ jg_status_t jg__import_json(jg__import_ctx_t *ic, const char *path, json_t **out
     *out = NULL;
     fmt_t f = sniff(path, err, &st);
     if (f == FMT_UNKNOWN) return st;
-    if (f == FMT_JSON) return read_json_file(path, out, err);
+    if (f == FMT_JSON) return read_json_file(path, file_limit(ic->o), out, err);
     char real[PATH_MAX];
     if (!realpath(path, real)) snprintf(real, sizeof real, "%s", path);
     for (int k = 0; k < ic->depth; k++)
@@ -160,7 +190,7 @@ static int count_type(const json_t *sys, const char *type)
 }
 
 jg_status_t jg__import_substitute(json_t *root, const char *blockpath, const char *file,
-                                  jg_error_t *err)
+                                  uint64_t limit, jg_error_t *err)
 {
     char *names[256];
     int n = split_path(blockpath, names, 256);
@@ -188,7 +218,7 @@ jg_status_t jg__import_substitute(json_t *root, const char *blockpath, const cha
         st = jg_error_set(err, JG_ARG, "--substitute: empty block path");
         goto done;
     }
-    if ((st = read_json_file(file, &sub, err))) goto done;
+    if ((st = read_json_file(file, limit, &sub, err))) goto done;
     if (!json_is_array(json_object_get(sub, "blocks"))) {
         st = jg_error_set(err, JG_MODEL, "%s: a substitute is a subsystem: it needs \"blocks\"", file);
         goto done;
@@ -274,7 +304,7 @@ static jg_status_t load_workspace(json_t *root, const char *file, const jg_impor
     fmt_t f = sniff(file, err, &st);
     if (f == FMT_JSON) {
         json_t *w = NULL;
-        if ((st = read_json_file(file, &w, err))) return st;
+        if ((st = read_json_file(file, file_limit(o), &w, err))) return st;
         json_object_update(base, w);
         json_decref(w);
         return JG_OK;
@@ -371,7 +401,7 @@ static jg_status_t apply_options(json_t *root, const jg_import_opts_t *o, int su
                                 o->substitute[k]);
         char *bp = strndup(o->substitute[k], (size_t)(eq - o->substitute[k]));
         if (!bp) return jg_error_set(err, JG_NOMEM, "out of memory");
-        st = jg__import_substitute(root, bp, eq + 1, err);
+        st = jg__import_substitute(root, bp, eq + 1, file_limit(o), err);
         free(bp);
         if (st) return st;
     }
@@ -418,10 +448,13 @@ jg_status_t jg_import_load(const char *path, const jg_import_opts_t *o, jg_model
     fmt_t f = sniff(path, err, &st);
     if (f == FMT_UNKNOWN) return st;
     /* a JSON model without options takes the fast arena parse */
-    if (f == FMT_JSON && no_options(o)) return jg_model_read(path, out, err);
+    if (f == FMT_JSON && no_options(o))
+        return jg_model_read_limits(path, o ? &o->limits : NULL, out, err);
     json_t *root = NULL;
     if ((st = load_doc(path, o, &root, err))) return st;
-    return jg_model_from_json(root, path, out, err);
+    if ((st = jg_model_from_json(root, path, out, err))) return st;
+    if (o) jg_model_set_limits(*out, &o->limits);
+    return JG_OK;
 }
 
 jg_status_t jg_import_to_json(const char *path, const jg_import_opts_t *o, FILE *f,

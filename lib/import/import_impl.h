@@ -4,6 +4,7 @@
 #define JG_IMPORT_IMPL_H
 #include <jansson.h>
 #include "jacgraph/import.h"
+#include "../model/model_internal.h"
 #include "jacgraph/expr.h"
 #include "sltree.h"
 
@@ -96,8 +97,9 @@ void jg__import_script_warn(void *ctx, const char *source, int line, const char 
 
 /* Replace the block at `blockpath` (in our path syntax: names joined by '/',
  * a '/' inside a name doubled) of the document by the SubSystem read from
- * `file`; its Inport/Outport counts must equal the ports the block has. */
+ * `file` (at most file_limit bytes); its Inport/Outport counts must equal
+ * the ports the block has. */
 jg_status_t jg__import_substitute(json_t *root, const char *blockpath, const char *file,
-                                  jg_error_t *err);
+                                  uint64_t file_limit, jg_error_t *err);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "jacgraph/linearize.h"
 #include "io_impl.h"
 
 cs_dl *jg__io_sorted(const cs_dl *M)
@@ -16,6 +17,12 @@ cs_dl *jg__io_sorted(const cs_dl *M)
 int jg__io_shape_ok(const cs_dl *M, int64_t m, int64_t n)
 {
     return M && M->nz == -1 && M->m == m && M->n == n && M->p && (M->x || M->p[n] == 0);
+}
+
+int jg__io_delays_ok(const struct jg_lin_sys *s)
+{
+    return s->ndelays == 0 ||
+           (s->ndelays > 0 && s->ndelays <= s->nu && s->ndelays <= s->ny && s->delays);
 }
 
 void jg__io_discard(const char *path)

@@ -58,6 +58,9 @@ jg_status_t jg__io_export_check(const jg_lin_sys_t *s, const char *what, jg_erro
         if (!jg__io_shape_ok(mats[k], dims[k][0], dims[k][1]))
             return jg_error_set(err, JG_ARG, "%s: matrix %s is missing or not %lldx%lld", what,
                                 mat[k], (long long)dims[k][0], (long long)dims[k][1]);
+    if (!jg__io_delays_ok(s))
+        return jg_error_set(err, JG_ARG, "%s: %lld delays for %lld inputs and %lld outputs", what,
+                            (long long)s->ndelays, (long long)s->nu, (long long)s->ny);
     /* raw UTF-8 goes into the scripts; anything else would not read back */
     char *const *v[3] = {s->state_names, s->input_names, s->output_names};
     const int64_t n[3] = {s->nx, s->nu, s->ny};

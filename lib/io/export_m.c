@@ -1,5 +1,6 @@
 /* A linear model as a MATLAB/Octave script building sys = ss(A, B, C, D, Ts)
- * with its state, input and output names; large sparse matrices as
+ * with its state, input and output names (exact delays: H = ss(...) and
+ * sys = setDelayModel(H, InternalDelay)); large sparse matrices as
  * sparse(i, j, v, m, n). */
 #include <math.h>
 #include <stdio.h>
@@ -168,6 +169,14 @@ jg_status_t jg_io_write_linsys_m(FILE *f, const jg_lin_sys_t *s, const jg_io_exp
     put_names(f, "StateName", x, s->state_names, s->nx, 'x');
     put_names(f, "InputName", x, s->input_names, s->nu, 'u');
     put_names(f, "OutputName", x, s->output_names, s->ny, 'y');
+    /* exact delays: sys is the delay-free H closed through the delays by
+     * setDelayModel (the last ndelays inputs/outputs are the delay channels) */
+    const char *ssv = s->ndelays ? "H" : "sys";
+    if (s->ndelays) {
+        fprintf(f, "InternalDelay%s = ", x);
+        put_vec(f, NULL, s->delays, s->ndelays, 0);
+        fputs("';\n", f);
+    }
     /* Octave keeps ss() in the control package; MATLAB has no pkg (the
      * branch is never taken there).  ss() wants dense matrices. */
     fputs("if exist('OCTAVE_VERSION', 'builtin')\n"
@@ -177,17 +186,27 @@ jg_status_t jg_io_write_linsys_m(FILE *f, const jg_lin_sys_t *s, const jg_io_exp
      * matrices above are still there, and sys is [] with a warning */
     fprintf(f, "if exist('ss')\n"
                "  try\n"
-               "    sys%s = ss(full(A%s), full(B%s), full(C%s), full(D%s), Ts%s, ...\n"
+               "    %s%s = ss(full(A%s), full(B%s), full(C%s), full(D%s), Ts%s, ...\n"
                "      'StateName', StateName%s, 'InputName', InputName%s, 'OutputName', OutputName%s);\n"
                "  catch err\n"
-               "    warning('jacgraph:ss', 'ss() failed (%%s): sys%s not created', err.message);\n"
-               "    sys%s = [];\n"
+               "    warning('jacgraph:ss', 'ss() failed (%%s): %s%s not created', err.message);\n"
+               "    %s%s = [];\n"
                "  end\n"
                "else\n"
                "  warning('jacgraph:noss', 'ss() not found (Control System Toolbox, or the Octave "
-               "control package): sys%s not created');\n"
-               "  sys%s = [];\n"
-               "end\n", x, x, x, x, x, x, x, x, x, x, x, x, x);
+               "control package): %s%s not created');\n"
+               "  %s%s = [];\n"
+               "end\n", ssv, x, x, x, x, x, x, x, x, x, ssv, x, ssv, x, ssv, x, ssv, x);
+    /* Octave's control package has no internal delays: H and the delays stay */
+    if (s->ndelays)
+        fprintf(f, "if exist('setDelayModel') && ~isempty(H%s)\n"
+                   "  sys%s = setDelayModel(H%s, InternalDelay%s);\n"
+                   "else\n"
+                   "  warning('jacgraph:nodelay', 'setDelayModel() not found (MATLAB''s Control "
+                   "System Toolbox has it): sys%s not created; H%s (delay-free, the last %lld inputs "
+                   "and outputs the delay channels) and InternalDelay%s hold the model');\n"
+                   "  sys%s = [];\n"
+                   "end\n", x, x, x, x, x, x, (long long)s->ndelays, x, x);
     if (fflush(f) || ferror(f)) return jg_error_set(err, JG_IO, "%s: write failed", what);
     return JG_OK;
 }

@@ -1,5 +1,6 @@
 /* A linear model as a level-5 MAT-file through libmatio: A, B, C, D (dense
- * or sparse doubles), Ts and the name lists as cell arrays of char. */
+ * or sparse doubles), Ts and the name lists as cell arrays of char; with
+ * exact delays also InternalDelay (A..D are then the delay-free H). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +166,13 @@ jg_status_t jg_io_write_linsys_mat(const char *path, const jg_lin_sys_t *s,
     if (!st) st = put_names(&o, "StateName", s->state_names, s->nx, 'x');
     if (!st) st = put_names(&o, "InputName", s->input_names, s->nu, 'u');
     if (!st) st = put_names(&o, "OutputName", s->output_names, s->ny, 'y');
+    if (!st && s->ndelays) {   /* exact delays: A..D are H, as setDelayModel(H, InternalDelay) wants */
+        char name[64];
+        size_t dims[2] = {(size_t)s->ndelays, 1};
+        snprintf(name, sizeof name, "InternalDelay%s", x);
+        st = put_var(&o, Mat_VarCreate(name, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, s->delays,
+                                       MAT_F_DONT_COPY_DATA), name);
+    }
     if (Mat_Close(o.mat) && !st) st = jg_error_set(err, JG_IO, "%s: write failed", path);
     if (st && !append) jg__io_discard(path);   /* no half a model under the name */
     return st;

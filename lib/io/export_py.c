@@ -145,21 +145,35 @@ jg_status_t jg_io_write_linsys_py(FILE *f, const jg_lin_sys_t *s, const jg_io_ex
     put_names(f, "state_names", x, s->state_names, s->nx, 'x');
     put_names(f, "input_names", x, s->input_names, s->nu, 'u');
     put_names(f, "output_names", x, s->output_names, s->ny, 'y');
+    /* exact delays: A..D are the delay-free H, its last ndelays inputs w and
+     * outputs z the delay channels, w(t) = z(t - internal_delay); python-control
+     * has no internal delays, so its object is H and sys stays None */
+    const char *ssv = s->ndelays ? "H" : "sys";
+    if (s->ndelays) {
+        fprintf(f, "# internal delays: the last %lld inputs w and outputs z of A..D close "
+                   "through w(t) = z(t - internal_delay)\n", (long long)s->ndelays);
+        fprintf(f, "internal_delay%s = np.array([", x);
+        for (int64_t k = 0; k < s->ndelays; k++) {
+            if (k) fputs(k % PER_LINE ? ", " : ",\n    ", f);
+            put_num(f, s->delays[k]);
+        }
+        fprintf(f, "], dtype=float)\nsys%s = None\n", x);
+    }
     /* python-control is optional and wants dense arrays; before 0.9 its ss()
      * took no names */
     fprintf(f, "try:\n"
                "    import control\n"
                "except ImportError:\n"
                "    control = None\n"
-               "sys%s = None\n"
+               "%s%s = None\n"
                "if control is not None:\n"
                "    _dense = [M.toarray() if hasattr(M, \"toarray\") else M for M in (A%s, B%s, C%s, D%s)]\n"
                "    try:\n"
-               "        sys%s = control.ss(*_dense, Ts%s, states=state_names%s, inputs=input_names%s,\n"
+               "        %s%s = control.ss(*_dense, Ts%s, states=state_names%s, inputs=input_names%s,\n"
                "                           outputs=output_names%s)\n"
                "    except TypeError:\n"
-               "        sys%s = control.ss(*_dense, Ts%s)\n",
-            x, x, x, x, x, x, x, x, x, x, x, x);
+               "        %s%s = control.ss(*_dense, Ts%s)\n",
+            ssv, x, x, x, x, x, ssv, x, x, x, x, x, ssv, x, x);
     if (fflush(f) || ferror(f)) st = jg_error_set(err, JG_IO, "%s: write failed", what);
 done:
     for (int k = 0; k < 4; k++) cs_dl_spfree(S[k]);

@@ -12,6 +12,9 @@
 cs_dl *jg__io_sorted(const cs_dl *M);
 /* M is a compressed-column m x n matrix with values. */
 int jg__io_shape_ok(const cs_dl *M, int64_t m, int64_t n);
+/* s's delays are consistent: 0 <= ndelays <= nu, ny, with the times. */
+struct jg_lin_sys;
+int jg__io_delays_ok(const struct jg_lin_sys *s);
 /* Remove a partly written output, but only a regular file: the path may name
  * a device or a link such as /dev/stdout, which must survive a failed write. */
 void jg__io_discard(const char *path);

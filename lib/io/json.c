@@ -55,6 +55,9 @@ done:
 jg_status_t jg_io_write_linsys_json(FILE *f, const jg_lin_sys_t *s, jg_error_t *err)
 {
     if (!f || !s) return jg_error_set(err, JG_ARG, "JSON output: no file or no model");
+    if (!jg__io_delays_ok(s))
+        return jg_error_set(err, JG_ARG, "JSON output: %lld delays for %lld inputs and %lld outputs",
+                            (long long)s->ndelays, (long long)s->nu, (long long)s->ny);
     static const char *const what[4] = {"A", "B", "C", "D"};
     const cs_dl *mats[4] = {s->A, s->B, s->C, s->D};
     const int64_t dims[4][2] = {{s->nx, s->nx}, {s->nx, s->nu}, {s->ny, s->nx}, {s->ny, s->nu}};
@@ -74,6 +77,17 @@ jg_status_t jg_io_write_linsys_json(FILE *f, const jg_lin_sys_t *s, jg_error_t *
     if (!root)
         return jg_error_set(err, JG_NOMEM,
                             "JSON output: out of memory (or a name is not valid UTF-8)");
+    /* exact delays: the delay-free H above (its last ndelays inputs and
+     * outputs are the delay channels) and the delays that close them */
+    if (s->ndelays > 0) {
+        json_t *d = json_array();
+        for (int64_t k = 0; d && k < s->ndelays; k++)
+            if (json_array_append_new(d, real(s->delays[k]))) json_decref(d), d = NULL;
+        if (!d || json_object_set_new(root, "InternalDelay", d)) {
+            json_decref(root);
+            return jg_error_set(err, JG_NOMEM, "JSON output: out of memory");
+        }
+    }
 
     /* Indented output would put every array element on its own line; one
      * compact line per top-level key stays readable for large models. */

@@ -71,6 +71,10 @@ jg_status_t jg_io_write_linsys_mm(const char *prefix, const jg_lin_sys_t *s, jg_
 {
     if (!prefix || !s)
         return jg_error_set(err, JG_ARG, "Matrix Market output: no prefix or no model");
+    if (s->ndelays)
+        return jg_error_set(err, JG_ARG, "Matrix Market output: the model has %lld internal "
+                            "delays (exact delays), which A, B, C, D files cannot hold: use the "
+                            "json, m, py or mat format", (long long)s->ndelays);
     const cs_dl *mats[4] = {s->A, s->B, s->C, s->D};
     const int64_t dims[4][2] = {{s->nx, s->nx}, {s->nx, s->nu}, {s->ny, s->nx}, {s->ny, s->nu}};
     for (int k = 0; k < 4; k++)

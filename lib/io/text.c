@@ -137,6 +137,9 @@ static int listing(FILE *f, const mat_t *a, int digits)
 jg_status_t jg_io_write_linsys_text(FILE *f, const jg_lin_sys_t *s, int digits, jg_error_t *err)
 {
     if (!f || !s) return jg_error_set(err, JG_ARG, "text output: no file or no model");
+    if (!jg__io_delays_ok(s))
+        return jg_error_set(err, JG_ARG, "text output: %lld delays for %lld inputs and %lld outputs",
+                            (long long)s->ndelays, (long long)s->nu, (long long)s->ny);
     if (digits <= 0) digits = 6;
     if (digits > 17) digits = 17;
     const mat_t mats[4] = {
@@ -165,6 +168,16 @@ jg_status_t jg_io_write_linsys_text(FILE *f, const jg_lin_sys_t *s, int digits, 
     }
     if (s->Ts > 0) fprintf(f, "\nTs = %.*g (discrete time: x[k+1] = A x[k] + B u[k])\n", digits, s->Ts);
     else fputs("\nTs = 0 (continuous time)\n", f);
+    if (s->ndelays > 0) {   /* exact delays: A..D above are the delay-free H */
+        fprintf(f, "\ninternal delays: %lld (the last %lld inputs w and outputs z above are delay "
+                   "channels, w(t) = z(t - tau))\n", (long long)s->ndelays, (long long)s->ndelays);
+        for (int64_t k = 0; k < s->ndelays; k++) {
+            const char *nm = s->input_names ? s->input_names[s->nu - s->ndelays + k] : NULL;
+            fputs("  ", f);
+            for (const char *c = nm ? nm : "?"; *c; c++) fputc(*c == '\n' || *c == '\r' ? ' ' : *c, f);
+            fprintf(f, "  tau = %.*g\n", digits, s->delays[k]);
+        }
+    }
     /* flushed here: a full disk shows up only when the buffer goes out */
     if (fflush(f) || ferror(f)) return jg_error_set(err, JG_IO, "text output: write failed");
     return JG_OK;

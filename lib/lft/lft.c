@@ -3,6 +3,7 @@
 #include <string.h>
 #include <math.h>
 #include "jacgraph/lft.h"
+#include "lft_internal.h"
 
 size_t jg_lft_csc_bytes(const cs_dl *A)
 {
@@ -41,7 +42,7 @@ jg_status_t jg_lft(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, const c
     double *x = NULL, *z = NULL, *acc = NULL;
     cs_long_t *xi = NULL, *mark = NULL, *touched = NULL;
     *F = NULL;
-    if (info) *info = (jg_lft_info_t){.n = ny, .nnz_lu = 0, .rcond = 1};
+    if (info) *info = (jg_lft_info_t){.n = ny, .nnz_lu = 0, .rcond = 1, .cond = 1, .cond_row = -1};
     cs_long_t nu = M ? M->m : ny;
     if (P12->m != no || P12->n != nu || P21->n != ni || P22->m != ny || P22->n != nu ||
         (M && M->n != ny))
@@ -63,9 +64,29 @@ jg_status_t jg_lft(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, const c
         if (!S) goto nomem;
         N = cs_dl_lu(K, S, 1.0);   /* partial pivoting; NULL on a zero pivot */
         if (!N) {
-            st = jg_error_set(err, JG_SINGULAR_LOOP, "I - D*M is singular");
-            goto done;
+            /* CSparse says NULL for a zero pivot and for a failed allocation
+             * alike: a singular verdict only when it repeats and the factors'
+             * memory can be had, else out of memory */
+            N = cs_dl_lu(K, S, 1.0);
+            if (!N) {
+                size_t need = sizeof(double) * (size_t)(S->lnz + S->unz + 4 * ny + 4);
+                void *probe = malloc(need);
+                free(probe);
+                st = probe ? jg_error_set(err, JG_SINGULAR_LOOP, "I - D*M is singular")
+                           : jg_error_set(err, JG_NOMEM, "out of memory in the LU factorization of I - D*M");
+                goto done;
+            }
         }
+        /* an overflow in the factors (gains of 1e200 in series) is not a
+         * singularity: say so */
+        for (cs_long_t q = 0; q < N->U->p[ny]; q++)
+            if (!isfinite(N->U->x[q])) {
+                st = jg_error_set(err, JG_NUMERIC,
+                                  "the LU factors of I - D*M overflowed (NaN or Inf): the "
+                                  "products of the gains along the signal paths exceed the "
+                                  "double range");
+                goto done;
+            }
         /* U keeps its diagonal last in each column.  Each pivot is compared
          * with the largest entry of its own column of K: a ratio of pivots
          * across columns would call a well-conditioned but badly scaled
@@ -89,6 +110,7 @@ jg_status_t jg_lft(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, const c
                               "I - D*M is singular to working precision (smallest pivot %.3g of its column)", rcond);
             goto done;
         }
+        if (info) info->cond = jg__lft_condest(K, &info->cond_row);
     }
     x = malloc(sizeof(double) * (size_t)(ny + 1));
     z = malloc(sizeof(double) * (size_t)(ny + 1));

@@ -17,6 +17,7 @@ void jg__lin_hybrid_free(jg__lin_hybrid_t *h)
     for (int k = 0; k < 11; k++) cs_dl_spfree(m[k]);
     for (int64_t k = 0; h->d_name && k < h->nd; k++) free(h->d_name[k]);
     free(h->d_name);
+    free(h->d_at);
     free(h->d_rate);
     free(h->y_rate);
     free(h->rates);
@@ -25,9 +26,12 @@ void jg__lin_hybrid_free(jg__lin_hybrid_t *h)
 
 /* A block's discrete states are states of the discrete linear model when it
  * runs at a discrete rate and is not a source (a source's discrete states,
- * random generators and counters, do not depend on any signal: held). */
-static int dynamic_dstates(const jg_block_t *B)
+ * random generators and counters, do not depend on any signal: held).
+ * PARTIAL: those of every block at a discrete rate with djacobian; the caller
+ * treats the others. */
+static int dynamic_dstates(const jg_block_t *B, unsigned flags)
 {
+    if (flags & JG__LIN_HYBRID_PARTIAL) return !B->virt && B->rate >= 0 && B->nd > 0 && B->type->djacobian;
     return !B->virt && B->rate >= 0 && B->nd > 0 && !(B->type->flags & JG_BT_SOURCE);
 }
 
@@ -42,6 +46,11 @@ static cs_dl *finish(cs_dl *T)
 
 jg_status_t jg__lin_hybrid(jg_lin_t *l, jg__lin_hybrid_t **out, jg_error_t *err)
 {
+    return jg__lin_hybrid_ex(l, 0, out, err);
+}
+
+jg_status_t jg__lin_hybrid_ex(jg_lin_t *l, unsigned flags, jg__lin_hybrid_t **out, jg_error_t *err)
+{
     const jg_program_t *p = l->p;
     const jg_iospec_t *io = l->io;
     int64_t nx = p->nx, nu = p->nu, ny = p->ny, nw = io->nw, nz = io->nz;
@@ -51,11 +60,18 @@ jg_status_t jg__lin_hybrid(jg_lin_t *l, jg__lin_hybrid_t **out, jg_error_t *err)
     *out = NULL;
     jg__lin_hybrid_t *h = calloc(1, sizeof *h);
     if (!h) return jg_error_set(err, JG_NOMEM, "out of memory");
+    if (l->ncut) {   /* the cut delays (delays.c) are continuous-time channels */
+        st = jg_error_set(err, JG_ARG, "discrete linearization with Pade-order or exact delays "
+                          "(the TransportDelay '%s'): not supported; set the blocks' PadeOrder "
+                          "instead, or linearize in continuous time",
+                          p->blocks[l->cut[0]].path);
+        goto fail;
+    }
     /* offsets refused: SCD's rate conversion assumes every rate's hits at
      * multiples of its period (the paper's reason for not adopting it) */
     for (int32_t b = 0; b < p->nblocks; b++) {
         const jg_block_t *B = &p->blocks[b];
-        if (!B->virt && B->rate >= 0 && B->ts.offset != 0) {
+        if (!(flags & JG__LIN_HYBRID_PARTIAL) && !B->virt && B->rate >= 0 && B->ts.offset != 0) {
             st = jg_error_set(err, JG_ARG,
                               "block '%s' (%s) has the sample time offset %g (period %g): "
                               "discrete linearization supports no offsets",
@@ -79,7 +95,7 @@ jg_status_t jg__lin_hybrid(jg_lin_t *l, jg__lin_hybrid_t **out, jg_error_t *err)
         for (int q = 0; q < B->nout; q++)
             for (int64_t k = 0; k < B->out_w[q]; k++)
                 h->y_rate[p->y_off[jg__outport(p, b, q)] + k] = B->rate;
-        if (!dynamic_dstates(B)) continue;
+        if (!dynamic_dstates(B, flags)) continue;
         nd += B->nd;
         if (B->nd > maxd) maxd = B->nd;
         for (int q = 0; q < B->nin; q++) maxio = B->in_w[q] > maxio ? B->in_w[q] : maxio;
@@ -88,11 +104,12 @@ jg_status_t jg__lin_hybrid(jg_lin_t *l, jg__lin_hybrid_t **out, jg_error_t *err)
     h->nd = nd;
     h->d_rate = malloc(sizeof(int32_t) * (size_t)(nd + 1));
     h->d_name = calloc((size_t)nd + 1, sizeof(char *));
+    h->d_at = malloc(sizeof(int64_t) * (size_t)(nd + 1));
     const int64_t rows[11] = {nx, nx, ny, ny, nu, nu, nz, nz, nd, nd, ny};
     const int64_t cols[11] = {nx, nu, nx, nu, ny, nw, ny, nw, nd, nu, nd};
     for (int k = 0; k < 11; k++)
         if (!(T[k] = cs_dl_spalloc(rows[k], cols[k], 16, 1, 1))) goto nomem;
-    if (!h->d_rate || !h->d_name) goto nomem;
+    if (!h->d_rate || !h->d_name || !h->d_at) goto nomem;
     enum { AX, BX, CX, DY, MM, WW, MZ, WZ, AD, BD, CD };
     /* the continuous parts and the feedthrough, as the matrix method (matrix.c) */
     for (int32_t b = 0; b < p->nblocks; b++) {
@@ -123,7 +140,7 @@ jg_status_t jg__lin_hybrid(jg_lin_t *l, jg__lin_hybrid_t **out, jg_error_t *err)
     int64_t d0 = 0;
     for (int32_t b = 0; b < p->nblocks; b++) {
         const jg_block_t *B = &p->blocks[b];
-        if (!dynamic_dstates(B)) continue;
+        if (!dynamic_dstates(B, flags)) continue;
         int64_t n = B->nd;
         double *bd[64], *cd[64];
         if (B->nin > 64 || B->nout > 64) {
@@ -161,6 +178,7 @@ jg_status_t jg__lin_hybrid(jg_lin_t *l, jg__lin_hybrid_t **out, jg_error_t *err)
                         goto nomem;
             }
             h->d_rate[d0 + i] = B->rate;
+            h->d_at[d0 + i] = B->d_off + i;
             char buf[64];
             snprintf(buf, sizeof buf, "(%lld)", (long long)i + 1);
             size_t len = strlen(B->path) + strlen(buf) + 1;

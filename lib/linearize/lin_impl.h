@@ -13,6 +13,12 @@ struct jg_lin {
     double t;
     double *wv;             /* input perturbations (zero at the operating point) */
     jg_graph_t *g[3];       /* per reduction, built on first use */
+    void (*warn)(void *ctx, const char *msg);   /* jg_lin_set_warn */
+    void *warn_ctx;
+    int warned;             /* the ill-conditioning notice is given once */
+    jg_lin_delays_t delays; /* PADE, EXACT: the TransportDelays cut[] are cut (delays.c) */
+    int pade_order;
+    int32_t ncut, *cut;
 };
 
 /* The LFT operands: F = P11 + P12 M (I - P22 M)^-1 P21 over ext-in = [x; w]
@@ -28,11 +34,38 @@ size_t jg__lftops_bytes(const jg_lftops_t *o);
 jg_status_t jg__lin_eval(jg_lin_t *l, int jacobians, jg_error_t *err);
 /* Fig. 1: Ao, Bo, Co, Do and M from the block Jacobians (matrix.c). */
 jg_status_t jg__lin_matrix_ops(jg_lin_t *l, jg_lftops_t *o, jg_error_t *err);
-/* Central differences of the whole model: F directly (perturb.c). */
-jg_status_t jg__lin_perturb(jg_lin_t *l, cs_dl **F, jg_error_t *err);
+/* Central differences of the whole model: F directly, and its estimated
+ * error in jg_lin_sys_diff's measure into *errest (may be NULL) (perturb.c). */
+jg_status_t jg__lin_perturb(jg_lin_t *l, cs_dl **F, double *errest, jg_error_t *err);
 /* Split F ((nx+nz) x (nx+nw)) into a new jg_lin_sys_t (linsys.c). */
 jg_status_t jg__lin_sys_from(const jg_lin_t *l, const cs_dl *F, jg_lin_sys_t **out,
                             jg_error_t *err);
+/* Numerical guards (numguard.c).  1 when every entry of F is finite. */
+int jg__lin_finite(const cs_dl *F);
+/* 1 when every block Jacobian value of l's work (as last evaluated) is finite. */
+int jg__lin_jacobians_finite(const jg_lin_t *l);
+/* JG_NUMERIC for a non-finite result, naming the blocks whose Jacobians at
+ * the operating point have NaN or Inf entries (evaluating them when the
+ * method did not), else `step` (what overflowed). */
+jg_status_t jg__lin_nonfinite(jg_lin_t *l, const char *step, jg_error_t *err);
+/* The block of row `row` of the LFT's I - P22 M: of a reduced graph g's
+ * surviving vertices, or (g NULL) of the Y-space (block outputs, then the
+ * input points); -1 when none. */
+int32_t jg__lin_row_block(const jg_lin_t *l, const jg_graph_t *g, int64_t row);
+/* The ill-conditioning notice through l->warn (once per jg_lin_t) when cond
+ * exceeds JG_LIN_COND_WARN, naming block b's algebraic loop; `what` says what
+ * was solved. */
+void jg__lin_cond_notice(jg_lin_t *l, double cond, int32_t b, const char *what);
+
+/* Delays (delays.c).  The TransportDelay blocks of p (with a delay; block
+ * ids in *cut, malloc'd, NULL when none) into *cut and *ncut. */
+jg_status_t jg__lin_delay_cuts(const jg_program_t *p, int32_t **cut, int32_t *ncut, jg_error_t *err);
+/* *s is the cut system of l (l->ncut > 0): drop the cut blocks' own states,
+ * then record the delays (EXACT) or close the delay channels through Pade
+ * approximants of l->pade_order (PADE), replacing *s.  Errors: JG_SINGULAR_LOOP
+ * when the closed delays make a singular algebraic loop, JG_NOMEM. */
+jg_status_t jg__lin_delays_apply(const jg_lin_t *l, jg_lin_sys_t **s, jg_error_t *err);
+
 /* Triplet helper: append (i, j, x) growing T; 0 ok, -1 out of memory. */
 int jg__entry(cs_dl *T, int64_t i, int64_t j, double x);
 

@@ -34,10 +34,18 @@ typedef struct jg__lin_hybrid {
     int32_t nrates;
     double *rates;          /* periods, fastest first */
     int32_t *y_rate, *d_rate;
+    int64_t *d_at;          /* per discrete state: its index in the program's (p->nd) */
     char **d_name;
     double t;
 } jg__lin_hybrid_t;
 jg_status_t jg__lin_hybrid(jg_lin_t *l, jg__lin_hybrid_t **out, jg_error_t *err);
+/* The same with flags: JG__LIN_HYBRID_PARTIAL takes the discrete states of
+ * every block at a discrete rate whose type has djacobian (sources too),
+ * holds those of the other blocks instead of refusing them, and accepts
+ * sample time offsets -- for a caller evaluating every rate at once (trim),
+ * which treats the held ones itself. */
+enum { JG__LIN_HYBRID_PARTIAL = 1 };
+jg_status_t jg__lin_hybrid_ex(jg_lin_t *l, unsigned flags, jg__lin_hybrid_t **out, jg_error_t *err);
 void jg__lin_hybrid_free(jg__lin_hybrid_t *h);
 
 #endif

@@ -37,8 +37,18 @@ jg_status_t jg_lin_create(const jg_program_t *p, const jg_lin_opts_t *o, jg_lin_
     jg_lin_t *l = calloc(1, sizeof *l);
     if (!l) return jg_error_set(err, JG_NOMEM, "out of memory");
     l->p = p;
-    jg_status_t st = jg__iospec_create(p, o->nin, o->in, o->nout, o->out, o->nopen, o->open,
-                                       !o->no_defaults, &l->io, err);
+    jg_status_t st = JG_OK;
+    if (o->delays == JG_LIN_DELAYS_PADE || o->delays == JG_LIN_DELAYS_EXACT) {   /* delays.c */
+        if (o->delays == JG_LIN_DELAYS_PADE && (o->pade_order < 0 || o->pade_order > 10)) {
+            st = jg_error_set(err, JG_ARG, "Pade order %d: expected 0..10", o->pade_order);
+            goto fail;
+        }
+        l->delays = o->delays;
+        l->pade_order = o->pade_order;
+        if ((st = jg__lin_delay_cuts(p, &l->cut, &l->ncut, err))) goto fail;
+    }
+    st = jg__iospec_create_cut(p, o->nin, o->in, o->nout, o->out, o->nopen, o->open,
+                               !o->no_defaults, l->ncut, l->cut, &l->io, err);
     if (st) goto fail;
     if ((st = jg_eval_create(p, &l->w, err))) goto fail;
     l->wv = calloc((size_t)l->io->nw + 1, sizeof(double));
@@ -61,6 +71,7 @@ void jg_lin_free(jg_lin_t *l)
     jg_eval_free(l->w);
     jg__iospec_free(l->io);
     free(l->wv);
+    free(l->cut);
     free(l);
 }
 
@@ -187,13 +198,15 @@ done:
 
 /* ---------------------------------------------------------- graph method */
 
+/* The graph for reduction r, built and eliminated numerically at the work's
+ * block Jacobians (evaluated by the caller) on first use. */
 static jg_status_t ensure_graph(jg_lin_t *l, jg_graph_reduce_t r, jg_lin_stats_t *st, jg_error_t *err)
 {
     if (l->g[r]) return JG_OK;
     double t0 = now();
     jg_status_t s = jg__graph_build(l->p, l->io, &l->g[r], err);
     double t1 = now();
-    if (!s) s = jg__graph_eliminate(l->g[r], r, err);
+    if (!s) s = jg__graph_eliminate(l->g[r], r, l->w, err);
     if (s) {
         jg_graph_free(l->g[r]);
         l->g[r] = NULL;
@@ -288,9 +301,10 @@ done:
 
 jg_status_t jg_lin_graph(jg_lin_t *l, jg_graph_reduce_t r, const jg_graph_t **g, jg_error_t *err)
 {
-    jg_status_t st = ensure_graph(l, r, NULL, err);
-    if (!st && !jg__graph_replayed(l->g[r])) {
-        if (!(st = jg__lin_eval(l, 1, err))) st = jg__graph_replay(l->g[r], l->w, err);
+    jg_status_t st = JG_OK;
+    if (!l->g[r] || !jg__graph_replayed(l->g[r])) {
+        if (!(st = jg__lin_eval(l, 1, err))) st = ensure_graph(l, r, NULL, err);
+        if (!st && !jg__graph_replayed(l->g[r])) st = jg__graph_replay(l->g[r], l->w, err);
     }
     *g = st ? NULL : l->g[r];
     return st;
@@ -318,7 +332,9 @@ jg_status_t jg_lin_run(jg_lin_t *l, jg_lin_method_t m, jg_graph_reduce_t r, jg_l
     memset(st, 0, sizeof *st);
     jg_lftops_t ops = {0};
     cs_dl *F = NULL;
-    jg_lft_info_t info = {0};
+    jg_lft_info_t info = {.cond = 1, .cond_row = -1};
+    const jg_graph_t *gsolved = NULL;   /* the reduced graph whose survivors the LFT solved */
+    double piv = 1;                      /* the eliminations' worst pivot condition */
     jg_status_t s;
     *out = NULL;
     double t0 = now();
@@ -326,7 +342,7 @@ jg_status_t jg_lin_run(jg_lin_t *l, jg_lin_method_t m, jg_graph_reduce_t r, jg_l
     double t1 = now();
     st->t_eval = t1 - t0;
     if (m == JG_LIN_PERTURB) {
-        if ((s = jg__lin_perturb(l, &F, err))) goto done;
+        if ((s = jg__lin_perturb(l, &F, &st->perturb_err, err))) goto done;
         st->t_lft = now() - t1;
     } else if (m == JG_LIN_MATRIX) {
         if ((s = jg__lin_matrix_ops(l, &ops, err))) goto done;
@@ -339,12 +355,27 @@ jg_status_t jg_lin_run(jg_lin_t *l, jg_lin_method_t m, jg_graph_reduce_t r, jg_l
         }
         st->t_lft = now() - t2;
     } else {
+        int fresh = !l->g[r];   /* a new elimination is already replayed */
         if ((s = ensure_graph(l, r, st, err))) goto done;
         double t2 = now();
-        if ((s = jg__graph_replay(l->g[r], l->w, err))) goto done;
+        if (!fresh) s = jg__graph_replay(l->g[r], l->w, err);
+        /* a tape decided at another operating point may meet a pivot that is
+         * singular or ill-conditioned here: solve this run without it */
+        jg_graph_reduce_t ru = r;
+        if (s == JG_SINGULAR_LOOP || (!s && jg__graph_pivots(l->g[r], NULL) >= 0)) {
+            jg_error_clear(err);
+            ru = JG_GRAPH_REDUCE_NONE;
+            st->pivot_fallback = 1;
+            if ((s = ensure_graph(l, ru, NULL, err)) || (s = jg__graph_replay(l->g[ru], l->w, err)))
+                goto done;
+        } else if (s) {
+            goto done;
+        }
         double t3 = now();
         st->t_replay = t3 - t2;
-        if ((s = graph_ops(l, l->g[r], r != JG_GRAPH_REDUCE_NONE, &ops, err))) goto done;
+        if (ru != JG_GRAPH_REDUCE_NONE) jg__graph_pivots(l->g[ru], &piv);
+        if ((s = graph_ops(l, l->g[ru], ru != JG_GRAPH_REDUCE_NONE, &ops, err))) goto done;
+        gsolved = ru != JG_GRAPH_REDUCE_NONE ? l->g[ru] : NULL;
         st->bytes_lft = jg__lftops_bytes(&ops);
         if ((s = jg_lft(ops.P11, ops.P12, ops.P21, ops.P22, ops.M, &F, &info, err))) {
             if (s == JG_SINGULAR_LOOP) s = singular(l, err);
@@ -355,8 +386,24 @@ jg_status_t jg_lin_run(jg_lin_t *l, jg_lin_method_t m, jg_graph_reduce_t r, jg_l
     }
     st->lft_n = info.n;
     st->lft_rcond = info.rcond;
+    if (m != JG_LIN_PERTURB) {
+        st->cond = fmax(info.cond, piv);
+        jg__lin_cond_notice(l, info.cond, jg__lin_row_block(l, gsolved, info.cond_row),
+                            "I - D*M (the algebraic loops)");
+    }
+    if (!jg__lin_finite(F)) {
+        s = jg__lin_nonfinite(l,
+                              m == JG_LIN_PERTURB ? "perturbation"
+                              : gsolved           ? "the vertex elimination or the LFT"
+                                                  : "the LFT",
+                              err);
+        goto done;
+    }
     s = jg__lin_sys_from(l, F, out, err);
 done:
+    /* a failure caused by NaN or Inf block Jacobians says so */
+    if (s == JG_SINGULAR_LOOP && m != JG_LIN_PERTURB && !jg__lin_jacobians_finite(l))
+        s = jg__lin_nonfinite(l, "", err);
     st->t_total = now() - t0;
     jg__lftops_free(&ops);
     cs_dl_spfree(F);

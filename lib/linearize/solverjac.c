@@ -142,7 +142,7 @@ static jg_status_t build_pattern(jg_solverjac_t *j, jg_error_t *err)
     jg_status_t st;
     if ((st = jg__iospec_create(p, 0, NULL, 0, NULL, 0, NULL, 0, &j->io, err))) return st;
     if ((st = jg__graph_build(p, j->io, &j->g, err))) return st;
-    if ((st = jg__graph_eliminate(j->g, JG_GRAPH_REDUCE_FULL, err))) return st;
+    if ((st = jg__graph_eliminate(j->g, JG_GRAPH_REDUCE_FULL, NULL, err))) return st;
     const jg_graph_t *g = j->g;
     const int64_t nv = jg_graph_nvertices(g);
     j->xo = malloc(sizeof(int64_t) * (size_t)(nv + 1));

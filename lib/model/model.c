@@ -147,20 +147,47 @@ static jg_model_t *model_new(void) { return calloc(1, sizeof(jg_model_t)); }
  * jansson too.  Duplicate keys are refused (docs/model-format.md). */
 static json_t *load(const char *buf, size_t len, json_error_t *je)
 {
-    return json_loadb(buf, len, JSON_REJECT_DUPLICATES, je);
+    json_t *r = json_loadb(buf, len, JSON_REJECT_DUPLICATES, je);
+    if (r || json_error_code(je) == json_error_out_of_memory) return r;
+    /* jansson reports some failed allocations of its lexer as syntax errors
+     * ("invalid token"): a failure that does not repeat was one, and the
+     * second parse is the document; one that moves is out of memory */
+    json_error_t je2;
+    memset(&je2, 0, sizeof je2);
+    r = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je2);
+    if (r) return r;
+    if (je2.line != je->line || je2.column != je->column || strcmp(je2.text, je->text)) {
+        je->text[0] = 0;   /* parse_error: out of memory */
+        je->text[JSON_ERROR_TEXT_LENGTH - 1] = (char)json_error_out_of_memory;
+    }
+    return NULL;
+}
+
+/* jansson's failure as our error: its message is empty when one of its own
+ * allocations failed (and its code says so), which is out of memory, not a
+ * syntax error at 0:0. */
+static jg_status_t parse_error(jg_error_t *err, const char *source, const json_error_t *je)
+{
+    enum json_error_code code = json_error_code(je);
+    if (code == json_error_out_of_memory || (!je->text[0] && code != json_error_invalid_syntax))
+        return jg_error_set(err, JG_NOMEM, "%s: out of memory parsing JSON", source);
+    if (!je->text[0])
+        return jg_error_set(err, JG_PARSE, "%s:%d:%d: malformed JSON", source, je->line, je->column);
+    return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", source, je->line, je->column, je->text);
 }
 
 jg_status_t jg_model_parse(const char *text, const char *source, jg_model_t **out,
                            jg_error_t *err)
 {
     json_error_t je;
+    memset(&je, 0, sizeof je);
     *out = NULL;
     jg_model_t *m = model_new();
     if (!m) return jg_error_set(err, JG_NOMEM, "out of memory");
     json_t *root = load(text, strlen(text), &je);
     if (!root) {
         jg_model_free(m);
-        return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", source, je.line, je.column, je.text);
+        return parse_error(err, source, &je);
     }
     m->root = root;
     return finish(m, root, source, out, err);
@@ -168,43 +195,31 @@ jg_status_t jg_model_parse(const char *text, const char *source, jg_model_t **ou
 
 jg_status_t jg_model_read(const char *path, jg_model_t **out, jg_error_t *err)
 {
+    return jg_model_read_limits(path, NULL, out, err);
+}
+
+jg_status_t jg_model_read_limits(const char *path, const jg_limits_t *lim, jg_model_t **out,
+                                 jg_error_t *err)
+{
     json_error_t je;
+    memset(&je, 0, sizeof je);
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return jg_error_set(err, JG_IO, "%s: cannot open: %s", path, strerror(errno));
     /* one read and json_loadb: json_loadf reads a character at a time */
     char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            cap = cap ? 2 * cap : 1 << 16;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return jg_error_set(err, JG_NOMEM, "%s: out of memory", path);
-            }
-            buf = nb;
-        }
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0) break;
-    }
-    int rerr = ferror(f);
-    fclose(f);
-    if (rerr) {
-        free(buf);
-        return jg_error_set(err, JG_IO, "%s: read error", path);
-    }
+    size_t len = 0;
+    jg_limits_t L = jg_limits_resolve(lim);
+    jg_status_t st = jg__read_file(path, L.file_bytes, &buf, &len, err);
+    if (st) return st;
     jg_model_t *m = model_new();
     json_t *root = m ? load(buf, len, &je) : NULL;
     free(buf);
     if (!m) return jg_error_set(err, JG_NOMEM, "%s: out of memory", path);
     if (!root) {
         jg_model_free(m);
-        return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+        return parse_error(err, path, &je);
     }
     m->root = root;
+    m->limits = L;
     return finish(m, root, path, out, err);
 }
 
@@ -250,6 +265,9 @@ const char *jg_model_plugin(const jg_model_t *m, size_t k)
 {
     return json_string_value(json_array_get(json_object_get(m->root, "plugins"), k));
 }
+
+void jg_model_set_limits(jg_model_t *m, const jg_limits_t *lim) { m->limits = jg_limits_resolve(lim); }
+jg_limits_t jg_model_limits(const jg_model_t *m) { return jg_limits_resolve(&m->limits); }
 
 const char *jg_model_name(const jg_model_t *m) { return m->name; }
 const json_t *jg__model_root(const jg_model_t *m) { return m->root; }

@@ -11,6 +11,7 @@ struct jg_model {
     char *name;
     void *plugins;     /* the plugin set (lib/blocks), NULL: none loaded */
     void (*plugins_release)(void *);   /* drops the model's reference to it */
+    jg_limits_t limits;  /* for the compiler (jg_model_limits); zero: defaults */
 };
 
 

@@ -18,4 +18,15 @@ const json_t *jg__model_root(const jg_model_t *m);
 void *jg__model_plugins(const jg_model_t *m);
 void jg__model_set_plugins(jg_model_t *m, void *set, void (*release)(void *));
 
+/* Read the file at path whole into *out (malloc'd, NUL-terminated; *len
+ * bytes without the NUL).  Errors: JG_IO (cannot open, a directory, a read
+ * error, more than limit bytes -- 0: JG_LIMIT_FILE_BYTES -- named with the
+ * option --max-file-size), JG_NOMEM.  A regular file is refused by its size
+ * before it is read; a device or pipe (/dev/zero) is read up to limit + 1
+ * bytes.  On JG_IO errno tells why: EFBIG beyond the limit, else what
+ * open() or read() set.
+ * Cost: O(file). */
+jg_status_t jg__read_file(const char *path, uint64_t limit, char **out, size_t *len,
+                          jg_error_t *err);
+
 #endif

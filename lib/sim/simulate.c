@@ -54,6 +54,7 @@ struct jg_sim {
     int collapse_told;         /* o.warn has been called about them */
     double *breaks;            /* o.input_breaks (a copy) */
     int64_t kbreak;            /* the first break not yet reached */
+    int stalls;                /* loop iterations in a row that left t where it was */
 };
 
 /* Root Inport values at t from the caller's input function.  s->t is the
@@ -312,6 +313,42 @@ done:
     return st;
 }
 
+/* A step h > 0 that the time scale of the run cannot resolve: at the largest
+ * |t| of [t0, tstop], t + h == t, so a loop stepping by h would never end.
+ * `what` names the option or block for the message. */
+static jg_status_t check_resolvable(const jg_sim_opts_t *o, double h, const char *what,
+                                    jg_error_t *err)
+{
+    double scale = fmax(fabs(o->t0), fabs(o->tstop));
+    if (!(h > 0) || scale + h > scale) return JG_OK;
+    return jg_error_set(err, JG_ARG,
+                        "%s %g is below the time resolution of the run: at t = %g, t + %g == t "
+                        "(the smallest step there is %g)",
+                        what, h, scale, h, nextafter(scale, INFINITY) - scale);
+}
+
+/* Every step-like option and every sample time against the time scale,
+ * before anything runs (a 1e-300 step at t = 1e6 would loop forever). */
+static jg_status_t check_time_steps(const jg_program_t *p, const jg_sim_opts_t *o, jg_error_t *err)
+{
+    jg_status_t st;
+    if (!isfinite(o->t0) || !isfinite(o->tstop))
+        return jg_error_set(err, JG_ARG, "start and stop times must be finite numbers (got %g, %g)",
+                            o->t0, o->tstop);
+    if ((st = check_resolvable(o, o->so.fixed_step, "the fixed step (--step)", err)) ||
+        (st = check_resolvable(o, o->out_step, "the output step (--out-step)", err)) ||
+        (st = check_resolvable(o, o->so.max_step, "the largest step (--max-step)", err)) ||
+        (st = check_resolvable(o, o->so.initial_step, "the initial step (--initial-step)", err)))
+        return st;
+    for (int32_t r = 0; r < p->nrates; r++) {
+        char what[512];
+        snprintf(what, sizeof what, "the sample time of block '%s' (SampleTime)",
+                 p->blocks[p->rate_blk[r]].path);
+        if ((st = check_resolvable(o, p->rates[r].period, what, err))) return st;
+    }
+    return JG_OK;
+}
+
 jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_t **out,
                           jg_error_t *err)
 {
@@ -319,6 +356,8 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
     if (!(o->tstop >= o->t0))
         return jg_error_set(err, JG_ARG, "stop time %g before start time %g", o->tstop, o->t0);
     if (o->out_step < 0) return jg_error_set(err, JG_ARG, "non-positive output step %g", o->out_step);
+    jg_status_t cst = check_time_steps(p, o, err);
+    if (cst) return cst;
     if (o->refine < 0) return jg_error_set(err, JG_ARG, "negative refine factor %d", o->refine);
     if (!jg_solver_method_name(o->solver))
         return jg_error_set(err, JG_ARG, "unknown solver method %d (valid: auto %s)", (int)o->solver,
@@ -863,6 +902,16 @@ jg_status_t jg_sim_run(jg_sim_t *s, double t_until, jg_sim_log_fn log, void *use
             }
         }
         watch_step(s, tprev, t1, lim);
+        /* progress guarantee: a solver step, an event or a sample hit may
+         * leave t in place once (a reset at the step's start), never for long */
+        if (!(t1 > tprev) && ++s->stalls > 100)
+            return jg_error_set(err, JG_NUMERIC,
+                                "time does not advance: 100 steps of solver '%s' in a row left "
+                                "t = %.17g in place (the step is below the time resolution there, "
+                                "%g)",
+                                jg_solver_name(s->solver), tprev,
+                                nextafter(fabs(tprev), INFINITY) - fabs(tprev));
+        if (t1 > tprev) s->stalls = 0;
         double te = t1;
         int any = 0;
         if (p->nzc && (st = find_event(s, tprev, t1, &te, &any, err))) return st;

@@ -58,12 +58,15 @@ class _ImportOpts(ctypes.Structure):
                 ("set", _Strs), ("nset", ctypes.c_int),
                 ("model_path", _Strs), ("nmodel_path", ctypes.c_int),
                 ("substitute", _Strs), ("nsubstitute", ctypes.c_int),
-                ("warn", _WARN), ("warn_ctx", ctypes.c_void_p)]
+                ("warn", _WARN), ("warn_ctx", ctypes.c_void_p),
+                # jg_limits_t limits (jacgraph/model.h): zero, the defaults
+                ("max_file_bytes", ctypes.c_uint64), ("max_elements", ctypes.c_int64)]
 
 
 class _LinOpts(ctypes.Structure):
     _fields_ = [("nin", ctypes.c_int), ("nout", ctypes.c_int), ("nopen", ctypes.c_int),
-                ("inp", _Strs), ("out", _Strs), ("open", _Strs), ("no_defaults", ctypes.c_int)]
+                ("inp", _Strs), ("out", _Strs), ("open", _Strs), ("no_defaults", ctypes.c_int),
+                ("delays", ctypes.c_int), ("pade_order", ctypes.c_int)]
 
 
 class _Linsys(ctypes.Structure):
@@ -71,7 +74,12 @@ class _Linsys(ctypes.Structure):
                 ("state_names", _Strs), ("input_names", _Strs), ("output_names", _Strs),
                 ("A", ctypes.POINTER(_Csc)), ("B", ctypes.POINTER(_Csc)),
                 ("C", ctypes.POINTER(_Csc)), ("D", ctypes.POINTER(_Csc)), ("t", ctypes.c_double),
-                ("Ts", ctypes.c_double)]
+                ("Ts", ctypes.c_double), ("ndelays", ctypes.c_int64),
+                ("delays", ctypes.POINTER(ctypes.c_double))]
+
+
+class _RateOpts(ctypes.Structure):   # jg_analysis_rate_opts_t
+    _fields_ = [("rate", ctypes.c_double), ("method", ctypes.c_int), ("prewarp", ctypes.c_double)]
 
 
 class _SolverOpts(ctypes.Structure):
@@ -116,6 +124,12 @@ _SIGS = {   # name: (restype, argtypes); the status-returning ones are checked
     "jg_lin_run": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_int,
                                   ctypes.POINTER(ctypes.POINTER(_Linsys)), _P, _ERR]),
     "jg_lin_sys_free": (None, [ctypes.POINTER(_Linsys)]),
+    "jg_lin_delays_parse": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int),
+                                           ctypes.POINTER(ctypes.c_int)]),
+    "jg_analysis_has_discrete": (ctypes.c_int, [_P]),
+    "jg_analysis_c2d_parse": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_double)]),
+    "jg_analysis_lin_discrete": (ctypes.c_int, [_P, ctypes.POINTER(_RateOpts),
+                                                ctypes.POINTER(ctypes.POINTER(_Linsys)), _ERR]),
     "jg_sim_create": (ctypes.c_int, [_P, ctypes.POINTER(_SimOpts), _PP, _ERR]),
     "jg_sim_free": (None, [_P]),
     "jg_sim_run": (ctypes.c_int, [_P, ctypes.c_double, _LOG, _P, _ERR]),
@@ -260,10 +274,15 @@ class _Program:
 
 class Linearization:
     """x' = A x + B u (Ts = 0) or x[k+1] = A x[k] + B u[k] (sample time Ts > 0),
-    y = C x + D u at time t: A..D scipy.sparse.csc_matrix, names lists."""
+    y = C x + D u at time t: A..D scipy.sparse.csc_matrix, names lists.
+    delays (delays="exact"): the internal delays tau_k; A..D are then the
+    delay-free H whose last len(delays) inputs w_k and outputs z_k close
+    through w_k(t) = z_k(t - tau_k) (MATLAB's InternalDelay); else []."""
 
-    def __init__(self, A, B, C, D, state_names, input_names, output_names, t, Ts=0.0):
+    def __init__(self, A, B, C, D, state_names, input_names, output_names, t, Ts=0.0,
+                 delays=None):
         self.A, self.B, self.C, self.D = A, B, C, D
+        self.delays = list(delays or [])
         self.state_names, self.input_names = state_names, input_names
         self.output_names = output_names
         self.t = t
@@ -294,7 +313,8 @@ def _parse(fn, what, value, valid):
 
 
 def linearize(model, inputs=None, outputs=None, op=None, method="graph", reduce="markowitz",
-              workspace=None, set=None, open=None, defaults=True):
+              workspace=None, set=None, open=None, defaults=True, rate=None,
+              rate_conversion="zoh", delays=None):
     """Linearize `model` (a .json/.mdl/.slx path, or a model as a dict) as
     `jacgraph linearize` does.
 
@@ -304,6 +324,12 @@ def linearize(model, inputs=None, outputs=None, op=None, method="graph", reduce=
     op: an operating point file (docs/model-format.md) or the same as a dict.
     method: "graph", "matrix" or "perturb"; reduce: "markowitz", "none", "full".
     workspace: MATLAB scripts / JSON files; set: ["NAME=EXPR", ...].
+    rate, rate_conversion: as --rate and --rate-conversion (a model with
+    discrete states at one rate is discrete without them; rate=0: continuous,
+    the discrete states held); the result's Ts tells which.
+    delays: as --delays, "pade:N" (every TransportDelay by the Pade
+    approximant of order N) or "exact" (the result's delays; continuous time
+    only); None: each block's own PadeOrder.
     Returns a Linearization; raises Error."""
     lib = _api()
     m = _parse(lib.jg_lin_method_parse, "method", method, "graph, matrix, perturb")
@@ -314,6 +340,11 @@ def linearize(model, inputs=None, outputs=None, op=None, method="graph", reduce=
         o.inp, o.out, o.open = (ctypes.cast(a, _Strs) for a, _ in arrs)
         o.nin, o.nout, o.nopen = (n for _, n in arrs)
         o.no_defaults = 0 if defaults else 1
+        if delays is not None:
+            dm, dn = ctypes.c_int(0), ctypes.c_int(0)
+            if lib.jg_lin_delays_parse(str(delays).encode(), ctypes.byref(dm), ctypes.byref(dn)):
+                raise Error("ARG", "unknown delays %r (pade:N with N = 0..10, exact)" % delays, 2)
+            o.delays, o.pade_order = dm.value, dn.value
         lin = ctypes.c_void_p()
         sysp = ctypes.POINTER(_Linsys)()
         try:
@@ -321,10 +352,22 @@ def linearize(model, inputs=None, outputs=None, op=None, method="graph", reduce=
             if op is not None:
                 _read_op(lib, lin, op)
             _call(lib.jg_lin_run, lin, m, r, ctypes.byref(sysp), None)
+            if (rate or 0) > 0 or (rate is None and lib.jg_analysis_has_discrete(prog.p)):
+                ro = _RateOpts()
+                ro.rate = float(rate or 0)
+                w = ctypes.c_double(0)
+                ro.method = lib.jg_analysis_c2d_parse(rate_conversion.encode(), ctypes.byref(w))
+                if ro.method not in (0, 2):
+                    raise Error("ARG", "unknown rate_conversion %r (zoh, tustin, prewarp:W)" % rate_conversion, 2)
+                ro.prewarp = w.value
+                lib.jg_lin_sys_free(sysp)
+                sysp = ctypes.POINTER(_Linsys)()
+                _call(lib.jg_analysis_lin_discrete, lin, ctypes.byref(ro), ctypes.byref(sysp))
             s = sysp.contents
             return Linearization(_csc(s.A), _csc(s.B), _csc(s.C), _csc(s.D),
                                  _names(s.state_names, s.nx), _names(s.input_names, s.nu),
-                                 _names(s.output_names, s.ny), s.t, s.Ts)
+                                 _names(s.output_names, s.ny), s.t, s.Ts,
+                                 [s.delays[k] for k in range(s.ndelays)])
         finally:
             if sysp:
                 lib.jg_lin_sys_free(sysp)

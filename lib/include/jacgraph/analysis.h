@@ -31,10 +31,14 @@ extern "C" {
  * each step projected onto the bounds; a square nonsingular system takes
  * Newton steps near the solution.  The Jacobian of f and y at every iterate is
  * A, B, C, D of jg_lin_run (the graph method: numeric replay of one symbolic
- * elimination).  Discrete states are not in the block Jacobians (linearization
- * holds them), so their columns, and the rows of the discrete equations, are
- * forward differences of the model (the blocks' own update functions); no
- * other entry is a difference.
+ * elimination).  What involves discrete states (the update equations' rows,
+ * the discrete states' columns, the outputs' dependence on them) comes from
+ * the blocks' analytic update Jacobians (djacobian: dF/dxd, dF/du, dy/dxd)
+ * joined through the signal connections at the same point (the hybrid model
+ * of discrete linearization).  Only a discrete state of a block type without
+ * djacobian (none of the built-in ones) takes a forward difference of the
+ * model: its column, and when the block has inputs its update rows in every
+ * column; info.fd_types names those types.
  *
  * Discrete states taking part: those of discrete-time block types (Unit
  * Delay, Delay, Discrete Integrator, the discrete state-space and transfer
@@ -97,9 +101,11 @@ JG_API jg_status_t jg_analysis_trim_read_spec(jg_analysis_trim_t *t, const char 
  * sum of squared residuals).  Other errors: those of evaluation at the
  * starting point (JG_NUMERIC domain errors naming the block, algebraic
  * loops), of jg_lin_run, JG_NOMEM.  Cost per iteration: one jg_lin_run
- * (replay and LFT), one model evaluation per trial step, one more per
- * unknown when there are discrete states, and a dense solve with the
- * unknowns, O(n^3): meant for models up to a few thousand unknowns. */
+ * (replay and LFT), one model evaluation per trial step, with discrete states
+ * one evaluation with block Jacobians, a sparse LU of I - D M over the
+ * signals and two sparse solves per discrete state (plus one evaluation per
+ * differenced column, see above), and a dense solve with the unknowns,
+ * O(n^3): meant for models up to a few thousand unknowns. */
 JG_API jg_status_t jg_analysis_trim_run(jg_analysis_trim_t *t, jg_error_t *err);
 
 typedef struct jg_analysis_trim_info {
@@ -109,8 +115,11 @@ typedef struct jg_analysis_trim_info {
     int iterations;            /* Levenberg-Marquardt iterations (Jacobians) */
     int64_t nunknowns, nequations;
     int64_t fevals;            /* model evaluations (finite differences included) */
-    int64_t fd_columns;        /* Jacobian columns by differences (discrete states) */
+    int64_t fd_columns;        /* Jacobian columns by differences, over all iterations:
+                                  discrete states of types without an analytic
+                                  update Jacobian (0 for every built-in type) */
     double max_residual;       /* largest |residual| at the point */
+    const char *fd_types;      /* the block types differenced, "A, B" (owned by t), NULL: none */
 } jg_analysis_trim_info_t;
 
 /* After jg_analysis_trim_run (zero before). */
@@ -209,7 +218,8 @@ JG_API void jg_analysis_damp(double re, double im, double Ts, double *wn, double
  * gets the count, sorted as poles.  A system whose system matrix is rank
  * deficient at every s in a way the reduction cannot square up (normal rank
  * below min(nx + nu, nx + ny), e.g. a zero transfer function) gets *nz = 0
- * and *degenerate = 1 (degenerate may be NULL).  Errors: JG_NUMERIC (no
+ * and *degenerate = 1 (degenerate may be NULL); so does a model without
+ * inputs and outputs (*degenerate = 0).  Errors: JG_NUMERIC (no
  * convergence), JG_NOMEM.  Cost: O(nx^4) at worst (one SVD per reduction
  * step), O(nx^3) typically. */
 JG_API jg_status_t jg_analysis_zeros(const jg_analysis_ss_t *s, int64_t *nz, double *re, double *im,

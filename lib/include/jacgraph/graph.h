@@ -67,6 +67,9 @@ typedef struct jg_graph_stats {
     int64_t v_after, e_after;      /* after elimination: "V:2 E:4" */
     int64_t eliminated;            /* vertices eliminated */
     int64_t ops;                   /* tape length */
+    int64_t refused;               /* algebraic vertices kept (left to the LFT) because their
+                                      pivot block I - Dv was ill-conditioned at the operating
+                                      point of the elimination */
     size_t bytes_graph;            /* graph structure + values + tape */
 } jg_graph_stats_t;
 

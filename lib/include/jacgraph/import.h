@@ -35,6 +35,11 @@ typedef struct jg_import_opts {
      * with one line of text; NULL: dropped. */
     void (*warn)(void *ctx, const char *msg);
     void *warn_ctx;
+    /* Limits (jacgraph/model.h): file_bytes bounds the JSON files read (the
+     * model, workspaces, substitutes, referenced JSON models); the model keeps
+     * them for jg_program_compile.  Zero fields: the defaults.  Simulink files
+     * have their own bounds (docs/cli.md, "Limits"). */
+    jg_limits_t limits;
 } jg_import_opts_t;
 
 /* Read a model file of any format and apply the options.  On success *out is

@@ -29,13 +29,20 @@ typedef struct jg_lft_info {
     int64_t n;          /* order of I - P22 M */
     int64_t nnz_lu;     /* nonzeros of its LU factors */
     double rcond;       /* min over U's columns of |pivot| / max |entry| of that column of K (1 when n == 0) */
+    double cond;        /* estimated condition of I - P22 M loop by loop: the largest over the
+                           diagonal blocks of its block triangular form (the algebraic loops)
+                           of the 1-norm condition after power-of-two equilibration (Hager's
+                           estimate); max(1, |d|) / |1 - d| for a signal with diagonal 1 - d
+                           alone.  1 when n == 0, NaN when it could not be computed */
+    int64_t cond_row;   /* a row of I - P22 M in the worst block, -1 when cond == 1 */
 } jg_lft_info_t;
 
 /* *F is a new matrix (cs_dl_spfree).  M == NULL means the identity.  Exact
  * zeros of the result are dropped.  Errors: JG_SINGULAR_LOOP when I - P22 M is
  * singular or a pivot is below 1e-14 times the largest entry of its column
  * (the message is generic: callers
- * add which loop), JG_ARG on mismatched sizes, JG_NOMEM.  Cost: one sparse LU of
+ * add which loop), JG_NUMERIC when the factors overflow (NaN or Inf), JG_ARG
+ * on mismatched sizes, JG_NOMEM.  Cost: one sparse LU of
  * I - P22 M plus, per nonempty column of P21, two sparse triangular solves over
  * its reach and the product of the result with P12 M. */
 JG_API jg_status_t jg_lft(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, const cs_dl *P22,

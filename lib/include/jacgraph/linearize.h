@@ -31,11 +31,31 @@ typedef enum { JG_LIN_GRAPH = 0, JG_LIN_MATRIX, JG_LIN_PERTURB } jg_lin_method_t
 JG_API const char *jg_lin_method_name(jg_lin_method_t m);
 JG_API int jg_lin_method_parse(const char *s);   /* -1 when unknown */
 
+/* How TransportDelay blocks linearize.
+ *   JG_LIN_DELAYS_BLOCK  each block's own Pade approximation (its PadeOrder);
+ *   JG_LIN_DELAYS_PADE   every delay by the Pade approximant of one order
+ *                        (jg_lin_opts_t.pade_order, 0 = y = u), whatever the
+ *                        blocks' PadeOrder: the same states, names and values as
+ *                        a model with that PadeOrder on every TransportDelay;
+ *   JG_LIN_DELAYS_EXACT  no approximation: each delay element is cut out, its
+ *                        output an extra input w_k and its input an extra output
+ *                        z_k of the delay-free system H (after the other inputs
+ *                        and outputs), and w_k(t) = z_k(t - tau_k) closes the loop
+ *                        (jg_lin_sys_t.delays: MATLAB's ss with InternalDelay).
+ * PADE and EXACT linearize continuous time only (discrete linearization
+ * refuses them). */
+typedef enum { JG_LIN_DELAYS_BLOCK = 0, JG_LIN_DELAYS_PADE, JG_LIN_DELAYS_EXACT } jg_lin_delays_t;
+/* "pade:N" (N = 0..10) or "exact" into *mode and *order (0 for exact);
+ * 0 ok, -1 malformed. */
+JG_API int jg_lin_delays_parse(const char *s, jg_lin_delays_t *mode, int *order);
+
 /* Linearization I/O: points are "BLOCK:N" (block path, 1-based output port). */
 typedef struct jg_lin_opts {
     int nin, nout, nopen;
     const char *const *in, *const *out, *const *open;
     int no_defaults;     /* 1: do not add the root Inports/Outports */
+    jg_lin_delays_t delays;   /* TransportDelays (default: their own PadeOrder) */
+    int pade_order;           /* JG_LIN_DELAYS_PADE: the order, 0..10 */
 } jg_lin_opts_t;
 
 /* A linear model.  Names are owned by the struct. */
@@ -46,6 +66,11 @@ typedef struct jg_lin_sys {
     double t;                 /* time of the operating point */
     double Ts;                /* 0: continuous (x' = A x + B u); > 0: discrete,
                                  x[k+1] = A x[k] + B u[k], sample time Ts */
+    int64_t ndelays;          /* internal delays (JG_LIN_DELAYS_EXACT), 0: none.  The
+                                 last ndelays inputs w_k and outputs z_k are the delay
+                                 channels, closed by w_k(t) = z_k(t - delays[k]); their
+                                 names are the TransportDelay's (PATH, PATH(i)) */
+    double *delays;           /* ndelays delay times, owned */
 } jg_lin_sys_t;
 
 JG_API void jg_lin_sys_free(jg_lin_sys_t *s);
@@ -56,6 +81,19 @@ typedef struct jg_lin_stats {
     size_t bytes_lft;         /* bytes of the LFT operands of the method run */
     int64_t lft_n;            /* order of I - P22 M */
     double lft_rcond;
+    double cond;              /* estimated condition of what was solved: the largest of the
+                                 LFT's I - P22 M loop by loop (jg_lft_info_t.cond) and the
+                                 pivot blocks of the eliminated vertices; 1 when nothing was
+                                 solved, 0 for perturbation (not estimated).  Above
+                                 JG_LIN_COND_WARN the run warns (jg_lin_set_warn) */
+    int pivot_fallback;       /* graph method: 1 when the elimination tape met an
+                                 ill-conditioned or singular pivot at this operating point
+                                 and the run solved the unreduced graph (pivoted LU) instead */
+    double perturb_err;       /* perturbation: its estimated error, in jg_lin_sys_diff's
+                                 measure (per matrix A..D, the largest entry's error
+                                 estimate over max(1, largest magnitude), the max over the
+                                 four): the step comparison of the Richardson-extrapolated
+                                 central differences.  0 for the other methods */
     double t_eval;            /* seconds: operating point and block Jacobians */
     double t_build;           /* graph build (first run only) or Ao..M assembly */
     double t_elim;            /* symbolic elimination (first run only) */
@@ -66,12 +104,23 @@ typedef struct jg_lin_stats {
 
 typedef struct jg_lin jg_lin_t;
 
+/* The condition estimate above which a run warns: the rounding error of the
+ * result is about condition x 2.2e-16 relative, so from 1e10 on the sixth
+ * significant digit (what the text format prints by default) may be wrong. */
+#define JG_LIN_COND_WARN 1e10
+
 /* Resolve I/O points and set the default operating point (t = 0, initial
  * states, zero inputs).  p must outlive the result.  Errors: JG_ARG for bad
- * points (message names the point), JG_NOMEM. */
+ * points (message names the point), for a pade_order out of 0..10, and with
+ * PADE or EXACT delays for an opening or input point on a TransportDelay's
+ * output, JG_NOMEM. */
 JG_API jg_status_t jg_lin_create(const jg_program_t *p, const jg_lin_opts_t *o, jg_lin_t **out,
                                  jg_error_t *err);
 JG_API void jg_lin_free(jg_lin_t *l);
+/* Notices of l's runs go to warn(ctx, message) (NULL: none): an estimated
+ * condition above JG_LIN_COND_WARN, naming the algebraic loop; given once
+ * per jg_lin_t (until the next jg_lin_set_warn). */
+JG_API void jg_lin_set_warn(jg_lin_t *l, void (*warn)(void *ctx, const char *msg), void *ctx);
 
 /* Operating point: states and root-Inport values (writable, program layout). */
 JG_API double *jg_lin_states(jg_lin_t *l);
@@ -86,7 +135,15 @@ JG_API jg_status_t jg_lin_read_op(jg_lin_t *l, const char *path, jg_error_t *err
 
 /* Linearize.  *out is a new jg_lin_sys_t; st may be NULL.  Errors: those of
  * evaluation (JG_NONLINEAR_LOOP, JG_SINGULAR_LOOP, JG_NUMERIC naming blocks),
- * JG_NOMEM. */
+ * JG_NUMERIC when an entry of A, B, C or D would be NaN or Inf (naming the
+ * blocks whose Jacobians are non-finite at the operating point, else the
+ * step that overflowed), JG_NOMEM.  The graph method's eliminations keep
+ * their pivot blocks well-conditioned (others are left to the LFT's pivoted
+ * LU, and a tape that meets a bad pivot at another operating point falls
+ * back to the unreduced graph for that run: st->pivot_fallback).  With
+ * PADE delays, JG_SINGULAR_LOOP when delays feeding delays close a singular
+ * loop at that order (order 0 and a delay whose output reaches its own input
+ * through gains summing to 1). */
 JG_API jg_status_t jg_lin_run(jg_lin_t *l, jg_lin_method_t m, jg_graph_reduce_t r, jg_lin_sys_t **out,
                               jg_lin_stats_t *st, jg_error_t *err);
 
@@ -96,7 +153,8 @@ JG_API jg_status_t jg_lin_graph(jg_lin_t *l, jg_graph_reduce_t r, const jg_graph
 
 /* Largest difference between two systems of equal shape, relative to
  * max(1, largest magnitude in b), per matrix; returns the max over A..D and
- * the name of the matrix in *which ("A".."D"). */
+ * the name of the matrix in *which ("A".."D").  A NaN entry in either makes
+ * the result NaN (never below a tolerance). */
 JG_API double jg_lin_sys_diff(const jg_lin_sys_t *a, const jg_lin_sys_t *b, const char **which);
 
 #ifdef __cplusplus

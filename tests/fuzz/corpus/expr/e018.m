@@ -1,0 +1,1 @@
+det(M) + norm(v) + trace_is_unknown(1)

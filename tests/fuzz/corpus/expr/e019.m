@@ -1,0 +1,1 @@
+max(v) + min(M(:)) + sum(M) + prod(v) + mean(v)

@@ -1,0 +1,1 @@
+cumsum(fliplr(v)) ./ flipud(v')'

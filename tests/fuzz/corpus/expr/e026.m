@@ -1,0 +1,1 @@
+deg2rad(180) + rad2deg(pi)

@@ -1,0 +1,1 @@
+size(M, 1) + numel(v) + length(M) + isempty(e)

@@ -1,0 +1,1 @@
+logical(2) + double('a') + single(1.5)

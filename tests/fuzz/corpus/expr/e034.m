@@ -1,0 +1,1 @@
+Inf - inf + NaN * nan + eps
