@@ -39,6 +39,7 @@
 #include "jacgraph/jacgraph.h"
 #include "jacgraph/io.h"
 #include "jacgraph/gen.h"
+#include "measure.h"
 
 static const char usage[] =
     "usage: bench_sparsing [options]\n"
@@ -58,30 +59,11 @@ typedef struct {
     double min_time, bstep;
 } opts_t;
 
-static double now_wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static double now_cpu(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double median(double *v, int n)
-{
-    if (n <= 0) return NAN;
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* ---------------------------------------------------------- trajectories */
@@ -169,9 +151,9 @@ static int run_once(const model_t *m, var_t *v, jg_solverjac_method_t jm)
     if (jg_sim_create(m->p, &o, &s, &err)) goto fail;
     traj_t *tr = v->runs == 0 ? &v->traj : NULL;
     if (tr) tr->nx = jg_program_nstates(m->p);
-    double c0 = now_cpu(), w0 = now_wall();
+    double c0 = now_cpu(), w0 = jgb_now();
     jg_status_t st = jg_sim_run(s, m->tstop, record, tr, &err);
-    double c1 = now_cpu(), w1 = now_wall();
+    double c1 = now_cpu(), w1 = jgb_now();
     if (st) goto fail;
     jg_sim_stats(s, &v->ss);
     v->steps = v->ss.solver.steps;
@@ -247,7 +229,7 @@ static int measure(FILE *out, const opts_t *o, const model_t *m, jg_solverjac_me
                     x->name, x->err);
             continue;
         }
-        double cpu = median(x->cpu, x->runs), wall = median(x->wall, x->runs);
+        double cpu = jgb_median(x->cpu, x->runs), wall = jgb_median(x->wall, x->runs);
         if (k == 0) base = cpu;
         const jg_sim_sparsing_t *sp = x->ss.sparsing.active ? &x->ss.sparsing : NULL;
         char lu[32], ent[64], col[64], chk[96] = "";
@@ -341,19 +323,8 @@ int main(int argc, char **argv)
     if (!out) return 1;
     int rc = 0;
 
-    char host[256] = "?";
-    FILE *ci = fopen("/proc/cpuinfo", "r");
-    if (ci) {
-        char line[512];
-        while (fgets(line, sizeof line, ci))
-            if (!strncmp(line, "model name", 10)) {
-                char *s = strchr(line, ':');
-                if (s) snprintf(host, sizeof host, "%s", s + 2);
-                host[strcspn(host, "\n")] = 0;
-                break;
-            }
-        fclose(ci);
-    }
+    char host[256];
+    jgb_host(host, sizeof host);
     double load1 = 0;
     FILE *la = fopen("/proc/loadavg", "r");
     if (la) {

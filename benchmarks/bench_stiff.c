@@ -60,6 +60,7 @@
 #include <sys/wait.h>
 #include "jacgraph/jacgraph.h"
 #include "bruss_hand.h"
+#include "measure.h"
 
 static const char usage[] =
     "usage: bench_stiff [options]\n"
@@ -97,18 +98,6 @@ typedef struct {
     int repeat, max_runs, run_repeat;
     double min_time, max_time, run_min_time, tstop, rtol, atol, tol, run_tol;
 } opts_t;
-
-static double median(double *v, int n)
-{
-    if (n <= 0) return NAN;
-    for (int i = 1; i < n; i++)   /* insertion sort: n is small */
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* ------------------------------------------------------------ results */
 
@@ -337,8 +326,8 @@ static int time_methods(const ctx_t *c, meas_t *q, jrow_t *r, jg_error_t *err)
         r[m].runs = x->nsamp;
         r[m].batch = x->batch;
         r[m].fevals = (double)(s1.fevals + s1.fevals_base - x->s0.fevals - x->s0.fevals_base) / (double)evals;
-        r[m].t_wall = median(x->wall, x->nsamp);
-        r[m].t_med = median(x->cpu, x->nsamp);
+        r[m].t_wall = jgb_median(x->wall, x->nsamp);
+        r[m].t_med = jgb_median(x->cpu, x->nsamp);
         r[m].done = 1;
     }
     return 0;
@@ -445,8 +434,8 @@ static int whole_runs(const ctx_t *c, row_t *row, jg_error_t *err)
     }
     for (int v = 0; v < NRUN; v++) {
         row->r[v].runs = k;
-        row->r[v].t_wall = median(t[v], k);
-        row->r[v].t_med = median(tc[v], k);
+        row->r[v].t_wall = jgb_median(t[v], k);
+        row->r[v].t_med = jgb_median(tc[v], k);
         row->r[v].done = 1;
     }
     row->run_done = 1;
@@ -607,19 +596,8 @@ static int nearest_with(const row_t *rows, int nrows, int64_t target, int ma, in
 
 static void write_md(FILE *f, const opts_t *o, const row_t *rows, int nrows)
 {
-    char host[256] = "?";
-    FILE *ci = fopen("/proc/cpuinfo", "r");
-    if (ci) {
-        char line[512];
-        while (fgets(line, sizeof line, ci))
-            if (!strncmp(line, "model name", 10)) {
-                char *s = strchr(line, ':');
-                if (s) snprintf(host, sizeof host, "%s", s + 2);
-                host[strcspn(host, "\n")] = 0;
-                break;
-            }
-        fclose(ci);
-    }
+    char host[256];
+    jgb_host(host, sizeof host);
     fprintf(f, "### Stiff benchmark: the 2-D Brusselator (`bench_stiff`, %ld cores, %s)\n\n",
             sysconf(_SC_NPROCESSORS_ONLN), host);
     int32_t nb = 0, nr = 0;

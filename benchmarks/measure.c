@@ -59,6 +59,22 @@ char *jgb_slurp(const char *path, char *err, size_t errlen)
     return s;
 }
 
+void jgb_host(char *buf, size_t len)
+{
+    snprintf(buf, len, "?");
+    FILE *ci = fopen("/proc/cpuinfo", "r");
+    if (!ci) return;
+    char line[512];
+    while (fgets(line, sizeof line, ci))
+        if (!strncmp(line, "model name", 10)) {
+            char *s = strchr(line, ':');
+            if (s) snprintf(buf, len, "%s", s + 2);
+            buf[strcspn(buf, "\n")] = 0;
+            break;
+        }
+    fclose(ci);
+}
+
 void jgb_opts_default(jgb_opts_t *o)
 {
     memset(o, 0, sizeof *o);

@@ -135,5 +135,8 @@ void jgb_steady_heap(void);
 double jgb_now(void);
 double jgb_median(double *v, int n);   /* sorts v */
 char *jgb_slurp(const char *path, char *err, size_t errlen);
+/* The processor's "model name" (/proc/cpuinfo) into buf, "?" when unknown;
+ * for the heading of a benchmark's report. */
+void jgb_host(char *buf, size_t len);
 
 #endif

@@ -11,33 +11,17 @@
 # control package (Debian: apt-get install octave octave-control); without it
 # the script says so and exits 0.  Never a test dependency.
 set -u
-here=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-build}
-[ $# -gt 0 ] && shift
-case $build in /*) ;; *) build=$here/$build ;; esac
+me=octave_peer prog=export_octave
+. "$(dirname "$0")/octave_env.sh"
 if [ $# -eq 0 ]; then set -- "$here"/graphs/*.json; fi
-exporter=$build/benchmarks/export_octave
 jacgraph=$build/tools/jacgraph
-if ! command -v octave-cli >/dev/null 2>&1; then
-  echo "octave_peer: octave-cli not installed (apt-get install octave octave-control); nothing done"
-  exit 0
-fi
-if ! octave-cli --no-gui --quiet --eval 'pkg load control' >/dev/null 2>&1; then
-  echo "octave_peer: the Octave control package is not installed (apt-get install octave-control); nothing done"
-  exit 0
-fi
-[ -x "$exporter" ] || { echo "octave_peer: $exporter not built (ninja -C $build)" >&2; exit 2; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-echo "Octave $(octave-cli --no-gui --quiet --eval 'printf("%s", version())' 2>/dev/null), control $(octave-cli --no-gui --quiet --eval 'p = pkg("list", "control"); printf("%s", p{1}.version)' 2>/dev/null)"
-echo
 echo "| Model | # of blocks | states | Octave append+connect (s) | Octave total (s) | jacgraph graph algorithm (s) | max difference | result |"
 echo "|---|--:|--:|--:|--:|--:|--:|---|"
 rc=0
 skipped=""
 for m in "$@"; do
   name=$(basename "$m" .json)
-  "$exporter" "$m" -o "$tmp/$name.m" 2>"$tmp/err"
+  "$gen" "$m" -o "$tmp/$name.m" 2>"$tmp/err"
   e=$?
   if [ $e -eq 3 ]; then
     skipped="$skipped\n- $name: $(sed 's/^export_octave: [^:]*: //' "$tmp/err")"

@@ -16,21 +16,9 @@
 # octave octave-control); without them it says so and exits 0.  Never a test
 # dependency.
 set -u
-here=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-build}
-[ $# -gt 0 ] && shift
-case $build in /*) ;; *) build=$here/$build ;; esac
+me=verify_analysis prog=analysis_octave
+. "$(dirname "$0")/octave_env.sh"
 if [ $# -eq 0 ]; then set -- "$here"/graphs/*.json "$here"/graphs/*.mdl; fi
-gen=$build/benchmarks/analysis_octave
-if ! command -v octave-cli >/dev/null 2>&1 || ! octave-cli --no-gui --quiet --eval 'pkg load control' >/dev/null 2>&1; then
-  echo "verify_analysis: octave-cli with the control package not installed (apt-get install octave octave-control); nothing done"
-  exit 0
-fi
-[ -x "$gen" ] || { echo "verify_analysis: $gen not built (ninja -C $build)" >&2; exit 2; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-echo "Octave $(octave-cli --no-gui --quiet --eval 'printf("%s", version())' 2>/dev/null), control $(octave-cli --no-gui --quiet --eval 'p = pkg("list", "control"); printf("%s", p{1}.version)' 2>/dev/null)"
-echo
 echo "| Model | states | inputs | outputs | poles: max rel. difference | zeros jacgraph/Octave | zeros: max rel. difference | DC gain: max rel. difference | H(jw), 60 frequencies: max rel. difference | result |"
 echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|---|"
 rc=0

@@ -3,7 +3,10 @@
 # (pole, DC gain, transfer function, JSON keys), the mass-spring-damper's
 # damping and natural frequency, the MIMO servo's invariant zeros, channel
 # selection by name and index, the SVG pictures (Bode panels on a log axis,
-# step, impulse, pole-zero map), a minimal realization, and bad options.
+# step, impulse, pole-zero map), a minimal realization, and bad options; a
+# discrete model (poles = eig of linearize's A, the Nyquist frequency, the
+# unit circle) and the time-domain options shared with linearize (the same
+# messages); internal delays (refused, exact --freq and --bode).
 set -u
 . "$(dirname "$0")/tap.sh"
 cd "$top"
@@ -103,6 +106,108 @@ if command -v xmllint >/dev/null; then
 else
     skip "the SVGs are well-formed XML" "xmllint not installed"
 fi
+
+# ---- discrete time: the sampled PI loop analyzes at its rate, as linearize
+out=$("$J" analyze graphs/sampled_pi.json)
+grep -q '^sampled_pi: .*3 states, 0 inputs, 2 outputs, discrete (Ts = 0.1)$' <<<"$out"
+ok $? "sampled_pi: discrete at its rate without options (3 states, Ts = 0.1)"
+"$J" linearize graphs/sampled_pi.json --format json >"$d/pilin.json" &&
+    "$J" analyze graphs/sampled_pi.json --format json --out "$d/pian.json"
+ok $? "sampled_pi: linearize and analyze --format json"
+py=/usr/bin/python3   # numpy: python3-numpy
+if ! "$py" -c 'import numpy' 2>/dev/null; then
+    skip "sampled_pi JSON: poles = eig(linearize's A)" "/usr/bin/python3 lacks numpy (python3-numpy)"
+else
+"$py" - "$d/pilin.json" "$d/pian.json" <<'PY'
+import cmath, json, math, sys
+import numpy as np
+lin, an = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+A = np.zeros((len(lin["states"]),) * 2)
+for i, j, x in zip(lin["A"]["i"], lin["A"]["j"], lin["A"]["x"]):
+    A[i][j] = x
+ev = sorted(np.linalg.eigvals(A), key=lambda z: (z.real, z.imag))
+got = sorted((complex(r, i) for r, i in an["poles"]), key=lambda z: (z.real, z.imag))
+assert an["ts"] == 0.1 and lin["Ts"] == 0.1, (an["ts"], lin["Ts"])
+assert len(got) == 3 and max(abs(a - b) for a, b in zip(ev, got)) < 1e-12, (ev, got)
+# damping and natural frequency of s = log(z) / Ts
+for (r, i), z, wn in zip(an["poles"], an["damping"], an["wn"]):
+    s = cmath.log(complex(r, i)) / 0.1
+    assert abs(wn - abs(s)) < 1e-9 * abs(s) and abs(z + s.real / abs(s)) < 1e-9, (r, i, z, wn)
+PY
+ok $? "sampled_pi JSON: poles = eig(linearize's A) by numpy, ts 0.1, damping and wn of log(z)/Ts"
+fi
+out=$("$J" analyze graphs/sampled_pi.json --input Reference:1 --channel 1,1 --tf)
+grep -q 'G(z) = (0.190325 z - 0.161776) / (z^3 - 1.90484 z^2 + 1.09516 z - 0.161776)' <<<"$out" &&
+    grep -q 'zeros (1): 0.85$' <<<"$out"
+ok $? "sampled_pi reference -> y: G(z) in z, the PI zero 1 - Ki Ts / Kp = 0.85"
+"$J" analyze graphs/sampled_pi.json --input Reference:1 --bode "$d/db.svg" --step "$d/ds.svg" \
+    --pzmap "$d/dp.svg" >/dev/null
+ok $? "sampled_pi: --bode, --step, --pzmap written"
+grep -q 'unit-circle' "$d/dp.svg" && grep -q 'poles (3)' "$d/dp.svg"
+ok $? "discrete pzmap: the unit circle and 3 poles"
+grep -q '<g class="xmark"><line x1="804.0"' "$d/db.svg" && grep -q 'Nyquist π/Ts = 31.42' "$d/db.svg"
+ok $? "discrete Bode: ends at the Nyquist frequency pi/Ts (the right edge), marked"
+grep -q 'discrete, Ts = 0.1' "$d/ds.svg"
+ok $? "discrete step: subtitled with Ts"
+out=$("$J" analyze graphs/sampled_pi.json --rate 0)
+grep -q 'continuous$' <<<"$out" && grep -q '1 state, 0 inputs' <<<"$out"
+ok $? "--rate 0: continuous, the discrete states held (as linearize)"
+"$J" analyze graphs/vdp.json --ts 0.1 --c2d tustin | grep -q 'discrete (Ts = 0.1)$'
+ok $? "--ts 0.1 --c2d tustin: a continuous result converted"
+for args in "--rate x" "--c2d zoh" "--rate-conversion foh --rate 0.1" "--ts -1" "--ts 0.1 --rate 0.2" \
+    "--delays pade:11" "--delays exact --ts 0.1" "--delays exact --rate 0.1"; do
+    # shellcheck disable=SC2086
+    el=$("$J" linearize graphs/vdp.json $args 2>&1 >/dev/null | sed 's/linearize/CMD/g')
+    # shellcheck disable=SC2086
+    ea=$("$J" analyze graphs/vdp.json $args 2>&1 >/dev/null | sed 's/analyze/CMD/g')
+    [ -n "$el" ] && [ "$el" = "$ea" ]
+    ok $? "analyze $args: the same usage error as linearize (${el%%$'\n'*})"
+done
+expect_fail "several rates need --rate (analyze)" 2 "choose the linear model's sample time (--rate TS)" \
+    "$J" analyze tests/data/multirate.json
+"$J" analyze tests/data/multirate.json --rate 0.2 | grep -q 'discrete (Ts = 0.2)$'
+ok $? "multirate --rate 0.2: analyzed at 0.2"
+
+# ---- internal delays: y/u = 1/(s + 1 + e^(-0.5 s))
+DL=(tests/data/delay_loop.json --delays exact)
+expect_fail "--delays exact alone: refused, naming the delay" 2 \
+    "the linear model has 1 internal delay (Delay 0.5 s): its poles, zeros, DC gain" "$J" analyze "${DL[@]}"
+expect_fail "--delays exact --step --tf: refused, naming what was asked" 2 "asked for --step, --tf:" \
+    "$J" analyze "${DL[@]}" --step "$d/x.svg" --tf --bode "$d/x.svg"
+[ ! -e "$d/x.svg" ]
+ok $? "a refused analysis writes no picture"
+"$J" analyze "${DL[@]}" --freq 0,0.3,1,2.5,7,20,100 --format json --out "$d/dl.json"
+ok $? "--delays exact --freq --format json: exit 0"
+python3 - "$d/dl.json" <<'PY'
+import cmath, json, math, sys
+j = json.load(open(sys.argv[1]))
+assert j["delays"] == [{"name": "Delay", "tau": 0.5}] and j["inputs"] == ["In1"] and j["outputs"] == ["Out1"], j
+assert "poles" not in j and "dc_gain" not in j
+f = j["freqresp"][0]
+prev = 0
+for w, re, im, db, ph in zip(f["w"], f["re"], f["im"], f["mag_db"], f["phase_deg"]):
+    g = 1 / (1j * w + 1 + cmath.exp(-0.5j * w))
+    assert abs(complex(re, im) - g) < 1e-14 * abs(g), (w, re, im, g)
+    assert abs(db - 20 * math.log10(abs(g))) < 1e-12 and abs(ph - prev) < 180, (w, db, ph)
+    prev = ph
+PY
+ok $? "delay_loop --freq: H(jw) = 1/(jw + 1 + e^(-0.5jw)) exactly at 7 frequencies"
+out=$("$J" analyze "${DL[@]}" --bode "$d/dlb.svg")
+ok $? "--delays exact --bode: exit 0"
+grep -q '1 internal delay (Delay 0.5 s)' <<<"$out" && grep -q '^exact with the delays: the frequency response' <<<"$out"
+ok $? "--delays exact: the description names the delay and what is exact"
+grep -q 'exact internal delays' "$d/dlb.svg" && [ "$(grep -c 'class="panel"' "$d/dlb.svg")" = 2 ] &&
+    grep -q '>0.1<' "$d/dlb.svg" && grep -q '>100<' "$d/dlb.svg"
+ok $? "--delays exact Bode: two panels, 0.1 .. 100 rad/s, subtitled exact"
+"$J" analyze tests/data/delay_loop.json --delays pade:4 --bode "$d/dpb.svg" --tf | grep -q 'G(s) = '
+ok $? "--delays pade:4: every analysis of the approximation"
+grep -q 'delays: Pade order 4' "$d/dpb.svg"
+ok $? "--delays pade:4 Bode: subtitled with the order"
+"$J" analyze graphs/msd.mdl --channel 'F,pos ' --freq 2 | grep -Eq '^ +2 +[-0-9.e]+ +-0.416667 +-7.60422 +-90$'
+ok $? "msd --freq 2: G(2j) = 0.5/(4 - 4 + 1.2j) = -0.416667j"
+expect_fail "--freq x: exit 2" 2 "--freq expects up to 256 frequencies >= 0" "$J" analyze graphs/msd.mdl --freq x
+expect_fail "no inputs: nothing to plot names --input" 2 "nothing to plot (linearization points: --input" \
+    "$J" analyze graphs/sampled_pi.json --bode "$d/n.svg"
 
 echo "1..$n"
 [ "$fails" -eq 0 ]

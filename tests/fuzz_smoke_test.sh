@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fuzz smoke run (TAP): each libFuzzer target of the fuzz build runs a fixed
-# number of inputs (FUZZ_SMOKE_RUNS, default 2000, seed 1: the same inputs
-# every time) from its seed corpus and dictionary, and must finish without a
-# crash, leak, timeout or sanitizer report.  The fuzz build is
+# number of inputs (FUZZ_SMOKE_RUNS, default 5000; a fixed random seed, so the
+# same inputs every time) from its seed corpus, its regressions and its
+# dictionary, and must finish without a crash, leak, timeout or sanitizer
+# report.  The fuzz build is
 # JG_FUZZ_BUILD (default build-fuzz: CC=clang meson setup build-fuzz
 # -Dfuzz=enabled; ninja -C build-fuzz fuzz -- tools/quickstart.sh test makes
 # it); without clang or without that build the checks are skipped.  Inputs
@@ -13,7 +14,7 @@ set -u
 cd "$top"
 targets="model opfile mdl slx xml expr"
 fz=${JG_FUZZ_BUILD:-$top/build-fuzz}
-runs=${FUZZ_SMOKE_RUNS:-2000}
+runs=${FUZZ_SMOKE_RUNS:-5000}
 why=""
 if ! command -v clang >/dev/null 2>&1; then
     why="clang is not installed (the libFuzzer targets need it)"

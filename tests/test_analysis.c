@@ -7,7 +7,8 @@
  * frequency response; transfer functions; a frequency-response point against
  * the closed form; step and impulse responses of a first-order system
  * against 1 - e^(-t/tau); the matrix exponential; the discrete versions;
- * bad arguments. */
+ * bad arguments; models with internal delays (refused, and their exact
+ * frequency response against the closed form). */
 #include <complex.h>
 #include <float.h>
 #include <stdlib.h>
@@ -445,6 +446,120 @@ static void bad_args(void)
     cs_dl_spfree(ls.A);
 }
 
+/* a compressed-column copy of the dense r x c M (column-major) */
+static cs_dl *csc(int64_t r, int64_t c, const double *M)
+{
+    cs_dl *A = cs_dl_spalloc(r, c, r * c + 1, 1, 0);
+    int64_t nz = 0;
+    for (int64_t j = 0; j < c; j++) {
+        A->p[j] = nz;
+        for (int64_t i = 0; i < r; i++)
+            if (M[i + j * r] != 0) A->i[nz] = i, A->x[nz++] = M[i + j * r];
+    }
+    A->p[c] = nz;
+    return A;
+}
+
+/* Internal delays: the plant 1/(s + 1) with its output fed back through
+ * delays, x' = -x + u - sum g_k w_k, y = z_k = x, w_k(t) = z_k(t - tau_k):
+ * G(s) = 1 / (s + 1 + sum g_k e^(-s tau_k)).  The analyses refuse it (the
+ * delay-free part's answers are not the delayed system's); its frequency
+ * response is exact against the closed form. */
+static void delays(void)
+{
+    jg_error_t err;
+    jg_error_clear(&err);
+    static char *in[] = {"u", "Delay", "Delay2"}, *out[] = {"y", "Delay", "Delay2"}, *st[] = {"Plant"};
+    double tau[2] = {0.5, 0.2}, g[2] = {1, 0.5};
+    for (int nd = 1; nd <= 2; nd++) {
+        double A[1] = {-1}, B[3] = {1, -g[0], -g[1]}, C[3] = {1, 1, 1}, D[9] = {0};
+        jg_lin_sys_t ls = {.nx = 1, .nu = 1 + nd, .ny = 1 + nd, .state_names = st, .input_names = in,
+                           .output_names = out, .ndelays = nd, .delays = tau};
+        ls.A = csc(1, 1, A), ls.B = csc(1, 1 + nd, B), ls.C = csc(1 + nd, 1, C), ls.D = csc(1 + nd, 1 + nd, D);
+        enum { NW = 7 };
+        const double w[NW] = {0, 0.05, 0.7, 1, 3, 12.5, 80};
+        double re[NW], im[NW], mag[NW], ph[NW], worst = 0;
+        jg_status_t s1 = jg_analysis_lin_freqresp(&ls, NW, w, re, im, &err);
+        for (int k = 0; k < NW && !s1; k++) {
+            double complex sk = I * w[k], den = sk + 1;
+            for (int q = 0; q < nd; q++) den += g[q] * cexp(-sk * tau[q]);
+            worst = fmax(worst, cabs(re[k] + I * im[k] - 1 / den) / cabs(1 / den));
+        }
+        tap_ok(!s1 && worst < 1e-13, "%d delay%s: H(jw) closed through e^(-jw tau) = 1/(jw + 1 + sum g e^(-jw tau)) "
+               "at 7 frequencies, 0..80 rad/s (relative error %.2g)", nd, nd == 1 ? "" : "s", worst);
+        tap_ok(!jg_analysis_lin_bode(&ls, NW, w, mag, ph, &err) && fabs(mag[0] - 20 * log10(1 / (1 + g[0] + (nd > 1) * g[1]))) < 1e-12 &&
+                   fabs(ph[0]) < 1e-12,
+               "%d delay%s: Bode at w = 0 is the DC gain 1/(1 + sum g) with phase 0", nd, nd == 1 ? "" : "s");
+        /* the grid: the unwrapped phase turns by under 180 degrees a step */
+        double wg[500], mg[500], pg[500], jump = 0;
+        jg_status_t s2 = jg_analysis_lin_freqgrid(&ls, 500, wg, &err);
+        if (!s2) s2 = jg_analysis_lin_bode(&ls, 500, wg, mg, pg, &err);
+        for (int k = 1; k < 500 && !s2; k++) jump = fmax(jump, fabs(pg[k] - pg[k - 1]));
+        tap_ok(!s2 && jump < 90 && wg[0] <= 0.1 + 1e-12 && wg[499] >= 10 / tau[nd - 1] && wg[499] <= 1000,
+               "%d delay%s: frequency grid %.3g..%.3g rad/s, largest phase step %.3g degrees", nd,
+               nd == 1 ? "" : "s", wg[0], wg[499], jump);
+        /* refused where the delay-free part would answer wrongly */
+        jg_analysis_ss_t *ss = NULL;
+        tap_ok(jg_analysis_ss_from_lin(&ls, 0, &ss, &err) == JG_ARG && !ss && strstr(err.msg, "internal delay") &&
+                   strstr(err.msg, "Delay 0.5 s") && strstr(err.msg, "not those of the delay-free part"),
+               "%d delay%s: jg_analysis_ss_from_lin refuses, naming the delays (%s)", nd, nd == 1 ? "" : "s", err.msg);
+        jg_lin_sys_t *cv = NULL;
+        tap_ok(jg_analysis_lin_convert(&ls, 0.1, JG_ANALYSIS_ZOH, 0, &cv, &err) == JG_ARG && !cv &&
+                   strstr(err.msg, "internal delay"),
+               "%d delay%s: jg_analysis_lin_convert (c2d) refuses instead of dropping the delays", nd,
+               nd == 1 ? "" : "s");
+        if (nd == 1) {
+            ls.Ts = 0.1;
+            tap_ok(jg_analysis_lin_freqresp(&ls, NW, w, re, im, &err) == JG_ARG, "delays in a discrete model: JG_ARG");
+            ls.Ts = 0;
+            ls.ndelays = 3;
+            tap_ok(jg_analysis_lin_freqresp(&ls, NW, w, re, im, &err) == JG_ARG, "more delays than inputs: JG_ARG");
+            ls.ndelays = 1;
+            tau[0] = -1;
+            tap_ok(jg_analysis_lin_freqgrid(&ls, 500, wg, &err) == JG_ARG, "a negative delay: JG_ARG");
+            tau[0] = 0.5;
+        }
+        cs_dl_spfree(ls.A), cs_dl_spfree(ls.B), cs_dl_spfree(ls.C), cs_dl_spfree(ls.D);
+    }
+    /* a long input delay, e^(-20 s) / (s + 1) (x' = -x + w, z = u, y = x): a
+     * grid to 10 rad/s would turn its phase by 200 degrees a step at the top;
+     * the grid ends lower, and the unwrapped phase is -20 w - atan(w) */
+    {
+        double A[1] = {-1}, B[2] = {0, 1}, C[2] = {1, 0}, D[4] = {0, 1, 0, 0}, tl = 20;
+        jg_lin_sys_t ls = {.nx = 1, .nu = 2, .ny = 2, .state_names = st, .input_names = in,
+                           .output_names = out, .ndelays = 1, .delays = &tl};
+        ls.A = csc(1, 1, A), ls.B = csc(1, 2, B), ls.C = csc(2, 1, C), ls.D = csc(2, 2, D);
+        double wg[500], mg[500], pg[500], worst = 0;
+        jg_status_t s2 = jg_analysis_lin_freqgrid(&ls, 500, wg, &err);
+        if (!s2) s2 = jg_analysis_lin_bode(&ls, 500, wg, mg, pg, &err);
+        for (int k = 0; k < 500 && !s2; k++)
+            worst = fmax(worst, fabs(pg[k] - (-20 * wg[k] - atan(wg[k])) * 180 / M_PI) +
+                                    fabs(mg[k] + 10 * log10(1 + wg[k] * wg[k])));
+        tap_ok(!s2 && wg[499] < 10 && wg[499] >= 1 && wg[0] <= 0.005 && worst < 1e-9,
+               "input delay 20 s: grid %.3g..%.3g rad/s (not to 10), magnitude and unwrapped phase "
+               "-20 w - atan(w) exact (error %.2g)", wg[0], wg[499], worst);
+        cs_dl_spfree(ls.A), cs_dl_spfree(ls.B), cs_dl_spfree(ls.C), cs_dl_spfree(ls.D);
+    }
+    /* without delays: jg_analysis_freqresp of the same model, continuous and
+     * discrete */
+    for (int d = 0; d < 2; d++) {
+        double A[4] = {-0.3, -4, 1, -0.6}, B[2] = {0, 0.5}, C[2] = {1, 0}, D[1] = {0.1};
+        if (d) A[0] = 0.9, A[1] = -0.2, A[2] = 0.1, A[3] = 0.7;
+        jg_lin_sys_t ls = {.nx = 2, .nu = 1, .ny = 1, .Ts = d ? 0.1 : 0};
+        ls.A = csc(2, 2, A), ls.B = csc(2, 1, B), ls.C = csc(1, 2, C), ls.D = csc(1, 1, D);
+        jg_analysis_ss_t *ss = mk(2, 1, 1, A, B, C, D, ls.Ts);
+        const double w[4] = {0.01, 1, 2, 30};
+        double r1[4], i1[4], r2[4], i2[4], worst = 0;
+        jg_status_t s1 = jg_analysis_lin_freqresp(&ls, 4, w, r1, i1, &err);
+        jg_status_t s2 = jg_analysis_freqresp(ss, 4, w, r2, i2, &err);
+        for (int k = 0; k < 4; k++) worst = fmax(worst, cabs(r1[k] + I * i1[k] - (r2[k] + I * i2[k])));
+        tap_ok(!s1 && !s2 && worst < 1e-15, "no delays (%s): jg_analysis_lin_freqresp = jg_analysis_freqresp",
+               d ? "discrete" : "continuous");
+        jg_analysis_ss_free(ss);
+        cs_dl_spfree(ls.A), cs_dl_spfree(ls.B), cs_dl_spfree(ls.C), cs_dl_spfree(ls.D);
+    }
+}
+
 int main(void)
 {
     second_order();
@@ -455,5 +570,6 @@ int main(void)
     time_responses();
     discrete();
     bad_args();
+    delays();
     return tap_done();
 }

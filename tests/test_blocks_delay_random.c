@@ -564,6 +564,17 @@ static double import_value(const char *defaults, const char *blocks, const char 
     return st || k >= r.nsig ? NAN : at(&r, 0, k);
 }
 
+/* One TAP line `what`: importing the system refuses it (JG_MODEL) with
+ * fragment in the message. */
+static void import_refused(const char *blocks, const char *lines, const char *fragment, const char *what)
+{
+    jg_model_t *m = NULL;
+    jg_error_t err;
+    jg_status_t st = import_mdl(NULL, blocks, lines, &m, &err);
+    jg_model_free(m);
+    tap_ok(st == JG_MODEL && strstr(err.msg, fragment), "%s", what);
+}
+
 static void test_import(void)
 {
     jg_error_t err;
@@ -582,20 +593,14 @@ static void test_import(void)
     if (st) printf("#   %s\n", err.msg);
     tap_ok(!st && at(&r, 2, 0) == 0 && at(&r, 3, 0) == 0 && at(&r, 4, 0) == 1 && at(&r, 5, 0) == 2,
            "import Delay (DelayLength 3, default IC 0): 0 0 0 0 1 2");
-    st = import_mdl(NULL,
-                    BLK("DigitalClock", "K", "") BLK("Delay", "D", "   ExternalReset \"Rising\"\n")
-                        BLK("Outport", "Y", ""),
-                    LINE("K", 1, "D", 1) LINE("D", 1, "Y", 1), &m, &err);
-    jg_model_free(m);
-    tap_ok(st == JG_MODEL && strstr(err.msg, "D (Delay): an external reset is not supported"),
-           "import Delay with ExternalReset refused with its reason");
-    st = import_mdl(NULL,
-                    BLK("DigitalClock", "K", "") BLK("Delay", "D", "   DelayLengthSource \"Input port\"\n")
-                        BLK("Outport", "Y", ""),
-                    LINE("K", 1, "D", 1) LINE("D", 1, "Y", 1), &m, &err);
-    jg_model_free(m);
-    tap_ok(st == JG_MODEL && strstr(err.msg, "delay length from an input port"),
-           "import Delay with DelayLengthSource 'Input port' refused with its reason");
+    import_refused(BLK("DigitalClock", "K", "") BLK("Delay", "D", "   ExternalReset \"Rising\"\n")
+                       BLK("Outport", "Y", ""),
+                   LINE("K", 1, "D", 1) LINE("D", 1, "Y", 1), "D (Delay): an external reset is not supported",
+                   "import Delay with ExternalReset refused with its reason");
+    import_refused(BLK("DigitalClock", "K", "") BLK("Delay", "D", "   DelayLengthSource \"Input port\"\n")
+                       BLK("Outport", "Y", ""),
+                   LINE("K", 1, "D", 1) LINE("D", 1, "Y", 1), "delay length from an input port",
+                   "import Delay with DelayLengthSource 'Input port' refused with its reason");
 
     /* Dot Product: [1 2 3] . [4 5 6] = 32 */
     double y = import_value(NULL,
@@ -628,13 +633,10 @@ static void test_import(void)
                          0, &err);
         tap_ok(y == ms[k].want, "import ManualSwitch, %s", ms[k].what);
     }
-    st = import_mdl(NULL,
-                    BLK("Constant", "A", "") BLK("Constant", "B", "")
-                        BLK("ManualSwitch", "MS", "   CurrentSetting \"2\"\n") BLK("Outport", "Y", ""),
-                    LINE("A", 1, "MS", 1) LINE("B", 1, "MS", 2) LINE("MS", 1, "Y", 1), &m, &err);
-    jg_model_free(m);
-    tap_ok(st == JG_MODEL && strstr(err.msg, "must be 0 or 1"),
-           "import ManualSwitch with CurrentSetting 2 refused with its reason");
+    import_refused(BLK("Constant", "A", "") BLK("Constant", "B", "")
+                       BLK("ManualSwitch", "MS", "   CurrentSetting \"2\"\n") BLK("Outport", "Y", ""),
+                   LINE("A", 1, "MS", 1) LINE("B", 1, "MS", 2) LINE("MS", 1, "Y", 1), "must be 0 or 1",
+                   "import ManualSwitch with CurrentSetting 2 refused with its reason");
 
     /* sinks */
     y = import_value(NULL,
@@ -691,18 +693,14 @@ static void test_import(void)
         char blocks[512];
         snprintf(blocks, sizeof blocks, "%s  Block {\n   BlockType %s\n   Name \"X\"\n  }\n",
                  BLK("Constant", "A", ""), refused[k][0]);
-        st = import_mdl(NULL, blocks, LINE("A", 1, "X", 1), &m, &err);
-        jg_model_free(m);
-        tap_ok(st == JG_MODEL && strstr(err.msg, refused[k][1]), "import %s refused: %s", refused[k][0],
-               refused[k][1]);
+        char what[256];
+        snprintf(what, sizeof what, "import %s refused: %s", refused[k][0], refused[k][1]);
+        import_refused(blocks, LINE("A", 1, "X", 1), refused[k][1], what);
     }
-    st = import_mdl(NULL,
-                    BLK("Constant", "A", "") BLK("Constant", "B", "")
-                        BLK("Assignment", "X", "   OutputInitialize \"Specify size for each dimension in table\"\n"),
-                    LINE("A", 1, "X", 1) LINE("B", 1, "X", 2), &m, &err);
-    jg_model_free(m);
-    tap_ok(st == JG_MODEL && strstr(err.msg, "OutputInitialize"),
-           "import Assignment without Y0 refused with its reason");
+    import_refused(BLK("Constant", "A", "") BLK("Constant", "B", "")
+                       BLK("Assignment", "X", "   OutputInitialize \"Specify size for each dimension in table\"\n"),
+                   LINE("A", 1, "X", 1) LINE("B", 1, "X", 2), "OutputInitialize",
+                   "import Assignment without Y0 refused with its reason");
 }
 
 /* ---------------------------------------------------- the external corpus */

@@ -129,9 +129,8 @@ static void test_signal_generator(void)
     /* the square wave integrated: its switches are zero crossings */
     rec_t r;
     jg_error_t err;
-    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 2.25, .out_step = 0.25};
-    o.so.rtol = 1e-8;
-    o.so.atol = 1e-10;
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 2.25, .out_step = 0.25,
+                       .so = {.rtol = 1e-8, .atol = 1e-10}};
     st = sim("{'name':'sq','blocks':[{'name':'G','type':'SignalGenerator','WaveForm':'square'},"
              "{'name':'I','type':'Integrator'},{'name':'O','type':'Outport','Port':1}],"
              "'lines':[{'src':'G:1','dst':'I:1'},{'src':'I:1','dst':'O:1'}]}",
@@ -198,9 +197,8 @@ static void test_repeating_sequence(void)
 
     rec_t r;
     jg_error_t err;
-    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 4, .out_step = 0.5};
-    o.so.rtol = 1e-9;
-    o.so.atol = 1e-12;
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 4, .out_step = 0.5,
+                       .so = {.rtol = 1e-9, .atol = 1e-12}};
     st = sim("{'name':'rs','blocks':[{'name':'R','type':'RepeatingSequence','rep_seq_t':[1,3],"
              "'rep_seq_y':[0,2]},{'name':'I','type':'Integrator'},{'name':'O','type':'Outport','Port':1}],"
              "'lines':[{'src':'R:1','dst':'I:1'},{'src':'I:1','dst':'O:1'}]}",
@@ -447,9 +445,8 @@ static void test_pid_step(void)
 {
     rec_t r;
     jg_error_t err;
-    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 1, .out_step = 0.1};
-    o.so.rtol = 1e-10;
-    o.so.atol = 1e-12;
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 1, .out_step = 0.1,
+                       .so = {.rtol = 1e-10, .atol = 1e-12}};
     jg_status_t st = sim(
         "{'name':'pid','blocks':[{'name':'E','type':'Constant','Value':2},"
         "{'name':'C1','type':'PIDController','P':3,'I':0.5,'D':0.2,'N':10},"
@@ -489,9 +486,8 @@ static void test_pid_windup(void)
 {
     rec_t r;
     jg_error_t err;
-    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 2, .out_step = 0.25};
-    o.so.rtol = 1e-10;
-    o.so.atol = 1e-12;
+    jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 2, .out_step = 0.25,
+                       .so = {.rtol = 1e-10, .atol = 1e-12}};
     double x[2] = {0};
     jg_status_t st = sim(windup_model("none"), o, &r, NULL, NULL, x, &err);
     int k = at(&r, 0.25);

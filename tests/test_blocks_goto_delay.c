@@ -37,6 +37,17 @@ static void dense(const cs_dl *M, double *out)
         for (int64_t k = M->p[j]; k < M->p[j + 1]; k++) out[M->i[k] * M->n + j] = M->x[k];
 }
 
+/* Load json into f and linearize it by method m without reduction into *s,
+ * its D into D (dense row-major, ny x nu); the status. */
+static jg_status_t lin_d(fx_t *f, const char *json, jg_lin_method_t m, jg_lin_sys_t **s, double *D)
+{
+    *s = NULL;
+    jg_status_t st = load(f, json);
+    if (!st) st = jg_lin_run(f->l, m, JG_GRAPH_REDUCE_NONE, s, NULL, &f->err);
+    if (!st) dense((*s)->D, D);
+    return st;
+}
+
 /* ----------------------------------------------------------- Goto / From */
 
 /* One model, two spellings: {GOTO} ... with Goto/From, or direct lines
@@ -170,11 +181,8 @@ static void test_goto(void)
         "{'name':'G','type':'Goto','GotoTag':'v'}],"
         "'lines':[{'src':'F:1','dst':'K:1'},{'src':'K:1','dst':'Out1:1'},"
         "{'src':'In1:1','dst':'M:1'},{'src':'In2:1','dst':'M:2'},{'src':'M:1','dst':'G:1'}]}";
-    st = load(&f, vec);
-    s = NULL;
-    if (!st) st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_NONE, &s, NULL, &f.err);
     double Dv[9] = {0};
-    if (!st) dense(s->D, Dv);
+    st = lin_d(&f, vec, JG_LIN_GRAPH, &s, Dv);
     int32_t fb = st ? -1 : jg_program_find_block(f.p, "F");
     tap_ok(!st && s->ny == 3 && s->nu == 3 && Dv[0] == 1 && Dv[4] == 2 && Dv[8] == 3 && Dv[1] == 0 &&
                jg_program_port_width(f.p, fb, 1, 0) == 3,
@@ -194,11 +202,8 @@ static void test_goto(void)
         "{'name':'Out2','type':'Outport','Port':2}],"
         "'lines':[{'src':'In1:1','dst':'G:1'},{'src':'F:1','dst':'Out1:1'},{'src':'In2:1','dst':'Sub:1'},"
         "{'src':'Sub:1','dst':'Out2:1'}]}";
-    st = load(&f, shadow);
-    s = NULL;
-    if (!st) st = jg_lin_run(f.l, JG_LIN_MATRIX, JG_GRAPH_REDUCE_NONE, &s, NULL, &f.err);
     double Ds[4] = {0};
-    if (!st) dense(s->D, Ds);
+    st = lin_d(&f, shadow, JG_LIN_MATRIX, &s, Ds);
     tap_ok(!st && Ds[0] == 1 && Ds[1] == 0 && Ds[2] == 0 && Ds[3] == 5,
            "a local Goto shadows a global one of the same tag in its system: D = [1 0; 0 5]");
     jg_lin_sys_free(s);
@@ -651,81 +656,77 @@ static jg_status_t sim(const char *json, double tstop, double max_step, double o
     return st;
 }
 
+/* One simulated case: the first output (or the first state) against the
+ * exact solution want(t) at the logged points (NaN: not compared). */
+typedef struct {
+    const char *what, *json;
+    double tstop, max_step, out_step;
+    int state;                  /* compare the first state, else the first output */
+    double (*want)(double t);
+    int n;                      /* points logged */
+    double tol;
+} sim_case_t;
+
+/* One TAP line: the run succeeds with c->n points, every error below c->tol. */
+static void check_sim(const sim_case_t *c, rec_t *r)
+{
+    jg_error_t err;
+    jg_status_t st = sim(c->json, c->tstop, c->max_step, c->out_step, r, &err);
+    double e = 0;
+    for (int k = 0; k < r->n; k++) {
+        double w = c->want(r->t[k]);
+        if (!isnan(w)) e = fmax(e, fabs((c->state ? r->x[k] : r->y[k]) - w));
+    }
+    tap_ok(!st && r->n == c->n && e < c->tol, "%s (error %.1e, %d points)", c->what, e, r->n);
+    if (st) printf("#   %s\n", err.msg);
+}
+
+/* sin t delayed by 1, InitialOutput 0.5 before (the jump itself not compared) */
+static double want_sine(double t) { return fabs(t - 1) <= 1e-9 ? NAN : t < 1 ? 0.5 : sin(t - 1); }
+static double want_ramp(double t) { return t < 0.3 ? -1 : 2 * (t - 0.3); }
+/* x' = -x(t - 1), x = 1 on [-1, 0]: by steps, x = 1 - t on [0, 1], then
+ * x = -(t - 1) + (t - 1)^2/2 (at t = 2: -0.5) */
+static double want_dde(double t) { return t <= 1 ? 1 - t : -(t - 1) + (t - 1) * (t - 1) / 2; }
+static double want_jump(double t) { return t < 0.5 ? 7 * t : 3.5 + (t - 0.5) * (t - 0.5) / 2; }
+static double want_sqrt(double t) { return sqrt(2 + t); }
+
 static void test_delay_sim(void)
 {
     rec_t *r = malloc(sizeof *r);
     jg_error_t err;
-    /* a sine through T = 1 with InitialOutput 0.5: linear interpolation of
-     * points at most 0.01 apart, error <= h^2/8 max|u''| */
-    static const char sine[] =
-        "{'blocks':[{'name':'W','type':'SineWave'},"
-        "{'name':'TD','type':'TransportDelay','DelayTime':1,'InitialOutput':0.5,'PadeOrder':2},"
-        "{'name':'Out1','type':'Outport','Port':1}],"
-        "'lines':[{'src':'W:1','dst':'TD:1'},{'src':'TD:1','dst':'Out1:1'}]}";
-    jg_status_t st = sim(sine, 6, 0.01, 0.125, r, &err);
-    double e = 0;
-    for (int k = 0; k < r->n; k++) {
-        double want = r->t[k] < 1 ? 0.5 : sin(r->t[k] - 1);
-        if (fabs(r->t[k] - 1) > 1e-9) e = fmax(e, fabs(r->y[k] - want));
-    }
-    tap_ok(!st && r->n == 49 && e < 2e-5,
-           "sin t through TransportDelay T = 1 (ode45, max step 0.01): y = sin(t - 1), 0.5 before "
-           "(error %.1e, %d points)",
-           e, r->n);
-    if (st) printf("#   %s\n", err.msg);
-
-    /* a ramp is interpolated exactly; T = 0.3 is shorter than no step */
-    static const char ramp[] =
-        "{'blocks':[{'name':'R','type':'Ramp','Slope':2},"
-        "{'name':'TD','type':'TransportDelay','DelayTime':0.3,'InitialOutput':-1},"
-        "{'name':'Out1','type':'Outport','Port':1}],"
-        "'lines':[{'src':'R:1','dst':'TD:1'},{'src':'TD:1','dst':'Out1:1'}]}";
-    st = sim(ramp, 3, 0.05, 0.125, r, &err);
-    e = 0;
-    for (int k = 0; k < r->n; k++)
-        e = fmax(e, fabs(r->y[k] - (r->t[k] < 0.3 ? -1 : 2 * (r->t[k] - 0.3))));
-    tap_ok(!st && r->n == 25 && e < 1e-12,
-           "ramp 2t through TransportDelay T = 0.3: y = 2 (t - 0.3), -1 before (error %.1e)", e);
-    if (st) printf("#   %s\n", err.msg);
-
-    /* x' = -x(t - 1), x = 1 on [-1, 0] (InitialOutput): by steps, x = 1 - t
-     * on [0, 1], x = -t + (t - 1)^2/2 ... at t = 2: -0.5 */
-    static const char dde[] =
-        "{'blocks':[{'name':'I','type':'Integrator','InitialCondition':1},"
-        "{'name':'TD','type':'TransportDelay','DelayTime':1,'InitialOutput':1},"
-        "{'name':'K','type':'Gain','Gain':-1},{'name':'Out1','type':'Outport','Port':1}],"
-        "'lines':[{'src':'I:1','dst':['TD:1','Out1:1']},{'src':'TD:1','dst':'K:1'},"
-        "{'src':'K:1','dst':'I:1'}]}";
-    st = sim(dde, 2, 0.01, 0.25, r, &err);
-    e = 0;
-    for (int k = 0; k < r->n; k++) {
-        double t = r->t[k];
-        double want = t <= 1 ? 1 - t : -(t - 1) + (t - 1) * (t - 1) / 2;
-        e = fmax(e, fabs(r->x[k] - want));
-    }
-    tap_ok(!st && r->n == 9 && e < 1e-8,
-           "x' = -x(t - 1) through a TransportDelay: the method-of-steps solution (error %.1e)", e);
-    if (st) printf("#   %s\n", err.msg);
-
-    /* the jump from InitialOutput to the first recorded input is a located
-     * zero crossing: an Integrator of it is exact (x = 7 t until T = 0.5,
-     * then + (t - T)^2/2; element 2: 8 t until 1, then + 3 (t - 1)^2/2) */
-    static const char jump[] =
-        "{'blocks':[{'name':'C','type':'Clock'},{'name':'K','type':'Gain','Gain':[1,3]},"
-        "{'name':'TD','type':'TransportDelay','DelayTime':[0.5,1],'InitialOutput':[7,8]},"
-        "{'name':'I','type':'Integrator','InitialCondition':[0,0]}],"
-        "'lines':[{'src':'C:1','dst':'K:1'},{'src':'K:1','dst':'TD:1'},{'src':'TD:1','dst':'I:1'}]}";
-    st = sim(jump, 2, 0.05, 0.25, r, &err);
-    e = 0;
-    for (int k = 0; k < r->n; k++) {
-        double t = r->t[k];
-        e = fmax(e, fabs(r->x[k] - (t < 0.5 ? 7 * t : 3.5 + (t - 0.5) * (t - 0.5) / 2)));
-    }
-    tap_ok(!st && r->n == 9 && e < 1e-12,
-           "Integrator of a TransportDelay whose output jumps at t = T: exact with the located "
-           "crossing (error %.1e)",
-           e);
-    if (st) printf("#   %s\n", err.msg);
+    const sim_case_t cases[] = {
+        /* linear interpolation of points at most 0.01 apart: error <= h^2/8 max|u''| */
+        {"sin t through TransportDelay T = 1 (ode45, max step 0.01): y = sin(t - 1), 0.5 before",
+         "{'blocks':[{'name':'W','type':'SineWave'},"
+         "{'name':'TD','type':'TransportDelay','DelayTime':1,'InitialOutput':0.5,'PadeOrder':2},"
+         "{'name':'Out1','type':'Outport','Port':1}],"
+         "'lines':[{'src':'W:1','dst':'TD:1'},{'src':'TD:1','dst':'Out1:1'}]}",
+         6, 0.01, 0.125, 0, want_sine, 49, 2e-5},
+        /* a ramp is interpolated exactly; T = 0.3 is shorter than no step */
+        {"ramp 2t through TransportDelay T = 0.3: y = 2 (t - 0.3), -1 before",
+         "{'blocks':[{'name':'R','type':'Ramp','Slope':2},"
+         "{'name':'TD','type':'TransportDelay','DelayTime':0.3,'InitialOutput':-1},"
+         "{'name':'Out1','type':'Outport','Port':1}],"
+         "'lines':[{'src':'R:1','dst':'TD:1'},{'src':'TD:1','dst':'Out1:1'}]}",
+         3, 0.05, 0.125, 0, want_ramp, 25, 1e-12},
+        {"x' = -x(t - 1) through a TransportDelay: the method-of-steps solution",
+         "{'blocks':[{'name':'I','type':'Integrator','InitialCondition':1},"
+         "{'name':'TD','type':'TransportDelay','DelayTime':1,'InitialOutput':1},"
+         "{'name':'K','type':'Gain','Gain':-1},{'name':'Out1','type':'Outport','Port':1}],"
+         "'lines':[{'src':'I:1','dst':['TD:1','Out1:1']},{'src':'TD:1','dst':'K:1'},"
+         "{'src':'K:1','dst':'I:1'}]}",
+         2, 0.01, 0.25, 1, want_dde, 9, 1e-8},
+        /* the jump from InitialOutput to the first recorded input is a located
+         * zero crossing: an Integrator of it is exact (x = 7 t until T = 0.5,
+         * then + (t - T)^2/2; element 2: 8 t until 1, then + 3 (t - 1)^2/2) */
+        {"Integrator of a TransportDelay whose output jumps at t = T: exact with the located crossing",
+         "{'blocks':[{'name':'C','type':'Clock'},{'name':'K','type':'Gain','Gain':[1,3]},"
+         "{'name':'TD','type':'TransportDelay','DelayTime':[0.5,1],'InitialOutput':[7,8]},"
+         "{'name':'I','type':'Integrator','InitialCondition':[0,0]}],"
+         "'lines':[{'src':'C:1','dst':'K:1'},{'src':'K:1','dst':'TD:1'},{'src':'TD:1','dst':'I:1'}]}",
+         2, 0.05, 0.25, 1, want_jump, 9, 1e-12},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) check_sim(&cases[k], r);
 
     /* the delay in an algebraic loop (its linearization has feedthrough):
      * u = 1 - y, y = u(t - 0.5) gives a square wave 0, 1, 0, 1 per 0.5 s */
@@ -735,8 +736,8 @@ static void test_delay_sim(void)
         "{'name':'Out1','type':'Outport','Port':1}],"
         "'lines':[{'src':'C:1','dst':'S:1'},{'src':'S:1','dst':'TD:1'},"
         "{'src':'TD:1','dst':['S:2','Out1:1']}]}";
-    st = sim(loop, 2, 0.01, 0.125, r, &err);
-    e = 0;
+    jg_status_t st = sim(loop, 2, 0.01, 0.125, r, &err);
+    double e = 0;
     int checked = 0;
     for (int k = 0; k < r->n; k++) {
         double ph = fmod(r->t[k], 0.5);
@@ -782,19 +783,16 @@ static void test_ic_sim(void)
     if (st) printf("#   %s\n", err.msg);
 
     /* an AlgebraicConstraint in a simulation: z^2 = 2 + t, logged z */
-    static const char ac[] =
+    static const sim_case_t ac = {
+        "AlgebraicConstraint in simulation: z = sqrt(2 + t)",
         "{'blocks':[{'name':'AC','type':'AlgebraicConstraint','InitialGuess':1},"
         "{'name':'Sq','type':'Math','Operator':'square'},{'name':'C','type':'Clock'},"
         "{'name':'Two','type':'Constant','Value':2},{'name':'Sum','type':'Sum','Inputs':'+--'},"
         "{'name':'Out1','type':'Outport','Port':1}],"
         "'lines':[{'src':'AC:1','dst':['Sq:1','Out1:1']},{'src':'Sq:1','dst':'Sum:1'},"
-        "{'src':'Two:1','dst':'Sum:2'},{'src':'C:1','dst':'Sum:3'},{'src':'Sum:1','dst':'AC:1'}]}";
-    st = sim(ac, 2, 0.1, 0.25, r, &err);
-    e = 0;
-    for (int k = 0; k < r->n; k++) e = fmax(e, fabs(r->y[k] - sqrt(2 + r->t[k])));
-    tap_ok(!st && r->n == 9 && e < 1e-12,
-           "AlgebraicConstraint in simulation: z = sqrt(2 + t) (error %.1e)", e);
-    if (st) printf("#   %s\n", err.msg);
+        "{'src':'Two:1','dst':'Sum:2'},{'src':'C:1','dst':'Sum:3'},{'src':'Sum:1','dst':'AC:1'}]}",
+        2, 0.1, 0.25, 0, want_sqrt, 9, 1e-12};
+    check_sim(&ac, r);
     free(r);
 }
 

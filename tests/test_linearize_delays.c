@@ -502,6 +502,30 @@ static void test_discrete_refused(void)
     fx_unload(&f);
 }
 
+/* A delay whose reciprocal overflows at the asked order: JG_NUMERIC naming
+ * it, never Inf in A (exact delays keep it as it is). */
+static void test_tiny_delay(void)
+{
+    static const char tiny[] =
+        "{\"name\": \"tiny\", \"blocks\": [{\"name\": \"In1\", \"type\": \"Inport\", \"Port\": 1},"
+        "{\"name\": \"D\", \"type\": \"TransportDelay\", \"DelayTime\": 1e-307},"
+        "{\"name\": \"Out1\", \"type\": \"Outport\", \"Port\": 1}],"
+        "\"lines\": [{\"src\": \"In1:1\", \"dst\": \"D:1\"}, {\"src\": \"D:1\", \"dst\": \"Out1:1\"}]}";
+    fx_t f;
+    jg_lin_sys_t *s = NULL;
+    jg_lin_opts_t o = {.delays = JG_LIN_DELAYS_PADE, .pade_order = 3};
+    jg_status_t st = fx_load(&f, tiny, &o);
+    if (!st) st = jg_lin_run(f.l, JG_LIN_GRAPH, JG_GRAPH_REDUCE_MARKOWITZ, &s, NULL, &f.err);
+    tap_ok(st == JG_NUMERIC && strstr(f.err.msg, "'D'"), "delay 1e-307 at pade:3: JG_NUMERIC (%s)",
+           f.err.msg);
+    jg_lin_sys_free(s);
+    fx_unload(&f);
+    st = run(tiny, JG_LIN_DELAYS_EXACT, 0, JG_LIN_GRAPH, &s, &f);
+    tap_ok(!st && s->ndelays == 1 && s->delays[0] == 1e-307, "delay 1e-307, exact: kept as it is");
+    jg_lin_sys_free(s);
+    fx_unload(&f);
+}
+
 static void test_parse_and_writers(void)
 {
     jg_lin_delays_t m = JG_LIN_DELAYS_BLOCK;
@@ -556,6 +580,7 @@ int main(void)
     test_vector();
     test_self_loop_and_points();
     test_discrete_refused();
+    test_tiny_delay();
     test_parse_and_writers();
     return tap_done();
 }

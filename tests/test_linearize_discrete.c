@@ -322,24 +322,48 @@ done:
     fx_unload(&f);
 }
 
-static void test_refusals(void)
+/* The one-input, one-output model in-BLOCK-out (block a JSON object with
+ * single quotes, named by its 'name') loaded into f and linearized in
+ * discrete time into *s; the status, the message in f->err. */
+static jg_status_t discrete_of(fx_t *f, const char *block, jg_lin_sys_t **s)
+{
+    char json[1024], name[64] = "";
+    const char *n = strstr(block, "'name':'");
+    if (n) sscanf(n + 8, "%63[^']", name);
+    snprintf(json, sizeof json,
+             "{'name':'m','blocks':[{'name':'In1','type':'Inport','Port':1},%s,"
+             "{'name':'Out1','type':'Outport','Port':1}],"
+             "'lines':[{'src':'In1:1','dst':'%s:1'},{'src':'%s:1','dst':'Out1:1'}]}",
+             block, name, name);
+    *s = NULL;
+    jg_status_t st = fx_load(f, q(json), NULL);
+    if (!st) st = jg_analysis_lin_discrete(f->l, NULL, s, &f->err);
+    return st;
+}
+
+/* One TAP line: discrete_of(block) fails with want, the message naming the
+ * block ('NAME') and holding fragment. */
+static void discrete_refused(const char *block, const char *name, jg_status_t want, const char *fragment,
+                             const char *what)
 {
     fx_t f;
     jg_lin_sys_t *s = NULL;
-    /* an offset: refused naming the block */
-    jg_status_t st = fx_load(&f, q("{'name':'off','blocks':[{'name':'In1','type':'Inport','Port':1},"
-                                   "{'name':'D','type':'UnitDelay','SampleTime':[0.1, 0.05]},"
-                                   "{'name':'Out1','type':'Outport','Port':1}],"
-                                   "'lines':[{'src':'In1:1','dst':'D:1'},{'src':'D:1','dst':'Out1:1'}]}"),
-                             NULL);
-    if (!st) st = jg_analysis_lin_discrete(f.l, NULL, &s, &f.err);
-    tap_ok(st == JG_ARG && strstr(f.err.msg, "'D'") && strstr(f.err.msg, "offset"),
-           "a sample time offset is refused naming the block (%s)", f.err.msg);
+    jg_status_t st = discrete_of(&f, block, &s);
+    tap_ok(st == want && strstr(f.err.msg, name) && strstr(f.err.msg, fragment), "%s (%s)", what, f.err.msg);
     jg_lin_sys_free(s);
-    s = NULL;
     fx_unload(&f);
-    /* an input through a unit delay: B = 1 into the delay, C = 1 */
-    st = fx_load(&f, q("{'name':'ud','blocks':[{'name':'In1','type':'Inport','Port':1},"
+}
+
+static void test_refusals(void)
+{
+    discrete_refused("{'name':'D','type':'UnitDelay','SampleTime':[0.1, 0.05]}", "'D'", JG_ARG, "offset",
+                     "a sample time offset is refused naming the block");
+    discrete_refused("{'name':'R','type':'Relay','SampleTime':0.1}", "'R'", JG_MODEL, "update Jacobian",
+                     "a discrete block without an update Jacobian is refused naming it");
+    fx_t f;
+    jg_lin_sys_t *s = NULL;
+    /* an input through a unit delay: B = 1 into the delay, C = 1 (times the gain 3) */
+    jg_status_t st = fx_load(&f, q("{'name':'ud','blocks':[{'name':'In1','type':'Inport','Port':1},"
                        "{'name':'D','type':'UnitDelay','SampleTime':0.5},"
                        "{'name':'G','type':'Gain','Gain':3},"
                        "{'name':'Out1','type':'Outport','Port':1}],"
@@ -350,35 +374,19 @@ static void test_refusals(void)
                fx_entry(s->C, 0, 0) == 3 && fx_entry(s->D, 0, 0) == 0,
            "input -> unit delay -> gain 3: A = 0, B = 1, C = 3, D = 0 at Ts = 0.5");
     jg_lin_sys_free(s);
-    s = NULL;
     fx_unload(&f);
     /* a discrete state space with a feedthrough: its own A, B, C, D */
-    st = fx_load(&f, q("{'name':'dss','blocks':[{'name':'In1','type':'Inport','Port':1},"
-                       "{'name':'S','type':'DiscreteStateSpace','A':[[0.5,0.1],[0,0.2]],'B':[[1],[2]],"
-                       "'C':[[1,-1]],'D':[[0.7]],'SampleTime':0.2},"
-                       "{'name':'Out1','type':'Outport','Port':1}],"
-                       "'lines':[{'src':'In1:1','dst':'S:1'},{'src':'S:1','dst':'Out1:1'}]}"),
-                 NULL);
-    if (!st) st = jg_analysis_lin_discrete(f.l, NULL, &s, &f.err);
+    st = discrete_of(&f,
+                     "{'name':'S','type':'DiscreteStateSpace','A':[[0.5,0.1],[0,0.2]],'B':[[1],[2]],"
+                     "'C':[[1,-1]],'D':[[0.7]],'SampleTime':0.2}",
+                     &s);
     tap_ok(!st && s->nx == 2 && fx_entry(s->A, 0, 0) == 0.5 && fx_entry(s->A, 0, 1) == 0.1 &&
                fx_entry(s->A, 1, 1) == 0.2 && fx_entry(s->B, 1, 0) == 2 && fx_entry(s->C, 0, 1) == -1 &&
                fx_entry(s->D, 0, 0) == 0.7,
            "DiscreteStateSpace: its matrices (%s)", st ? f.err.msg : "");
     jg_lin_sys_free(s);
-    s = NULL;
     fx_unload(&f);
-    /* a block with discrete states at a discrete rate and no update Jacobian */
-    st = fx_load(&f, q("{'name':'rl','blocks':[{'name':'In1','type':'Inport','Port':1},"
-                       "{'name':'R','type':'Relay','SampleTime':0.1},"
-                       "{'name':'Out1','type':'Outport','Port':1}],"
-                       "'lines':[{'src':'In1:1','dst':'R:1'},{'src':'R:1','dst':'Out1:1'}]}"),
-                 NULL);
-    if (!st) st = jg_analysis_lin_discrete(f.l, NULL, &s, &f.err);
-    tap_ok(st == JG_MODEL && strstr(f.err.msg, "'R'") && strstr(f.err.msg, "update Jacobian"),
-           "a discrete block without an update Jacobian is refused naming it (%s)", f.err.msg);
-    jg_lin_sys_free(s);
     s = NULL;
-    fx_unload(&f);
     /* a continuous model at --rate: c2d of the continuous result */
     st = fx_load(&f, q("{'name':'c','blocks':[{'name':'In1','type':'Inport','Port':1},"
                        "{'name':'P','type':'TransferFcn','Numerator':[1],'Denominator':[1,1]},"

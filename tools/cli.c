@@ -31,6 +31,14 @@ int cli_sim_methods(const char *solver, const char *jacobian, jg_sim_opts_t *o)
     return 0;
 }
 
+int cli_sim_at(const char *cmd, double *at, const char *solver, const char *jacobian, jg_sim_opts_t *o)
+{
+    if (isnan(*at)) *at = o->t0;
+    if (*at < o->t0) return cli_usage(cmd, "--at %g is before the start time %g", *at, o->t0);
+    o->tstop = *at;
+    return cli_sim_methods(solver, jacobian, o);
+}
+
 int cli_usage(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
@@ -217,6 +225,29 @@ int cli_operand(cli_args_t *a, const char *what, const char **val)
     return 0;
 }
 
+int cli_num(const char *cmd, const char *opt, const char *s, double *v)
+{
+    char *end;
+    double x = strtod(s, &end);
+    if (!*s || *end || !isfinite(x)) return cli_usage(cmd, "%s expects a finite number, got '%s'", opt, s);
+    *v = x;
+    return 0;
+}
+
+int cli_nums(cli_args_t *a, const cli_num_t *tab, size_t n)
+{
+    const char *v;
+    for (size_t k = 0; k < n; k++) {
+        int r = cli_opt(a, tab[k].name, &v);
+        if (!r) continue;
+        if (r < 0 || cli_num(a->cmd, tab[k].name, v, tab[k].dst)) return -1;
+        if (tab[k].pos && !(*tab[k].dst > 0))
+            return cli_usage(a->cmd, "%s expects a positive number, got '%s'", tab[k].name, v), -1;
+        return 1;
+    }
+    return 0;
+}
+
 int cli_io_opt(cli_args_t *a, cli_io_t *io)
 {
     const char *v;
@@ -264,6 +295,83 @@ int cli_lin(const jg_program_t *p, const cli_io_t *io, jg_lin_t **l)
         jg_lin_free(*l);
         *l = NULL;
         return cli_fail(&err);
+    }
+    return 0;
+}
+
+int cli_time_opt(cli_args_t *a, cli_time_t *t)
+{
+    int r;
+    if ((r = cli_opt(a, "--rate", &t->rate_s)) || (r = cli_opt(a, "--rate-conversion", &t->rconv_s)) ||
+        (r = cli_opt(a, "--ts", &t->ts_s)) || (r = cli_opt(a, "--c2d", &t->c2d_s)) ||
+        (r = cli_opt(a, "--delays", &t->delays_s)))
+        return r;
+    return 0;
+}
+
+int cli_time_check(const char *cmd, cli_time_t *t, cli_io_t *io)
+{
+    t->ro = (jg_analysis_rate_opts_t){.method = JG_ANALYSIS_ZOH};
+    t->c2d_ts = t->c2d_w = 0;
+    t->c2d_m = JG_ANALYSIS_ZOH;
+    t->want_rate = 0;
+    t->delays = JG_LIN_DELAYS_BLOCK;
+    if (t->rate_s) {
+        char *end;
+        t->ro.rate = strtod(t->rate_s, &end);
+        if (!*t->rate_s || *end || !(t->ro.rate >= 0) || !isfinite(t->ro.rate))
+            return cli_usage(cmd, "--rate must be a sample time >= 0 (0: continuous)");
+        t->want_rate = t->ro.rate > 0 ? 1 : -1;
+    }
+    if (t->rconv_s) {
+        int rm = jg_analysis_c2d_parse(t->rconv_s, &t->ro.prewarp);
+        if (rm != JG_ANALYSIS_ZOH && rm != JG_ANALYSIS_TUSTIN)
+            return cli_usage(cmd, "unknown --rate-conversion '%s' (zoh, tustin, prewarp:W with W > 0)", t->rconv_s);
+        t->ro.method = (jg_analysis_c2d_t)rm;
+    }
+    if (t->c2d_s && !t->ts_s) return cli_usage(cmd, "--c2d goes with --ts T");
+    if (t->ts_s) {
+        char *end;
+        t->c2d_ts = strtod(t->ts_s, &end);
+        if (!*t->ts_s || *end || !(t->c2d_ts > 0) || !isfinite(t->c2d_ts))
+            return cli_usage(cmd, "--ts must be a positive sample time");
+        if (t->c2d_s && (t->c2d_m = jg_analysis_c2d_parse(t->c2d_s, &t->c2d_w)) < 0)
+            return cli_usage(cmd, "unknown --c2d '%s' (zoh, foh, tustin, prewarp:W with W > 0)", t->c2d_s);
+        if (t->want_rate > 0) return cli_usage(cmd, "--ts converts a continuous result: not with --rate");
+    }
+    if (t->delays_s) {   /* the discrete path refuses them in the library, naming a delay */
+        jg_lin_delays_t dm;
+        if (jg_lin_delays_parse(t->delays_s, &dm, &io->pade_order))
+            return cli_usage(cmd, "unknown --delays '%s' (pade:N with N = 0..10, exact)", t->delays_s);
+        t->delays = io->delays = (int)dm;
+        if (dm == JG_LIN_DELAYS_EXACT && t->ts_s)
+            return cli_usage(cmd, "--delays exact: --ts cannot discretize a model with internal delays");
+        if (t->want_rate > 0) return cli_usage(cmd, "--delays: continuous time only, not with --rate");
+    }
+    return 0;
+}
+
+int cli_time_apply(const jg_program_t *p, jg_lin_t *l, const cli_time_t *t, jg_lin_sys_t **s)
+{
+    jg_error_t err;
+    jg_error_clear(&err);
+    jg_lin_sys_t *sd = NULL;
+    /* discrete time: asked for, or a model with discrete states (unless --rate 0) */
+    if (t->want_rate > 0 || (!t->want_rate && jg_analysis_has_discrete(p))) {
+        if (jg_analysis_lin_discrete(l, &t->ro, &sd, &err)) return cli_fail(&err);
+        jg_lin_sys_free(*s);
+        *s = sd;
+    }
+    if (t->ts_s) {
+        if ((*s)->Ts > 0) {
+            jg_error_set(&err, JG_ARG, "the model linearizes to discrete time (Ts = %g): --ts converts "
+                         "continuous results; use --rate for another sample time", (*s)->Ts);
+            return cli_fail(&err);
+        }
+        if (jg_analysis_lin_convert(*s, t->c2d_ts, (jg_analysis_c2d_t)t->c2d_m, t->c2d_w, &sd, &err))
+            return cli_fail(&err);
+        jg_lin_sys_free(*s);
+        *s = sd;
     }
     return 0;
 }

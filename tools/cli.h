@@ -11,11 +11,15 @@ enum { EXIT_OK = 0, EXIT_MISMATCH = 1, EXIT_USAGE = 2 };
 /* Print "jacgraph: error: <msg>" and return the status's exit code. */
 int cli_fail(const jg_error_t *err);
 /* Print a usage error ("jacgraph CMD: msg; see jacgraph CMD --help"), return 2. */
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* --solver and --jacobian names (NULL: auto) into o's enums; on an unknown
  * name prints "jacgraph: error: unknown solver 'X' (valid: ...)" and returns
  * the exit code (2), else 0. */
 int cli_sim_methods(const char *solver, const char *jacobian, jg_sim_opts_t *o);
-int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The point of the commands that simulate to --at T first (jacobian,
+ * sparsing): *at (NaN: the start time o->t0; before it a usage error) becomes
+ * o's stop time; then cli_sim_methods.  Returns the exit code (0: go on). */
+int cli_sim_at(const char *cmd, double *at, const char *solver, const char *jacobian, jg_sim_opts_t *o);
 
 /* Take the model options (--workspace FILE, --set NAME=EXPR, --model-path DIR,
  * --substitute BLOCK=FILE, --plugin FILE.so; anywhere on the command line,
@@ -50,13 +54,27 @@ int cli_help(cli_args_t *a, const char *help);
  * error (printed), EXIT_USAGE. */
 int cli_operand(cli_args_t *a, const char *what, const char **val);
 
+/* S as a finite number into *v; else the usage error "OPT expects a finite
+ * number, got 'S'" (printed) and EXIT_USAGE. */
+int cli_num(const char *cmd, const char *opt, const char *s, double *v);
+/* One numeric option of a command's table; pos: only positive values (the
+ * library reads 0 as "the default", so a 0 given would be silently ignored). */
+typedef struct {
+    const char *name;
+    double *dst;
+    int pos;
+} cli_num_t;
+/* If argv[i] is one of the n options of tab, its value into *dst, advancing,
+ * and 1; 0 when it is none of them; -1 after a usage error (printed). */
+int cli_nums(cli_args_t *a, const cli_num_t *tab, size_t n);
+
 /* Linearization I/O options collected from --input/--output/--open. */
 typedef struct {
     int nin, nout, nopen;
     const char *in[256], *out[256], *open[256];
     int no_defaults;
     const char *op;
-    int delays, pade_order;   /* jg_lin_opts_t's (linearize --delays) */
+    int delays, pade_order;   /* jg_lin_opts_t's (--delays: cli_time_check) */
 } cli_io_t;
 
 /* Consume one I/O option (--input, --output, --open, --no-default-io, --op);
@@ -64,6 +82,36 @@ typedef struct {
 int cli_io_opt(cli_args_t *a, cli_io_t *io);
 /* Create the linearizer with the I/O options and operating point; exit code. */
 int cli_lin(const jg_program_t *p, const cli_io_t *io, jg_lin_t **l);
+
+/* The time-domain options of linearize and analyze: --rate TS,
+ * --rate-conversion zoh|tustin|prewarp:W, --ts T with --c2d METHOD, and
+ * --delays pade:N|exact.  CLI_TIME_HELP is their help text. */
+typedef struct {
+    const char *rate_s, *rconv_s, *ts_s, *c2d_s, *delays_s;   /* as given */
+    jg_analysis_rate_opts_t ro;   /* --rate, --rate-conversion */
+    int want_rate;                /* 1: --rate > 0, -1: --rate 0, 0: not given */
+    double c2d_ts, c2d_w;         /* --ts, --c2d's prewarp frequency */
+    int c2d_m;                    /* --c2d (jg_analysis_c2d_t) */
+    int delays;                   /* jg_lin_delays_t of --delays */
+} cli_time_t;
+#define CLI_TIME_HELP                                                                          \
+    "  --rate TS           discrete-time model at sample time TS (a model with discrete\n"     \
+    "                      states at one rate gets that rate without it; several rates\n"     \
+    "                      need it; 0: continuous, the discrete states held)\n"               \
+    "  --rate-conversion zoh|tustin|prewarp:W   how each rate is converted to the\n"          \
+    "                      next (default zoh; prewarp: Tustin exact at W rad/s)\n"            \
+    "  --ts T --c2d zoh|foh|tustin|prewarp:W   convert a continuous result to\n"              \
+    "                      discrete time with sample time T (default zoh)\n"
+/* Consume one of those options: 1 consumed, 0 not one, -1 usage error (printed). */
+int cli_time_opt(cli_args_t *a, cli_time_t *t);
+/* After the options: check and decode them (usage errors printed, the same
+ * for every command), --delays into io.  Returns an exit code (0: go on). */
+int cli_time_check(const char *cmd, cli_time_t *t, cli_io_t *io);
+/* A jg_lin_run result *s of l (p's linearizer) turned into the linear model
+ * the options ask for: discrete linearization when --rate TS > 0 is given or
+ * the model has discrete states (unless --rate 0), then --ts/--c2d.  *s is
+ * replaced (the old one freed).  Errors printed; returns an exit code. */
+int cli_time_apply(const jg_program_t *p, jg_lin_t *l, const cli_time_t *t, jg_lin_sys_t **s);
 
 int cmd_linearize(int argc, char **argv);
 int cmd_graph(int argc, char **argv);

@@ -7,6 +7,10 @@
 #include <string.h>
 #include "cli.h"
 
+#ifndef M_PI   /* not in strict C11 */
+#define M_PI 3.14159265358979323846
+#endif
+
 static const char help[] =
     "usage: jacgraph analyze MODEL [options]\n"
     "\n"
@@ -18,6 +22,15 @@ static const char help[] =
     "  --input BLOCK:N, --output BLOCK:N, --open BLOCK:N, --no-default-io, --op FILE\n"
     "                      the linearization I/O and operating point (see linearize)\n"
     "  --method graph|matrix|perturb, --reduce markowitz|none|full   as linearize\n"
+    CLI_TIME_HELP
+    "                      (a discrete model: poles and zeros in z, damping and\n"
+    "                      natural frequency of log(z)/Ts, Bode up to pi/Ts, held\n"
+    "                      step responses, the unit circle in --pzmap)\n"
+    "  --delays pade:N|exact   TransportDelays as linearize: pade:N the Pade\n"
+    "                      approximation of order N for every one; exact: the delays\n"
+    "                      kept, and only what is exact for them is computed: --bode\n"
+    "                      and --freq (the delays closed at each frequency); poles,\n"
+    "                      zeros, gains, realizations and time responses are refused\n"
     "  --channel IN,OUT    a channel: input and output by name or 1-based index\n"
     "                      (repeatable; default every channel, up to 16 described\n"
     "                      and 12 drawn)\n"
@@ -30,6 +43,8 @@ static const char help[] =
     "  --step FILE.svg     unit step responses of the channels\n"
     "  --impulse FILE.svg  impulse responses of the channels\n"
     "  --pzmap FILE.svg    poles (x) and invariant zeros (o) in the complex plane\n"
+    "  --freq W1,W2,...    the frequency response at these frequencies (rad/s):\n"
+    "                      real and imaginary parts, magnitude (dB), phase (degrees)\n"
     "  --tfinal T          the time span of --step and --impulse (default from the\n"
     "                      slowest pole: 8 time constants)\n"
     "  --format text|json  output (default text); json: poles, zeros as [re, im]\n"
@@ -63,11 +78,11 @@ static int64_t find_name(char **names, int64_t n, const char *s, size_t len)
 }
 
 /* "IN,OUT": names may hold commas ("Plant:1"), so every split is tried */
-static int parse_channel(const jg_lin_sys_t *ls, const char *s, int64_t *in, int64_t *out)
+static int parse_channel(const jg_lin_sys_t *ls, int64_t nu, int64_t ny, const char *s, int64_t *in, int64_t *out)
 {
     for (const char *c = strchr(s, ','); c; c = strchr(c + 1, ',')) {
-        int64_t i = find_name(ls->input_names, ls->nu, s, (size_t)(c - s));
-        int64_t o = find_name(ls->output_names, ls->ny, c + 1, strlen(c + 1));
+        int64_t i = find_name(ls->input_names, nu, s, (size_t)(c - s));
+        int64_t o = find_name(ls->output_names, ny, c + 1, strlen(c + 1));
         if (i >= 0 && o >= 0) {
             *in = i, *out = o;
             return 0;
@@ -227,17 +242,20 @@ static char *chan_label(const jg_lin_sys_t *ls, const chan_t *c)
     return s;
 }
 
+/* s: the model; NULL for one with internal delays (ls then gives the exact
+ * response, on its own grid) */
 static int save_bode(const char *path, const jg_lin_sys_t *ls, const jg_analysis_ss_t *s, const chan_t *ch,
                      int nch, const char *title, const char *sub, const double *pre, const double *pim,
                      jg_error_t *err)
 {
     enum { NB = 500 };
-    int64_t NW = NB;
+    int64_t NW = NB, nx = ls->nx, ny = ls->ny - ls->ndelays, nu = ls->nu - ls->ndelays;
+    double Ts = ls->Ts;
     int nd = nch < JG_PLOT_MAX_CURVES ? nch : JG_PLOT_MAX_CURVES;
-    int64_t nroot = s->nx, nz = 0;
+    int64_t nroot = s ? nx : 0, nz = 0;
     for (int c = 0; c < nd; c++) nz += ch[c].tf ? ch[c].tf->nz : 0;
     double *zr = malloc(sizeof(double) * (size_t)(nz + 1)), *zi = malloc(sizeof(double) * (size_t)(nz + 1));
-    double *w = malloc(sizeof(double) * (size_t)(NB + 9 * s->nx)), *mag = NULL, *ph = NULL, y[2][JG_PLOT_MAX_CURVES];
+    double *w = malloc(sizeof(double) * (size_t)(NB + 9 * nx)), *mag = NULL, *ph = NULL, y[2][JG_PLOT_MAX_CURVES];
     char *names[JG_PLOT_MAX_CURVES] = {0};
     jg_plot_t *pl[2] = {NULL, NULL};
     jg_status_t st = JG_NOMEM;
@@ -245,12 +263,13 @@ static int save_bode(const char *path, const jg_lin_sys_t *ls, const jg_analysis
     nz = 0;
     for (int c = 0; c < nd; c++)
         for (int64_t k = 0; ch[c].tf && k < ch[c].tf->nz; k++) zr[nz] = ch[c].tf->zre[k], zi[nz++] = ch[c].tf->zim[k];
-    jg_analysis_freqgrid(nroot, pre, pim, nz, zr, zi, s->Ts, NB, w);
+    if (s) jg_analysis_freqgrid(nroot, pre, pim, nz, zr, zi, Ts, NB, w);
+    else if ((st = jg_analysis_lin_freqgrid(ls, NB, w, err))) goto done;
     /* a lightly damped pole's peak is narrower than the grid's step: add
      * points across it (relative width 2 zeta), then sort */
     for (int64_t k = 0; k < nroot; k++) {
         double wn, z;
-        jg_analysis_damp(pre[k], pim[k], s->Ts, &wn, &z);
+        jg_analysis_damp(pre[k], pim[k], Ts, &wn, &z);
         if (!(fabs(z) < 0.2) || pim[k] < 0 || !(wn > w[0] && wn < w[NB - 1])) continue;
         for (int q = -4; q <= 4; q++) w[NW++] = wn * (1 + q * fmax(fabs(z), 1e-4) / 2);
     }
@@ -260,23 +279,31 @@ static int save_bode(const char *path, const jg_lin_sys_t *ls, const jg_analysis
             w[b] = w[b - 1];
             w[b - 1] = tmp;
         }
-    mag = malloc(sizeof(double) * (size_t)(s->nu * s->ny * NW + 1));
-    ph = malloc(sizeof(double) * (size_t)(s->nu * s->ny * NW + 1));
+    st = JG_NOMEM;
+    mag = malloc(sizeof(double) * (size_t)(nu * ny * NW + 1));
+    ph = malloc(sizeof(double) * (size_t)(nu * ny * NW + 1));
     if (!mag || !ph) goto done;
-    if ((st = jg_analysis_bode(s, NW, w, mag, ph, err))) goto done;
+    if ((st = s ? jg_analysis_bode(s, NW, w, mag, ph, err) : jg_analysis_lin_bode(ls, NW, w, mag, ph, err)))
+        goto done;
     for (int c = 0; c < nd; c++)
         if (!(names[c] = chan_label(ls, &ch[c]))) {
             st = jg_error_set(err, JG_NOMEM, "out of memory");
             goto done;
         }
-    jg_plot_opts_t o1 = {.title = title, .subtitle = sub, .xlabel = "frequency (rad/s)", .ylabel = "magnitude (dB)", .xlog = 1};
-    jg_plot_opts_t o2 = {.title = NULL, .xlabel = "frequency (rad/s)", .ylabel = "phase (degrees)", .xlog = 1};
+    /* a discrete response repeats beyond the Nyquist frequency: the grid ends
+     * there, and a line says so */
+    char nyq[64];
+    snprintf(nyq, sizeof nyq, "Nyquist \xcf\x80/Ts = %.4g", M_PI / (Ts > 0 ? Ts : 1));
+    jg_plot_opts_t o1 = {.title = title, .subtitle = sub, .xlabel = "frequency (rad/s)", .ylabel = "magnitude (dB)",
+                         .xlog = 1, .xmark_label = Ts > 0 ? nyq : NULL, .xmark = M_PI / (Ts > 0 ? Ts : 1)};
+    jg_plot_opts_t o2 = {.title = NULL, .xlabel = "frequency (rad/s)", .ylabel = "phase (degrees)", .xlog = 1,
+                         .xmark_label = o1.xmark_label, .xmark = o1.xmark};
     if ((st = jg_plot_create(nch, (const char *const *)names, &o1, &pl[0], err)) ||
         (st = jg_plot_create(nch, (const char *const *)names, &o2, &pl[1], err)))
         goto done;
     for (int64_t k = 0; k < NW; k++) {
         for (int c = 0; c < nd; c++) {
-            int64_t q = ch[c].in * s->ny + ch[c].out;
+            int64_t q = ch[c].in * ny + ch[c].out;
             y[0][c] = mag[q * NW + k];
             y[1][c] = ph[q * NW + k];
         }
@@ -328,6 +355,86 @@ done:
     return st;
 }
 
+/* ---- --freq and models with internal delays */
+
+/* "0.1,1,10" -> frequencies >= 0; the count, or -1 when malformed. */
+static int parse_freqs(const char *s, double *w, int max)
+{
+    int n = 0;
+    while (*s) {
+        char *end;
+        double v = strtod(s, &end);
+        if (end == s || n == max || !(v >= 0) || !isfinite(v)) return -1;
+        w[n++] = v;
+        s = end;
+        if (*s == ',') s++;
+        else if (*s) return -1;
+    }
+    return n ? n : -1;
+}
+
+/* The frequency response of the channels at nw frequencies (exact with
+ * internal delays), as text rows or a JSON array. */
+static jg_status_t write_freqs(FILE *f, int json, const jg_lin_sys_t *ls, const chan_t *ch, int nch, int nw,
+                               const double *w, int dg, jg_error_t *err)
+{
+    int64_t nc = (ls->nu - ls->ndelays) * (ls->ny - ls->ndelays), ny = ls->ny - ls->ndelays;
+    size_t len = sizeof(double) * (size_t)(nc * nw + 1);
+    double *re = malloc(len), *im = malloc(len), *mag = malloc(len), *ph = malloc(len);
+    char b1[32], b2[32];
+    jg_status_t st = JG_OK;
+    if (!re || !im || !mag || !ph) {
+        st = jg_error_set(err, JG_NOMEM, "out of memory");
+        goto done;
+    }
+    if ((st = jg_analysis_lin_freqresp(ls, nw, w, re, im, err)) || (st = jg_analysis_lin_bode(ls, nw, w, mag, ph, err)))
+        goto done;
+    if (json) fputs(",\n \"freqresp\": [", f);
+    for (int c = 0; c < nch; c++) {
+        int64_t q = (ch[c].in * ny + ch[c].out) * nw;
+        const char *in = pick_name(ls->input_names, ch[c].in, b1, sizeof b1);
+        const char *out = pick_name(ls->output_names, ch[c].out, b2, sizeof b2);
+        if (json) {
+            fputs(c ? ",\n  {\"input\": " : "\n  {\"input\": ", f);
+            json_str(f, in);
+            fputs(", \"output\": ", f);
+            json_str(f, out);
+            fputs(", \"w\": ", f);
+            json_vec(f, nw, w);
+            fputs(", \"re\": ", f);
+            json_vec(f, nw, re + q);
+            fputs(", \"im\": ", f);
+            json_vec(f, nw, im + q);
+            fputs(", \"mag_db\": ", f);
+            json_vec(f, nw, mag + q);
+            fputs(", \"phase_deg\": ", f);
+            json_vec(f, nw, ph + q);
+            fputc('}', f);
+            continue;
+        }
+        fprintf(f, "\nfrequency response %s -> %s:\n  %*s %*s %*s %*s %*s\n", in, out, dg + 8, "w (rad/s)", dg + 8,
+                "real", dg + 8, "imaginary", dg + 8, "magnitude (dB)", dg + 8, "phase (deg)");
+        for (int k = 0; k < nw; k++)
+            fprintf(f, "  %*.*g %*.*g %*.*g %*.*g %*.*g\n", dg + 8, dg, w[k], dg + 8, dg, re[q + k], dg + 8, dg,
+                    im[q + k], dg + 8, dg, mag[q + k], dg + 8, dg, ph[q + k]);
+    }
+    if (json) fputs("]", f);
+done:
+    free(re), free(im), free(mag), free(ph);
+    return st;
+}
+
+/* "N internal delays (NAME TAU s, ...)" */
+static void delays_text(FILE *f, const jg_lin_sys_t *ls)
+{
+    char b[32];
+    fprintf(f, "%lld internal delay%s (", (long long)ls->ndelays, ls->ndelays == 1 ? "" : "s");
+    for (int64_t k = 0; k < ls->ndelays; k++)
+        fprintf(f, "%s%s %g s", k ? ", " : "", pick_name(ls->input_names, ls->nu - ls->ndelays + k, b, sizeof b),
+                ls->delays[k]);
+    fputc(')', f);
+}
+
 static int positive(const char *cmd, const char *opt, const char *v, double *out)
 {
     char *end;
@@ -340,9 +447,10 @@ int cmd_analyze(int argc, char **argv)
 {
     cli_args_t a = {argc, 1, argv, "analyze"};
     cli_io_t io = {0};
+    cli_time_t tm = {0};
     const char *model = NULL, *method = "graph", *reduce = "markowitz", *format = "text", *out = NULL,
                *digits_s = NULL, *minreal_s = NULL, *bode = NULL, *step = NULL, *impulse = NULL, *pzmap = NULL,
-               *tfinal_s = NULL, *chan_s[256];
+               *tfinal_s = NULL, *freq_s = NULL, *chan_s[256];
     int nchan_s = 0, want_tf = 0, r;
     while (a.i < argc) {
         if (cli_help(&a, help)) return 0;
@@ -353,12 +461,13 @@ int cmd_analyze(int argc, char **argv)
             chan_s[nchan_s++] = v;
             continue;
         }
-        if ((r = cli_io_opt(&a, &io)) || (r = cli_opt(&a, "--method", &method)) ||
+        if ((r = cli_io_opt(&a, &io)) || (r = cli_time_opt(&a, &tm)) || (r = cli_opt(&a, "--method", &method)) ||
             (r = cli_opt(&a, "--reduce", &reduce)) || (r = cli_opt(&a, "--format", &format)) ||
             (r = cli_opt(&a, "--out", &out)) || (r = cli_opt(&a, "--digits", &digits_s)) ||
             (r = cli_opt(&a, "--minreal", &minreal_s)) || (r = cli_opt(&a, "--bode", &bode)) ||
             (r = cli_opt(&a, "--step", &step)) || (r = cli_opt(&a, "--impulse", &impulse)) ||
-            (r = cli_opt(&a, "--pzmap", &pzmap)) || (r = cli_opt(&a, "--tfinal", &tfinal_s))) {
+            (r = cli_opt(&a, "--pzmap", &pzmap)) || (r = cli_opt(&a, "--tfinal", &tfinal_s)) ||
+            (r = cli_opt(&a, "--freq", &freq_s))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
@@ -372,6 +481,7 @@ int cmd_analyze(int argc, char **argv)
     int m = jg_lin_method_parse(method), red = jg_graph_reduce_parse(reduce), dg = 6;
     if (m < 0) return cli_usage(a.cmd, "unknown --method '%s' (graph, matrix, perturb)", method);
     if (red < 0) return cli_usage(a.cmd, "unknown --reduce '%s' (markowitz, none, full)", reduce);
+    if ((r = cli_time_check(a.cmd, &tm, &io))) return r;
     int json = !strcmp(format, "json");
     if (!json && strcmp(format, "text")) return cli_usage(a.cmd, "unknown --format '%s' (text, json)", format);
     if (digits_s) {
@@ -383,6 +493,10 @@ int cmd_analyze(int argc, char **argv)
     double tol = sqrt(DBL_EPSILON), tfinal = 0;
     if (minreal_s && (r = positive(a.cmd, "--minreal", minreal_s, &tol))) return r;
     if (tfinal_s && (r = positive(a.cmd, "--tfinal", tfinal_s, &tfinal))) return r;
+    double freqs[256];
+    int nfreq = 0;
+    if (freq_s && (nfreq = parse_freqs(freq_s, freqs, 256)) < 0)
+        return cli_usage(a.cmd, "--freq expects up to 256 frequencies >= 0 (rad/s) separated by commas, e.g. 0.1,1,10");
 
     jg_model_t *md = NULL;
     jg_program_t *p = NULL;
@@ -399,17 +513,35 @@ int cmd_analyze(int argc, char **argv)
     int rc = cli_load(model, &md, &p);
     if (rc) return rc;
     if ((rc = cli_lin(p, &io, &l))) goto done;
-    if (jg_lin_run(l, (jg_lin_method_t)m, (jg_graph_reduce_t)red, &ls, NULL, &err) ||
-        jg_analysis_ss_from_lin(ls, ls->Ts, &s, &err))
-        goto fail;
-    int64_t n = s->nx, nu = s->nu, ny = s->ny;
+    if (jg_lin_run(l, (jg_lin_method_t)m, (jg_graph_reduce_t)red, &ls, NULL, &err)) goto fail;
+    if ((rc = cli_time_apply(p, l, &tm, &ls))) goto done;
+    /* internal delays (--delays exact): the delay-free part's poles, zeros,
+     * gains and time responses are not the delayed system's; its frequency
+     * response closed through the delays is exact */
+    int64_t ndl = ls->ndelays, n = ls->nx, nu = ls->nu - ndl, ny = ls->ny - ndl;
+    if (ndl > 0 && (!(bode || nfreq) || step || impulse || pzmap || want_tf || minreal_s)) {
+        char what[64] = "";
+        const char *asked[5] = {step ? "--step" : NULL, impulse ? "--impulse" : NULL, pzmap ? "--pzmap" : NULL,
+                                want_tf ? "--tf" : NULL, minreal_s ? "--minreal" : NULL};
+        for (int k = 0; k < 5; k++)
+            if (asked[k]) snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s", *what ? ", " : "", asked[k]);
+        fprintf(stderr, "jacgraph: error: %s: the linear model has ", jg_program_name(p));
+        delays_text(stderr, ls);
+        fprintf(stderr, "%s%s: its poles, zeros, DC gain, controllability, minimal realization, transfer "
+                        "functions and time responses are not those of the delay-free part; only the frequency "
+                        "response is exact (--bode FILE.svg, --freq W1,W2,...); --delays pade:N approximates the "
+                        "delays for the rest\n", *what ? ", asked for " : "", what);
+        rc = jg_status_exit(JG_ARG);
+        goto done;
+    }
+    if (!ndl && jg_analysis_ss_from_lin(ls, ls->Ts, &s, &err)) goto fail;
     /* channels: named ones, else every one (described up to 16) */
     int nch = 0, described = 1;
     nalloc = nchan_s ? nchan_s : (int)(nu * ny > 0 ? nu * ny : 1);
     ch = calloc((size_t)nalloc, sizeof *ch);
     if (!ch) goto nomem;
     for (int k = 0; k < nchan_s; k++) {
-        if (parse_channel(ls, chan_s[k], &ch[nch].in, &ch[nch].out)) {
+        if (parse_channel(ls, nu, ny, chan_s[k], &ch[nch].in, &ch[nch].out)) {
             rc = cli_usage(a.cmd, "--channel '%s': no input,output pair of that name or index "
                                   "(%lld inputs, %lld outputs)", chan_s[k], (long long)nu, (long long)ny);
             goto done;
@@ -421,8 +553,9 @@ int cmd_analyze(int argc, char **argv)
             for (int64_t i = 0; i < ny; i++) ch[nch].in = j, ch[nch].out = i, nch++;
         described = nch <= 16;
     }
-    if ((bode || step || impulse) && nch == 0) {
-        rc = cli_usage(a.cmd, "the linear model has no input or no output: nothing to plot");
+    if ((bode || step || impulse || nfreq) && nch == 0) {
+        rc = cli_usage(a.cmd, "the linear model has no input or no output: nothing to plot (linearization "
+                              "points: --input BLOCK:N, --output BLOCK:N)");
         goto done;
     }
     pre = malloc(sizeof(double) * (size_t)(n + 1)), pim = malloc(sizeof(double) * (size_t)(n + 1));
@@ -433,17 +566,20 @@ int cmd_analyze(int argc, char **argv)
     if (!pre || !pim || !zre || !zim || !ure || !uim || !ore || !oim || !G) goto nomem;
     int64_t nz = 0, rc_c = 0, rc_o = 0;
     int degen = 0;
-    if (jg_analysis_poles(s, pre, pim, &err) || jg_analysis_zeros(s, &nz, zre, zim, &degen, &err) ||
+    if (s && (jg_analysis_poles(s, pre, pim, &err) || jg_analysis_zeros(s, &nz, zre, zim, &degen, &err) ||
         jg_analysis_dcgain(s, G, &err) || jg_analysis_ctrb(s, tol, &rc_c, ure, uim, &err) ||
-        jg_analysis_obsv(s, tol, &rc_o, ore, oim, &err) || jg_analysis_minreal(s, tol, &mr, &err))
+        jg_analysis_obsv(s, tol, &rc_o, ore, oim, &err) || jg_analysis_minreal(s, tol, &mr, &err)))
         goto fail;
-    for (int c = 0; c < nch && (described || nchan_s); c++)
+    for (int c = 0; s && c < nch && (described || nchan_s); c++)
         if (jg_analysis_tf(s, ch[c].in, ch[c].out, tol, &ch[c].tf, &err)) goto fail;
 
     /* plots first: a bad path fails before any output */
     char sub[160];
-    snprintf(sub, sizeof sub, "%s; linearized at t = %g", s->Ts > 0 ? "discrete" : "continuous", ls->t);
-    if (s->Ts > 0) snprintf(sub, sizeof sub, "discrete, Ts = %g; linearized at t = %g", s->Ts, ls->t);
+    snprintf(sub, sizeof sub, "%s; linearized at t = %g", ndl ? "continuous, exact internal delays" : "continuous",
+             ls->t);
+    if (ls->Ts > 0) snprintf(sub, sizeof sub, "discrete, Ts = %g; linearized at t = %g", ls->Ts, ls->t);
+    if (tm.delays == JG_LIN_DELAYS_PADE && !ndl)   /* the picture says what the delays are */
+        snprintf(sub + strlen(sub), sizeof sub - strlen(sub), "; delays: Pade order %d", io.pade_order);
     const char *title = jg_program_name(p);
     if (bode && save_bode(bode, ls, s, ch, nch, title, sub, pre, pim, &err)) goto fail;
     if (step || impulse) {
@@ -462,12 +598,47 @@ int cmd_analyze(int argc, char **argv)
         jg_error_set(&err, JG_IO, "%s: cannot write", out);
         goto fail;
     }
-    const char *var = s->Ts > 0 ? "z" : "s";
+    const char *var = ls->Ts > 0 ? "z" : "s";
     char b1[32], b2[32];
+    if (ndl) {   /* the delayed system: what it is, and what is exact */
+        if (json) {
+            fputs("{\"model\": ", f);
+            json_str(f, title);
+            fprintf(f, ", \"t\": %.17g, \"ts\": %.17g,\n \"states\": ", ls->t, ls->Ts);
+            json_names(f, n, ls->state_names);
+            fputs(", \"inputs\": ", f);
+            json_names(f, nu, ls->input_names);
+            fputs(", \"outputs\": ", f);
+            json_names(f, ny, ls->output_names);
+            fputs(",\n \"delays\": [", f);
+            for (int64_t k = 0; k < ndl; k++) {
+                fputs(k ? ", {\"name\": " : "{\"name\": ", f);
+                json_str(f, pick_name(ls->input_names, ls->nu - ndl + k, b1, sizeof b1));
+                fputs(", \"tau\": ", f);
+                json_num(f, ls->delays[k]);
+                fputc('}', f);
+            }
+            fputc(']', f);
+            if (nfreq && write_freqs(f, 1, ls, ch, nch, nfreq, freqs, dg, &err)) goto fail;
+            fputs("}\n", f);
+            goto written;
+        }
+        fprintf(f, "%s: linear model at t = %g (%s method), %lld input%s, %lld output%s, continuous, ", title, ls->t,
+                jg_lin_method_name((jg_lin_method_t)m), (long long)nu, nu == 1 ? "" : "s", (long long)ny,
+                ny == 1 ? "" : "s");
+        delays_text(f, ls);
+        fprintf(f, ";\nthe delay-free part has %lld state%s\n\n", (long long)n, n == 1 ? "" : "s");
+        fputs("exact with the delays: the frequency response (--bode, --freq: the delays closed at each\n"
+              "frequency).  Not computed: poles, zeros, DC gain, controllability, minimal realization,\n"
+              "transfer functions, time responses (those of the delay-free part are not the delayed\n"
+              "system's; --delays pade:N approximates the delays)\n", f);
+        if (nfreq && write_freqs(f, 0, ls, ch, nch, nfreq, freqs, dg, &err)) goto fail;
+        goto written;
+    }
     if (json) {
         fputs("{\"model\": ", f);
         json_str(f, title);
-        fprintf(f, ", \"t\": %.17g, \"ts\": %.17g,\n \"states\": ", ls->t, s->Ts);
+        fprintf(f, ", \"t\": %.17g, \"ts\": %.17g,\n \"states\": ", ls->t, ls->Ts);
         json_names(f, n, ls->state_names);
         fputs(", \"inputs\": ", f);
         json_names(f, nu, ls->input_names);
@@ -478,14 +649,14 @@ int cmd_analyze(int argc, char **argv)
         fputs(",\n \"damping\": [", f);
         for (int64_t k = 0; k < n; k++) {
             double wn, z;
-            jg_analysis_damp(pre[k], pim[k], s->Ts, &wn, &z);
+            jg_analysis_damp(pre[k], pim[k], ls->Ts, &wn, &z);
             if (k) fputs(", ", f);
             json_num(f, z);
         }
         fputs("],\n \"wn\": [", f);
         for (int64_t k = 0; k < n; k++) {
             double wn, z;
-            jg_analysis_damp(pre[k], pim[k], s->Ts, &wn, &z);
+            jg_analysis_damp(pre[k], pim[k], ls->Ts, &wn, &z);
             if (k) fputs(", ", f);
             json_num(f, wn);
         }
@@ -531,11 +702,13 @@ int cmd_analyze(int argc, char **argv)
             }
             fputc('}', f);
         }
-        fputs("]}\n", f);
+        fputc(']', f);
+        if (nfreq && write_freqs(f, 1, ls, ch, nch, nfreq, freqs, dg, &err)) goto fail;
+        fputs("}\n", f);
         goto written;
     }
     char tsd[64] = "continuous";
-    if (s->Ts > 0) snprintf(tsd, sizeof tsd, "discrete (Ts = %g)", s->Ts);
+    if (ls->Ts > 0) snprintf(tsd, sizeof tsd, "discrete (Ts = %g)", ls->Ts);
     fprintf(f, "%s: linear model at t = %g (%s method), %lld state%s, %lld input%s, %lld output%s, %s\n\n", title,
             ls->t, jg_lin_method_name((jg_lin_method_t)m), (long long)n, n == 1 ? "" : "s", (long long)nu,
             nu == 1 ? "" : "s", (long long)ny, ny == 1 ? "" : "s", tsd);
@@ -544,7 +717,7 @@ int cmd_analyze(int argc, char **argv)
                    "frequency (rad/s)");
     for (int64_t k = 0; k < n; k++) {
         double wn, z;
-        jg_analysis_damp(pre[k], pim[k], s->Ts, &wn, &z);
+        jg_analysis_damp(pre[k], pim[k], ls->Ts, &wn, &z);
         fprintf(f, "  %*.*g %*.*g %*.*g %*.*g\n", dg + 8, dg, pre[k], dg + 8, dg, pim[k], dg + 8, dg, z, dg + 12, dg, wn);
     }
     fprintf(f, "\ninvariant zeros (%lld): ", (long long)nz);
@@ -612,6 +785,7 @@ int cmd_analyze(int argc, char **argv)
         if (nf > 1) fputc(')', f);
         fputc('\n', f);
     }
+    if (nfreq && write_freqs(f, 0, ls, ch, nch, nfreq, freqs, dg, &err)) goto fail;
 written:
     if (f != stdout && fclose(f)) {
         f = NULL;

@@ -35,38 +35,20 @@ static const char help[] =
     "                      nonzero here, grey: structural zero), state names as\n"
     "                      labels up to 40 states\n";
 
-static int parse_num(const char *cmd, const char *opt, const char *s, double *v)
-{
-    char *end;
-    double x = strtod(s, &end);
-    if (!*s || *end || !isfinite(x)) return cli_usage(cmd, "%s expects a number, got '%s'", opt, s);
-    *v = x;
-    return 0;
-}
-
 int cmd_jacobian(int argc, char **argv)
 {
     cli_args_t a = {argc, 1, argv, "jacobian"};
-    const char *model = NULL, *method = "auto", *format = "text", *svg = NULL, *v;
+    const char *model = NULL, *method = "auto", *format = "text", *svg = NULL;
     jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .so = {.rtol = 1e-6, .atol = 1e-9}};
     const char *solver = "ode45";
     double at = NAN;
     int r;
     while (a.i < argc) {
         if (cli_help(&a, help)) return 0;
-        struct {
-            const char *name;
-            double *dst;
-        } nums[] = {{"--at", &at}, {"--start", &o.t0}, {"--rtol", &o.so.rtol}, {"--atol", &o.so.atol}};
-        int matched = 0;
-        for (size_t k = 0; k < sizeof nums / sizeof *nums && !matched; k++) {
-            if ((r = cli_opt(&a, nums[k].name, &v))) {
-                if (r < 0 || parse_num(a.cmd, nums[k].name, v, nums[k].dst)) return EXIT_USAGE;
-                matched = 1;
-            }
-        }
-        if (matched) continue;
-        if ((r = cli_opt(&a, "--method", &method)) || (r = cli_opt(&a, "--format", &format)) ||
+        const cli_num_t nums[] = {
+            {"--at", &at, 0}, {"--start", &o.t0, 0}, {"--rtol", &o.so.rtol, 0}, {"--atol", &o.so.atol, 0}};
+        if ((r = cli_nums(&a, nums, sizeof nums / sizeof *nums)) ||
+            (r = cli_opt(&a, "--method", &method)) || (r = cli_opt(&a, "--format", &format)) ||
             (r = cli_opt(&a, "--pattern-svg", &svg)) || (r = cli_opt(&a, "--solver", &solver))) {
             if (r < 0) return EXIT_USAGE;
             continue;
@@ -80,10 +62,7 @@ int cmd_jacobian(int argc, char **argv)
                                                        : 0;
     if (!fmt) return cli_usage(a.cmd, "unknown --format '%s' (text, json, mm)", format);
     if (svg && !*svg) return cli_usage(a.cmd, "--pattern-svg expects a file name");
-    if (isnan(at)) at = o.t0;
-    if (at < o.t0) return cli_usage(a.cmd, "--at %g is before the start time %g", at, o.t0);
-    o.tstop = at;
-    if ((r = cli_sim_methods(solver, method, &o))) return r;
+    if ((r = cli_sim_at(a.cmd, &at, solver, method, &o))) return r;
     jg_model_t *m;
     jg_program_t *p;
     jg_sim_t *s = NULL;

@@ -62,13 +62,7 @@ static const char help[] =
     "  --solver NAME       --at: the solver (default ode45; see simulate --help)\n"
     "  --rtol R, --atol A  --at: tolerances (default 1e-3, 1e-6)\n"
     "  --max-step H        --at: largest step (default (T - t0) / 50 for time T)\n"
-    "  --rate TS           discrete-time model at sample time TS (a model with discrete\n"
-    "                      states at one rate gets that rate without it; several rates\n"
-    "                      need it; 0: continuous, the discrete states held)\n"
-    "  --rate-conversion zoh|tustin|prewarp:W   how each rate is converted to the\n"
-    "                      next (default zoh; prewarp: Tustin exact at W rad/s)\n"
-    "  --ts T --c2d zoh|foh|tustin|prewarp:W   convert a continuous result to\n"
-    "                      discrete time with sample time T (default zoh)\n"
+    CLI_TIME_HELP
     "  --stats             graph sizes before/after elimination, memory and time of\n"
     "                      the graph and the matrix algorithms (runs both); after the\n"
     "                      matrices in the text format, on stderr with json and mm\n";
@@ -100,27 +94,32 @@ static void print_stats(FILE *f, jg_graph_reduce_t r, const jg_lin_stats_t *g, c
             1e3 * m->t_total);
 }
 
+/* --method perturb: its own error estimate (jg_lin_stats_t.perturb_err). */
+static void print_perturb_err(FILE *f, double e)
+{
+    fprintf(f, "perturbation: estimated error %.3g (largest error estimate of an entry over "
+               "max(1, largest magnitude) of its matrix)\n", e);
+}
+
 int cmd_linearize(int argc, char **argv)
 {
     cli_args_t a = {argc, 1, argv, "linearize"};
     cli_io_t io = {0};
+    cli_time_t tm = {0};
     const char *model = NULL, *method = "graph", *reduce = "markowitz", *format = "text",
                *out = NULL, *digits_s = NULL, *at_s = NULL;
     const char *solver_s = NULL, *rtol_s = NULL, *atol_s = NULL, *hmax_s = NULL;
     int stats = 0, r;
-    const char *rate_s = NULL, *rconv_s = NULL, *ts_s = NULL, *c2d_s = NULL;
-    const char *sparse_s = "auto", *delays_s = NULL;
+    const char *sparse_s = "auto";
     while (a.i < argc) {
         if (cli_help(&a, help)) return 0;
-        if ((r = cli_io_opt(&a, &io)) || (r = cli_opt(&a, "--method", &method)) ||
+        if ((r = cli_io_opt(&a, &io)) || (r = cli_time_opt(&a, &tm)) || (r = cli_opt(&a, "--method", &method)) ||
             (r = cli_opt(&a, "--reduce", &reduce)) || (r = cli_opt(&a, "--format", &format)) ||
             (r = cli_opt(&a, "--sparse", &sparse_s)) ||
             (r = cli_opt(&a, "--out", &out)) || (r = cli_opt(&a, "--digits", &digits_s)) ||
             (r = cli_opt(&a, "--at", &at_s)) || (r = cli_opt(&a, "--solver", &solver_s)) ||
             (r = cli_opt(&a, "--rtol", &rtol_s)) || (r = cli_opt(&a, "--atol", &atol_s)) ||
-            (r = cli_opt(&a, "--max-step", &hmax_s)) || (r = cli_opt(&a, "--rate", &rate_s)) ||
-            (r = cli_opt(&a, "--rate-conversion", &rconv_s)) || (r = cli_opt(&a, "--ts", &ts_s)) ||
-            (r = cli_opt(&a, "--c2d", &c2d_s)) || (r = cli_opt(&a, "--delays", &delays_s))) {
+            (r = cli_opt(&a, "--max-step", &hmax_s))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
@@ -133,45 +132,10 @@ int cmd_linearize(int argc, char **argv)
     if (!model) return cli_usage(a.cmd, "missing MODEL");
     int m = jg_lin_method_parse(method), red = jg_graph_reduce_parse(reduce), digits = 6;
     if (m < 0) return cli_usage(a.cmd, "unknown --method '%s' (graph, matrix, perturb)", method);
-    /* discrete time: --rate (target sample time, rate conversion method) and
-     * --ts/--c2d (conversion of a continuous result) */
-    jg_analysis_rate_opts_t ro = {.method = JG_ANALYSIS_ZOH};
-    double c2d_ts = 0, c2d_w = 0;
-    int c2d_m = JG_ANALYSIS_ZOH, want_rate = 0;
-    if (rate_s) {
-        char *end;
-        ro.rate = strtod(rate_s, &end);
-        if (*end || !(ro.rate >= 0) || !isfinite(ro.rate))
-            return cli_usage(a.cmd, "--rate must be a sample time >= 0 (0: continuous)");
-        want_rate = ro.rate > 0 ? 1 : -1;
-    }
-    if (rconv_s) {
-        int rm = jg_analysis_c2d_parse(rconv_s, &ro.prewarp);
-        if (rm != JG_ANALYSIS_ZOH && rm != JG_ANALYSIS_TUSTIN)
-            return cli_usage(a.cmd, "unknown --rate-conversion '%s' (zoh, tustin, prewarp:W with W > 0)", rconv_s);
-        ro.method = (jg_analysis_c2d_t)rm;
-    }
-    if (c2d_s && !ts_s) return cli_usage(a.cmd, "--c2d goes with --ts T");
-    if (ts_s) {
-        char *end;
-        c2d_ts = strtod(ts_s, &end);
-        if (*end || !(c2d_ts > 0) || !isfinite(c2d_ts)) return cli_usage(a.cmd, "--ts must be a positive sample time");
-        if (c2d_s && (c2d_m = jg_analysis_c2d_parse(c2d_s, &c2d_w)) < 0)
-            return cli_usage(a.cmd, "unknown --c2d '%s' (zoh, foh, tustin, prewarp:W with W > 0)", c2d_s);
-        if (want_rate > 0) return cli_usage(a.cmd, "--ts converts a continuous result: not with --rate");
-    }
     if (red < 0) return cli_usage(a.cmd, "unknown --reduce '%s' (markowitz, none, full)", reduce);
-    if (delays_s) {   /* the discrete path refuses them in the library, naming a delay */
-        jg_lin_delays_t dm;
-        if (jg_lin_delays_parse(delays_s, &dm, &io.pade_order))
-            return cli_usage(a.cmd, "unknown --delays '%s' (pade:N with N = 0..10, exact)", delays_s);
-        io.delays = (int)dm;
-        if (dm == JG_LIN_DELAYS_EXACT && !strcmp(format, "mm"))
-            return cli_usage(a.cmd, "--delays exact: --format mm cannot hold the delays (json, m, py, mat, text can)");
-        if (dm == JG_LIN_DELAYS_EXACT && ts_s)
-            return cli_usage(a.cmd, "--delays exact: --ts cannot discretize a model with internal delays");
-        if (want_rate > 0) return cli_usage(a.cmd, "--delays: continuous time only, not with --rate");
-    }
+    if ((r = cli_time_check(a.cmd, &tm, &io))) return r;
+    if (tm.delays == JG_LIN_DELAYS_EXACT && !strcmp(format, "mm"))
+        return cli_usage(a.cmd, "--delays exact: --format mm cannot hold the delays (json, m, py, mat, text can)");
     static const char *const formats[] = {"text", "json", "mm", "m", "py", "mat"};
     int fmt = -1;
     for (int k = 0; k < 6; k++)
@@ -277,36 +241,13 @@ int cmd_linearize(int argc, char **argv)
             rc = cli_fail(&err);
             goto done;
         }
-        /* discrete time: asked for, or a model with discrete states (unless --rate 0) */
-        if (want_rate > 0 || (!want_rate && jg_analysis_has_discrete(p))) {
-            jg_lin_sys_t *sd = NULL;
-            if (jg_analysis_lin_discrete(l, &ro, &sd, &err)) {
-                rc = cli_fail(&err);
-                goto done;
-            }
-            jg_lin_sys_free(s);
-            s = sd;
-        }
-        if (ts_s) {
-            jg_lin_sys_t *sd = NULL;
-            if (s->Ts > 0) {
-                jg_error_set(&err, JG_ARG, "the model linearizes to discrete time (Ts = %g): --ts converts "
-                             "continuous results; use --rate for another sample time", s->Ts);
-                rc = cli_fail(&err);
-                goto done;
-            }
-            if (jg_analysis_lin_convert(s, c2d_ts, (jg_analysis_c2d_t)c2d_m, c2d_w, &sd, &err)) {
-                rc = cli_fail(&err);
-                goto done;
-            }
-            jg_lin_sys_free(s);
-            s = sd;
-        }
+        if ((rc = cli_time_apply(p, l, &tm, &s))) goto done;
         int first = k == 0;
         if (first && stats && jg_lin_run(l, JG_LIN_MATRIX, JG_GRAPH_REDUCE_NONE, &sm, &stm, &err)) {
             rc = cli_fail(&err);
             goto done;
         }
+        double perturb_err = st.perturb_err;   /* the graph run below overwrites st */
         if (first && stats && m != JG_LIN_GRAPH) {   /* the comparison needs the graph figures */
             jg_lin_sys_t *sg = NULL;
             if (jg_lin_run(l, JG_LIN_GRAPH, (jg_graph_reduce_t)red, &sg, &st, &err)) {
@@ -317,7 +258,10 @@ int cmd_linearize(int argc, char **argv)
         }
         /* json and mm files hold only the system: the statistics the
          * comparison runs were for go to stderr, never nowhere */
-        if (first && stats && strcmp(format, "text")) print_stats(stderr, (jg_graph_reduce_t)red, &st, &stm);
+        if (first && stats && strcmp(format, "text")) {
+            print_stats(stderr, (jg_graph_reduce_t)red, &st, &stm);
+            if (m == JG_LIN_PERTURB) print_perturb_err(stderr, perturb_err);
+        }
         if (!strcmp(format, "mm")) {
             char prefix[4096];
             if (nat) snprintf(prefix, sizeof prefix, "%s_t%d", out, k + 1);
@@ -366,6 +310,7 @@ int cmd_linearize(int argc, char **argv)
         if (first && stats) {
             fputc('\n', f);
             print_stats(f, (jg_graph_reduce_t)red, &st, &stm);
+            if (m == JG_LIN_PERTURB) print_perturb_err(f, perturb_err);
         }
     }
     if (nat && !strcmp(format, "json")) fputs("]\n", f);

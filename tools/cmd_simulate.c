@@ -80,15 +80,6 @@ static const char help[] =
     "a row gets one warning on stderr (with ode45/ode23: the model looks stiff, try\n"
     "ode15s or ode23s); the run goes on.\n";
 
-static int parse_num(const char *cmd, const char *opt, const char *s, double *v)
-{
-    char *end;
-    double x = strtod(s, &end);
-    if (!*s || *end || !isfinite(x)) return cli_usage(cmd, "%s expects a finite number, got '%s'", opt, s);
-    *v = x;
-    return 0;
-}
-
 /* ---- progress bar: one stderr line redrawn with \r, only on a terminal and
  * once the run has taken a second; driven by the output points (the run is
  * not sliced, so the results do not depend on where stderr goes). */
@@ -300,7 +291,7 @@ static void print_sparsing(const jg_program_t *p, const jg_sim_stats_t *ss)
 int cmd_simulate(int argc, char **argv)
 {
     cli_args_t a = {argc, 1, argv, "simulate"};
-    const char *model = NULL, *v, *out = NULL, *op_path = NULL, *plot_path = NULL;
+    const char *model = NULL, *out = NULL, *op_path = NULL, *plot_path = NULL;
     jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .t0 = 0, .tstop = 10};
     const char *solver = "ode45", *jacobian = NULL;
     double op_t = NAN, dec = 1, maxzc = -1, refine = 1, max_rows = 1e6;
@@ -311,10 +302,7 @@ int cmd_simulate(int argc, char **argv)
     int64_t *drop = NULL, ndrop = 0;
     int stats = 0, no_progress = 0, mixed = 0, r;
     while (a.i < argc) {
-        if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
-            fputs(help, stdout);
-            return 0;
-        }
+        if (cli_help(&a, help)) return 0;
         if (cli_flag(&a, "--stats")) {
             stats = 1;
             continue;
@@ -327,30 +315,15 @@ int cmd_simulate(int argc, char **argv)
             mixed = 1;
             continue;
         }
-        /* pos: the library reads 0 as "the default", so a 0 given here
-         * would be silently ignored: only positive values */
-        struct {
-            const char *name;
-            double *dst;
-            int pos;
-        } nums[] = {{"--start", &o.t0, 0},          {"--stop", &o.tstop, 0},
-                    {"--rtol", &o.so.rtol, 1},      {"--atol", &o.so.atol, 1},
-                    {"--max-step", &o.so.max_step, 1}, {"--initial-step", &o.so.initial_step, 1},
-                    {"--step", &o.so.fixed_step, 1}, {"--out-step", &o.out_step, 1},
-                    {"--decimation", &dec, 1}, {"--refine", &refine, 1},
-                    {"--max-rows", &max_rows, 0}, {"--zc-tol", &o.zc_tol, 0},
-                    {"--max-zc", &maxzc, 0}, {"--slow-threshold", &slow, 0}};
-        int matched = 0;
-        for (size_t k = 0; k < sizeof nums / sizeof *nums && !matched; k++) {
-            if ((r = cli_opt(&a, nums[k].name, &v))) {
-                if (r < 0 || parse_num(a.cmd, nums[k].name, v, nums[k].dst)) return EXIT_USAGE;
-                if (nums[k].pos && !(*nums[k].dst > 0))
-                    return cli_usage(a.cmd, "%s expects a positive number, got '%s'", nums[k].name, v);
-                matched = 1;
-            }
-        }
-        if (matched) continue;
-        if ((r = cli_opt(&a, "--solver", &solver)) || (r = cli_opt(&a, "--out", &out)) ||
+        const cli_num_t nums[] = {{"--start", &o.t0, 0},          {"--stop", &o.tstop, 0},
+                                  {"--rtol", &o.so.rtol, 1},      {"--atol", &o.so.atol, 1},
+                                  {"--max-step", &o.so.max_step, 1}, {"--initial-step", &o.so.initial_step, 1},
+                                  {"--step", &o.so.fixed_step, 1}, {"--out-step", &o.out_step, 1},
+                                  {"--decimation", &dec, 1},      {"--refine", &refine, 1},
+                                  {"--max-rows", &max_rows, 0},   {"--zc-tol", &o.zc_tol, 0},
+                                  {"--max-zc", &maxzc, 0},        {"--slow-threshold", &slow, 0}};
+        if ((r = cli_nums(&a, nums, sizeof nums / sizeof *nums)) || (r = cli_opt(&a, "--solver", &solver)) ||
+            (r = cli_opt(&a, "--out", &out)) ||
             (r = cli_opt(&a, "--plot", &plot_path)) || (r = cli_opt(&a, "--zc", &zc)) ||
             (r = cli_opt(&a, "--jacobian", &jacobian)) || (r = cli_opt(&a, "--sparsing", &sparsing)) ||
             (r = cli_opt(&a, "--sparsing-mask", &mask)) ||
@@ -360,14 +333,12 @@ int cmd_simulate(int argc, char **argv)
         }
         if (!strcmp(argv[a.i], "--save-op")) {
             if (a.i + 2 >= argc) return cli_usage(a.cmd, "--save-op needs a time and a file");
-            if (parse_num(a.cmd, "--save-op", argv[a.i + 1], &op_t)) return EXIT_USAGE;
+            if (cli_num(a.cmd, "--save-op", argv[a.i + 1], &op_t)) return EXIT_USAGE;
             op_path = argv[a.i + 2];
             a.i += 3;
             continue;
         }
-        if (argv[a.i][0] == '-' && argv[a.i][1]) return cli_usage(a.cmd, "unknown option '%s'", argv[a.i]);
-        if (model) return cli_usage(a.cmd, "more than one MODEL ('%s' and '%s')", model, argv[a.i]);
-        model = argv[a.i++];
+        if ((r = cli_operand(&a, "MODEL", &model))) return r;
     }
     if (!model) return cli_usage(a.cmd, "missing MODEL");
     if (dec != floor(dec) || dec > 1e9) return cli_usage(a.cmd, "--decimation expects a positive integer");

@@ -61,18 +61,14 @@ static jg_status_t read_mask(const char *path, const jg_program_t *p, const cs_d
 {
     int64_t *pairs = NULL, np = 0;
     jg_status_t st = jg_io_read_mask(path, p, &pairs, &np, err);
-    for (int64_t k = 0; !st && k < np; k++) {
-        int64_t row = pairs[2 * k], col = pairs[2 * k + 1], q = -1;
-        for (int64_t e = J->p[col]; e < J->p[col + 1] && q < 0; e++)
-            if (J->i[e] == row) q = e;
-        if (q < 0)
-            st = jg_error_set(err, JG_ARG,
-                              "%s: \"drop\" entry %lld: (%lld, %lld) (%s <- %s) is not an entry of J's "
-                              "pattern (see 'jacgraph jacobian')",
-                              path, (long long)k + 1, (long long)row, (long long)col,
-                              jg_program_state_name(p, row), jg_program_state_name(p, col));
-        else
-            keep[q] = 0;
+    int64_t k = st ? -1 : jg_solverjac_keep_from_drop(J, pairs, np, keep);
+    if (k >= 0) {
+        int64_t row = pairs[2 * k], col = pairs[2 * k + 1];
+        st = jg_error_set(err, JG_ARG,
+                          "%s: \"drop\" entry %lld: (%lld, %lld) (%s <- %s) is not an entry of J's "
+                          "pattern (see 'jacgraph jacobian')",
+                          path, (long long)k + 1, (long long)row, (long long)col, jg_program_state_name(p, row),
+                          jg_program_state_name(p, col));
     }
     free(pairs);
     return st;
@@ -292,28 +288,16 @@ done:
     return st;
 }
 
-static int parse_num(const char *cmd, const char *opt, const char *s, double *v)
-{
-    char *end;
-    double x = strtod(s, &end);
-    if (!*s || *end || !isfinite(x)) return cli_usage(cmd, "%s expects a number, got '%s'", opt, s);
-    *v = x;
-    return 0;
-}
-
 int cmd_sparsing(int argc, char **argv)
 {
     cli_args_t a = {argc, 1, argv, "sparsing"};
-    const char *model = NULL, *method = "sparse-analytical", *format = "text", *mask = NULL, *op = NULL, *traj = NULL, *v;
+    const char *model = NULL, *method = "sparse-analytical", *format = "text", *mask = NULL, *op = NULL, *traj = NULL;
     const char *solver = "ode45";
     jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .so = {.rtol = 1e-6, .atol = 1e-9}};
     double at = NAN, h = NAN, S = JG_SPARSING_SLOW_THRESHOLD, stop = NAN;
     int autochoice = 0, mixed = 0, r;
     while (a.i < argc) {
-        if (cli_flag(&a, "--help") || cli_flag(&a, "-h")) {
-            fputs(help, stdout);
-            return 0;
-        }
+        if (cli_help(&a, help)) return 0;
         if (cli_flag(&a, "--auto")) {
             autochoice = 1;
             continue;
@@ -322,28 +306,17 @@ int cmd_sparsing(int argc, char **argv)
             mixed = 1;
             continue;
         }
-        struct {
-            const char *name;
-            double *dst;
-        } nums[] = {{"--at", &at},           {"--start", &o.t0}, {"--rtol", &o.so.rtol}, {"--atol", &o.so.atol},
-                    {"--step", &h},          {"--stop", &stop},  {"--slow-threshold", &S}};
-        int matched = 0;
-        for (size_t k = 0; k < sizeof nums / sizeof *nums && !matched; k++) {
-            if ((r = cli_opt(&a, nums[k].name, &v))) {
-                if (r < 0 || parse_num(a.cmd, nums[k].name, v, nums[k].dst)) return EXIT_USAGE;
-                matched = 1;
-            }
-        }
-        if (matched) continue;
-        if ((r = cli_opt(&a, "--method", &method)) || (r = cli_opt(&a, "--format", &format)) ||
+        const cli_num_t nums[] = {{"--at", &at, 0},     {"--start", &o.t0, 0}, {"--rtol", &o.so.rtol, 0},
+                                  {"--atol", &o.so.atol, 0}, {"--step", &h, 0},   {"--stop", &stop, 0},
+                                  {"--slow-threshold", &S, 0}};
+        if ((r = cli_nums(&a, nums, sizeof nums / sizeof *nums)) ||
+            (r = cli_opt(&a, "--method", &method)) || (r = cli_opt(&a, "--format", &format)) ||
             (r = cli_opt(&a, "--mask", &mask)) || (r = cli_opt(&a, "--op", &op)) ||
             (r = cli_opt(&a, "--trajectory", &traj)) || (r = cli_opt(&a, "--solver", &solver))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
-        if (argv[a.i][0] == '-' && argv[a.i][1]) return cli_usage(a.cmd, "unknown option '%s'", argv[a.i]);
-        if (model) return cli_usage(a.cmd, "more than one MODEL ('%s' and '%s')", model, argv[a.i]);
-        model = argv[a.i++];
+        if ((r = cli_operand(&a, "MODEL", &model))) return r;
     }
     if (!model) return cli_usage(a.cmd, "missing MODEL");
     if (isnan(h)) return cli_usage(a.cmd, "missing --step H");
@@ -355,10 +328,7 @@ int cmd_sparsing(int argc, char **argv)
     if (op && !isnan(at)) return cli_usage(a.cmd, "--at and --op exclude each other");
     if (traj && (!*traj || isnan(stop))) return cli_usage(a.cmd, "--trajectory PREFIX needs --stop T");
     if (!traj && !isnan(stop)) return cli_usage(a.cmd, "--stop is for --trajectory");
-    if (isnan(at)) at = o.t0;
-    if (at < o.t0) return cli_usage(a.cmd, "--at %g is before the start time %g", at, o.t0);
-    o.tstop = at;
-    if ((r = cli_sim_methods(solver, method, &o))) return r;
+    if ((r = cli_sim_at(a.cmd, &at, solver, method, &o))) return r;
     jg_model_t *m;
     jg_program_t *p;
     jg_sim_t *s = NULL;

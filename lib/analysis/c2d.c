@@ -64,6 +64,22 @@ static void eye(int64_t n, double *M)
     for (int64_t i = 0; i < n; i++) M[i + i * n] = 1;
 }
 
+/* F = I + c A (n x n) */
+static void shift(int64_t n, double c, const double *A, double *F)
+{
+    for (int64_t q = 0; q < n * n; q++) F[q] = c * A[q];
+    for (int64_t i = 0; i < n; i++) F[i + i * n] += 1;
+}
+
+/* X = (I + c A)^-1, F n x n scratch (the bilinear maps' resolvent); 0, or
+ * -1 singular / out of memory. */
+static int inv_shift(int64_t n, double c, const double *A, double *F, double *X)
+{
+    shift(n, c, A, F);
+    eye(n, X);
+    return solve(n, F, n, X);
+}
+
 /* Principal square root by the Denman-Beavers iteration (Higham, "Functions
  * of Matrices", eq. 6.15): Y -> sqrt(X), Z -> its inverse.  0, -1 failure. */
 static int sqrtm(int64_t n, double *X, double *w)
@@ -229,15 +245,11 @@ jg_status_t jg_analysis_c2d(const jg_analysis_ss_t *s, double Ts, jg_analysis_c2
     E = malloc(sizeof(double) * (size_t)(n * n));
     Bd = malloc(sizeof(double) * (size_t)(n * nu + 1));
     if (!F || !E || !Bd) goto nomem;
-    for (int64_t q = 0; q < n * n; q++) F[q] = -k * s->A[q];
-    for (int64_t i = 0; i < n; i++) F[i + i * n] += 1;
-    eye(n, E);
-    if (solve(n, F, n, E)) {   /* E = P */
+    if (inv_shift(n, -k, s->A, F, E)) {   /* E = P */
         st = jg_error_set(err, JG_NUMERIC, "Tustin: I - A T/2 is singular (a pole at s = %g)", 1 / k);
         goto done;
     }
-    for (int64_t q = 0; q < n * n; q++) F[q] = k * s->A[q];
-    for (int64_t i = 0; i < n; i++) F[i + i * n] += 1;
+    shift(n, k, s->A, F);
     jg__lti_gemm(0, 0, n, n, n, E, n, F, n, r->A, n);
     jg__lti_gemm(0, 0, n, nu, n, E, n, s->B, n, Bd, n);                /* P B */
     for (int64_t q = 0; q < n * nu; q++) r->B[q] = 2 * k * Bd[q];
@@ -298,10 +310,7 @@ jg_status_t jg_analysis_d2c(const jg_analysis_ss_t *s, jg_analysis_c2d_t m, doub
     Q = malloc(sizeof(double) * (size_t)(n * n));
     T = malloc(sizeof(double) * (size_t)(n * nu + 1));
     if (!F || !Q || !T) goto nomem;
-    memcpy(F, s->A, sizeof(double) * (size_t)(n * n));
-    for (int64_t i = 0; i < n; i++) F[i + i * n] += 1;
-    eye(n, Q);
-    if (solve(n, F, n, Q)) {
+    if (inv_shift(n, 1, s->A, F, Q)) {
         st = jg_error_set(err, JG_NUMERIC, "d2c (tustin): a pole at z = -1 has no continuous equivalent");
         goto done;
     }

@@ -147,22 +147,27 @@ jg_status_t jg_analysis_bode(const jg_analysis_ss_t *s, int64_t nw, const double
         goto done;
     }
     if ((st = jg_analysis_freqresp(s, nw, w, re, im, err))) goto done;
-    for (int64_t c = 0; c < nc; c++) {
-        double prev = NAN;
-        for (int64_t k = 0; k < nw; k++) {
-            double a = re[c * nw + k], b = im[c * nw + k];
-            if (mag_db) mag_db[c * nw + k] = 20 * log10(hypot(a, b));
-            double ph = isfinite(a) && isfinite(b) ? atan2(b, a) * (180 / M_PI) : NAN;
-            if (ph == -180) ph = 180;   /* (-180, 180] */
-            if (isfinite(ph) && isfinite(prev)) ph -= 360 * round((ph - prev) / 360);
-            if (isfinite(ph)) prev = ph;
-            if (phase_deg) phase_deg[c * nw + k] = ph;
-        }
-    }
+    jg__lti_bode_form(nc, nw, re, im, mag_db, phase_deg);
 done:
     free(re);
     free(im);
     return st;
+}
+
+void jg__lti_bode_form(int64_t nc, int64_t nw, const double *re, const double *im, double *mag, double *phase)
+{
+    for (int64_t c = 0; c < nc; c++) {
+        double prev = NAN;
+        for (int64_t k = 0; k < nw; k++) {
+            double a = re[c * nw + k], b = im[c * nw + k];
+            if (mag) mag[c * nw + k] = 20 * log10(hypot(a, b));
+            double ph = isfinite(a) && isfinite(b) ? atan2(b, a) * (180 / M_PI) : NAN;
+            if (ph == -180) ph = 180;   /* (-180, 180] */
+            if (isfinite(ph) && isfinite(prev)) ph -= 360 * round((ph - prev) / 360);
+            if (isfinite(ph)) prev = ph;
+            if (phase) phase[c * nw + k] = ph;
+        }
+    }
 }
 
 /* natural frequency of a root for the grid (0: none) */
@@ -185,8 +190,9 @@ void jg_analysis_freqgrid(int64_t np, const double *pre, const double *pim, int6
     }
     double a, b;   /* decades */
     if (hi > 0) {
-        a = floor(log10(lo)) - 1;
-        b = ceil(log10(hi)) + 1;
+        /* a root at exactly 1 rad/s may come out as 1 - 1e-16: no extra decade */
+        a = floor(log10(lo) + 1e-9) - 1;
+        b = ceil(log10(hi) - 1e-9) + 1;
     } else {
         a = -1, b = 1;
     }

@@ -108,6 +108,9 @@ jg_status_t jg_analysis_lin_convert(const jg_lin_sys_t *s, double Ts, jg_analysi
 {
     *out = NULL;
     if (!s) return jg_error_set(err, JG_ARG, "no model");
+    if (s->ndelays > 0)   /* converting the delay-free part would drop the delays */
+        return jg__lti_delays_refuse(s, "c2d, d2c and d2d convert models without internal delays "
+                                     "(approximate the delays by Pade first)", err);
     jg_analysis_ss_t *a = NULL, *r = NULL;
     jg_status_t st = jg_analysis_ss_from_lin(s, s->Ts, &a, err);
     if (st) return st;

@@ -43,6 +43,16 @@ void jg__lti_hess_free(jg__lti_hess_t *h);
  * working precision (G is then +inf), else 0. */
 int jg__lti_hess_eval(jg__lti_hess_t *h, double complex s, double complex *G);
 
+/* Magnitude (dB) and unwrapped phase (degrees) of nc channels of nw complex
+ * values each (jg_analysis_bode's form); mag or ph may be NULL. */
+void jg__lti_bode_form(int64_t nc, int64_t nw, const double *re, const double *im, double *mag, double *ph);
+
+/* The dense model of a linearization result with sample time Ts, internal
+ * delay channels included as plain inputs and outputs (no check). */
+jg_status_t jg__lti_from_lin(const jg_lin_sys_t *ls, double Ts, jg_analysis_ss_t **out, jg_error_t *err);
+/* JG_ARG "the linear model has N internal delays (NAME TAU s, ...): WHAT". */
+jg_status_t jg__lti_delays_refuse(const jg_lin_sys_t *ls, const char *what, jg_error_t *err);
+
 /* Norms and small matrix helpers. */
 double jg__lti_fnorm(int64_t r, int64_t c, const double *M);
 /* C = op(A) op(B) for r x k times k x c, column-major; ta/tb transpose. */

@@ -3,6 +3,7 @@
  * (norms, products, SVD, eigenvalues, root order) the analyses share. */
 #include <lapacke.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lti_impl.h"
@@ -90,10 +91,25 @@ static void scatter(const cs_dl *M, double *d, int64_t rows)
         for (int64_t p = M->p[j]; p < M->p[j + 1]; p++) d[M->i[p] + j * rows] += M->x[p];
 }
 
-jg_status_t jg_analysis_ss_from_lin(const jg_lin_sys_t *ls, double Ts, jg_analysis_ss_t **out,
-                                    jg_error_t *err)
+jg_status_t jg__lti_delays_refuse(const jg_lin_sys_t *ls, const char *what, jg_error_t *err)
 {
-    if (!ls || !out) return jg_error_set(err, JG_ARG, "jg_analysis_ss_from_lin: NULL argument");
+    char list[256] = "";
+    size_t len = 0;
+    for (int64_t k = 0; k < ls->ndelays && len + 1 < sizeof list; k++) {
+        int64_t q = ls->nu - ls->ndelays + k;
+        const char *name = ls->input_names && q >= 0 ? ls->input_names[q] : NULL;
+        int w = snprintf(list + len, sizeof list - len, "%s%s %g s", k ? ", " : "", name ? name : "?",
+                         ls->delays ? ls->delays[k] : NAN);
+        if (w < 0) break;
+        len += (size_t)w < sizeof list - len ? (size_t)w : sizeof list - len - 1;
+    }
+    return jg_error_set(err, JG_ARG,
+                        "the linear model has %lld internal delay%s (%s): %s", (long long)ls->ndelays,
+                        ls->ndelays == 1 ? "" : "s", list, what);
+}
+
+jg_status_t jg__lti_from_lin(const jg_lin_sys_t *ls, double Ts, jg_analysis_ss_t **out, jg_error_t *err)
+{
     jg_status_t st = jg_analysis_ss_create(ls->nx, ls->nu, ls->ny, NULL, NULL, NULL, NULL, Ts, out, err);
     if (st) return st;
     jg_analysis_ss_t *s = *out;
@@ -106,6 +122,20 @@ jg_status_t jg_analysis_ss_from_lin(const jg_lin_sys_t *ls, double Ts, jg_analys
         *out = NULL;
     }
     return st;
+}
+
+jg_status_t jg_analysis_ss_from_lin(const jg_lin_sys_t *ls, double Ts, jg_analysis_ss_t **out,
+                                    jg_error_t *err)
+{
+    if (!ls || !out) return jg_error_set(err, JG_ARG, "jg_analysis_ss_from_lin: NULL argument");
+    *out = NULL;
+    /* the delay-free part's poles, zeros and responses are not the delayed
+     * system's: an answer from them would be silently wrong */
+    if (ls->ndelays > 0)
+        return jg__lti_delays_refuse(ls, "its poles, zeros, gains, realizations and time responses are not "
+                                     "those of the delay-free part (only the frequency response is exact: "
+                                     "jg_analysis_lin_freqresp; or approximate the delays by Pade)", err);
+    return jg__lti_from_lin(ls, Ts, out, err);
 }
 
 jg_status_t jg_analysis_ss_channel(const jg_analysis_ss_t *s, int64_t j, int64_t i, jg_analysis_ss_t **out,

@@ -16,16 +16,6 @@ static int takes_part(const jg_block_t *B)
            (B->type->flags & JG_BT_DISCRETE) && !(B->type->flags & JG_BT_STOP);
 }
 
-static char *element_name(const char *path, int64_t n, int64_t k)
-{
-    size_t len = strlen(path) + 24;
-    char *s = malloc(len);
-    if (!s) return NULL;
-    if (n == 1) snprintf(s, len, "%s", path);
-    else snprintf(s, len, "%s(%lld)", path, (long long)k + 1);
-    return s;
-}
-
 /* Append a type name to t->fd_types once; 0 ok, -1 no memory. */
 static int add_type(jg_analysis_trim_t *t, const char *name)
 {
@@ -108,7 +98,7 @@ jg_status_t jg_analysis_trim_create(const jg_program_t *p, const jg_analysis_tri
             t->d_at[kd] = B->d_off + k;
             t->d_var[B->d_off + k] = kd;
             t->d_fd[kd] = fd;
-            char *s = element_name(B->path, B->nd, k);
+            char *s = jg__lin_element_name(B->path, B->nd, k);
             if (!s) goto oom;
             t->owned_names[t->nowned++] = s;
             t->vname[t->nx + kd] = s;
@@ -120,7 +110,7 @@ jg_status_t jg_analysis_trim_create(const jg_program_t *p, const jg_analysis_tri
         int64_t off = jg_eval_input_offset(t->w, k), n = B->out_w[0];
         t->group[1][t->ngroup[1]++] = (jg__trim_group_t){B->path, iu + off, n};
         for (int64_t e = 0; e < n; e++) {
-            char *s = element_name(B->path, n, e);
+            char *s = jg__lin_element_name(B->path, n, e);
             if (!s) goto oom;
             t->owned_names[t->nowned++] = s;
             t->vname[iu + off + e] = s;

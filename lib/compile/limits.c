@@ -24,22 +24,18 @@ int jg_setup_check_size(jg_block_t *b, jg_setup_t *s, const char *param, int64_t
 
 int jg__check_widths_known(jg__cctx_t *c, jg_setup_t *s, jg_block_t *b)
 {
-    for (int k = 0; k < b->nin; k++)
-        if (b->in_w[k] > c->lim.elements) {
-            jg_setup_error(b, s, JG_MODEL, NULL,
-                           "input %d has width %lld, beyond the limit of %lld elements per "
-                           "signal (--max-elements)",
-                           k + 1, (long long)b->in_w[k], (long long)c->lim.elements);
-            return JG_BLOCK_FAIL;
-        }
-    for (int q = 0; q < b->nout; q++)
-        if (b->out_w[q] > c->lim.elements) {
-            jg_setup_error(b, s, JG_MODEL, NULL,
-                           "output %d has width %lld, beyond the limit of %lld elements per "
-                           "signal (--max-elements)",
-                           q + 1, (long long)b->out_w[q], (long long)c->lim.elements);
-            return JG_BLOCK_FAIL;
-        }
+    for (int out = 0; out < 2; out++) {   /* the inputs, then the outputs */
+        const int n = out ? b->nout : b->nin;
+        const int64_t *w = out ? b->out_w : b->in_w;
+        for (int k = 0; k < n; k++)
+            if (w[k] > c->lim.elements) {
+                jg_setup_error(b, s, JG_MODEL, NULL,
+                               "%s %d has width %lld, beyond the limit of %lld elements per "
+                               "signal (--max-elements)",
+                               out ? "output" : "input", k + 1, (long long)w[k], (long long)c->lim.elements);
+                return JG_BLOCK_FAIL;
+            }
+    }
     return JG_BLOCK_DONE;
 }
 

@@ -24,7 +24,7 @@ int jg__dense_solve(int64_t n, double *A, int64_t nrhs, double *B)
 {
     if (n == 0) return 0;
     lapack_int *ipiv = malloc(sizeof(lapack_int) * (size_t)n);
-    if (!ipiv) return -1;
+    if (!ipiv) return JG__DENSE_NOMEM;
     int r = factor(n, A, ipiv);
     if (!r && nrhs > 0)
         r = LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', (lapack_int)n, (lapack_int)nrhs, A,
@@ -36,11 +36,20 @@ int jg__dense_solve(int64_t n, double *A, int64_t nrhs, double *B)
 int jg__dense_inverse(int64_t n, double *A)
 {
     if (n == 0) return 0;
+    /* the _work variant with our own work array: LAPACKE_dgetri would print
+     * "Not enough memory" to stdout when its allocation fails */
     lapack_int *ipiv = malloc(sizeof(lapack_int) * (size_t)n);
-    if (!ipiv) return -1;
+    double *work = malloc(sizeof(double) * (size_t)n * 64);
+    if (!ipiv || !work) {
+        free(ipiv);
+        free(work);
+        return JG__DENSE_NOMEM;
+    }
     int r = factor(n, A, ipiv);
     if (!r)
-        r = LAPACKE_dgetri(LAPACK_COL_MAJOR, (lapack_int)n, A, (lapack_int)n, ipiv) ? -1 : 0;
+        r = LAPACKE_dgetri_work(LAPACK_COL_MAJOR, (lapack_int)n, A, (lapack_int)n, ipiv, work,
+                                (lapack_int)n * 64) ? -1 : 0;
     free(ipiv);
+    free(work);
     return r;
 }

@@ -8,7 +8,12 @@
  * (exactly, or with a pivot below 1e-14 times the largest entry of A). */
 int jg__dense_solve(int64_t n, double *A, int64_t nrhs, double *B);
 
-/* Invert A (n x n column-major) in place; same return convention. */
+/* Invert A (n x n column-major) in place; same return convention.  Both
+ * return JG__DENSE_NOMEM when their workspace cannot be allocated (not a
+ * singularity: callers report out of memory); other negative values are
+ * LAPACK argument errors. */
+#define JG__DENSE_NOMEM (-2)
+/* Invert A (n x n column-major) in place. */
 int jg__dense_inverse(int64_t n, double *A);
 
 #endif

@@ -41,14 +41,16 @@ void jg__loopmat_free(jg__loopmat_t *m)
 int jg__loopmat_is_sparse(const jg__loopmat_t *m) { return m && m->kind == 2; }
 
 /* Dense: scale row i by the power of two nearest 1/max|K(i,:)| (exact), LU
- * with partial pivoting, and call a pivot below 1e-14 singular (every row's
- * largest entry is now in [0.5, 1)). */
+ * with partial pivoting, and call a pivot singular when it is below 1e-14 of
+ * the largest entry of its own column (after the row scaling): a ratio to the
+ * whole matrix would call a badly scaled but benign K singular (a triangular
+ * [1 3e20; 0 1] from a loop whose terms are 1e20). */
 static int factor_dense(jg__loopmat_t *m, const cs_dl *K)
 {
     int64_t n = m->n;
     if (!m->A) {
         m->A = malloc(sizeof(double) * (size_t)(n * n));
-        m->rs = malloc(sizeof(double) * (size_t)n);
+        m->rs = malloc(sizeof(double) * (size_t)(2 * n));   /* row scales, column maxima */
         m->ipiv = malloc(sizeof(lapack_int) * (size_t)n);
         if (!m->A || !m->rs || !m->ipiv) return -1;
     }
@@ -66,20 +68,27 @@ static int factor_dense(jg__loopmat_t *m, const cs_dl *K)
         frexp(m->rs[i], &e);
         m->rs[i] = ldexp(1.0, -e);
     }
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < n; i++) A[j * n + i] *= m->rs[i];
+    double *cmax = m->rs + n;
+    for (int64_t j = 0; j < n; j++) {
+        cmax[j] = 0;
+        for (int64_t i = 0; i < n; i++) {
+            A[j * n + i] *= m->rs[i];
+            cmax[j] = fmax(cmax[j], fabs(A[j * n + i]));
+        }
+    }
     lapack_int info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n, A,
                                      (lapack_int)n, m->ipiv);
     if (info < 0) return -1;
     if (info > 0) return 1;
     for (int64_t k = 0; k < n; k++)
-        if (!(fabs(A[k * n + k]) > 1e-14)) return 1;
+        if (!(fabs(A[k * n + k]) > 1e-14 * cmax[k])) return 1;
     return 0;
 }
 
 /* Sparse: analyse the pattern once, factor afresh each time (the pivot order of
- * an earlier point may have gone bad), and call the factors singular when
- * KLU's pivot ratio min/max |U_ii| (after its row scaling) is below 1e-14. */
+ * an earlier point may have gone bad), and call the factors singular when a
+ * pivot is below 1e-14 of the largest entry of its column (after KLU's row
+ * scaling by the row maxima), as the dense test. */
 static int factor_sparse(jg__loopmat_t *m, const cs_dl *K)
 {
     int64_t n = m->n;
@@ -97,8 +106,15 @@ static int factor_sparse(jg__loopmat_t *m, const cs_dl *K)
         if (m->num) klu_l_free_numeric(&m->num, &m->kc);
         return oom ? -1 : 1;
     }
-    if (!klu_l_rcond(m->sym, m->num, &m->kc)) return m->kc.status == KLU_OUT_OF_MEMORY ? -1 : 1;
-    return m->kc.rcond > 1e-14 ? 0 : 1;
+    const double *Ud = m->num->Udiag, *Rs = m->num->Rs;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t j = m->sym->Q[k];
+        double cmax = 0;
+        for (int64_t q = K->p[j]; q < K->p[j + 1]; q++)
+            cmax = fmax(cmax, fabs(K->x[q]) / (Rs ? Rs[K->i[q]] : 1.0));
+        if (!(fabs(Ud[k]) > 1e-14 * cmax)) return 1;
+    }
+    return 0;
 }
 
 int jg__loopmat_factor(jg__loopmat_t *m, const cs_dl *K)

@@ -13,6 +13,7 @@ typedef struct {
     int64_t ninj, capinj;
     const jg_iopoint_t *in;
     int skip_first;            /* output points: the measured port itself is not cut */
+    int nomem;                 /* an allocation failed: the trace stopped, the result is void */
 } visit_t;
 
 static int visit(void *ctx, int64_t gp, int64_t e)
@@ -27,7 +28,10 @@ static int visit(void *ctx, int64_t gp, int64_t e)
         if (v->ninj == v->capinj) {
             int64_t cap = v->capinj ? 2 * v->capinj : 16;
             int64_t *n = realloc(v->inj, sizeof(int64_t) * (size_t)cap);
-            if (!n) return 1;   /* caller checks ninj against the allocation */
+            if (!n) {   /* stop the trace; the caller sees nomem */
+                v->nomem = 1;
+                return 1;
+            }
             v->inj = n;
             v->capinj = cap;
         }
@@ -294,9 +298,8 @@ jg_status_t jg__iospec_create_cut(const jg_program_t *p, int nin, const char *co
             s->inj_ptr[e] = vis.ninj;
             if (src >= 0) {
                 int64_t g = sig_port[src];
-                int64_t before = vis.ninj;
                 if (visit(&vis, g, src - p->y_off[g])) src = -1;
-                if (vis.ninj > before && !vis.inj) {
+                if (vis.nomem) {
                     free(sig_port);
                     goto nomem;
                 }
@@ -312,9 +315,8 @@ jg_status_t jg__iospec_create_cut(const jg_program_t *p, int nin, const char *co
             int64_t d = p->in_drv[jg__inport(p, b, k)];
             for (int64_t el = 0; el < B->in_w[k]; el++, e++) {
                 s->inj_ptr[e] = vis.ninj;
-                int64_t before = vis.ninj;
                 s->src[e] = d >= 0 ? jg__trace(p, d, el, visit, &vis) : -1;
-                if (vis.ninj > before && !vis.inj) goto nomem;
+                if (vis.nomem) goto nomem;
             }
         }
     }
@@ -323,6 +325,7 @@ jg_status_t jg__iospec_create_cut(const jg_program_t *p, int nin, const char *co
             s->inj_ptr[e] = vis.ninj;
             vis.skip_first = !s->out[k].as_consumer;
             s->src[e] = s->out[k].gport >= 0 ? jg__trace(p, s->out[k].gport, el, visit, &vis) : -1;
+            if (vis.nomem) goto nomem;
         }
     }
     s->inj_ptr[e] = vis.ninj;

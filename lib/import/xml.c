@@ -481,7 +481,8 @@ static void sx_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, c
     } else if (p->node) {
         if (!jg__sl_close(&x->b)) goto oom;
     } else {
-        const char *text = jg__sl_str(&x->b, s->text + p->text0, s->ntext - p->text0);
+        /* no character data yet: s->text is still NULL (NULL + 0 is undefined) */
+        const char *text = jg__sl_str(&x->b, s->text ? s->text + p->text0 : "", s->ntext - p->text0);
         if (!text) goto oom;
         if (p->pname) {   /* <P Name="K">V</P> */
             if (jg__sl_add(&x->b, p->pname, text)) goto oom;

@@ -14,6 +14,8 @@ struct jg_plot {
     int nc;                /* stored and drawn: min(ncurves, JG_PLOT_MAX_CURVES) */
     char **names;          /* nc names */
     char *title, *subtitle, *xlabel, *ylabel;
+    char *xmark_label;     /* NULL: no vertical marker */
+    double xmark;
     double xmin, xmax;     /* axis range asked for (xmin < xmax), else NaN */
     int xlog;              /* log10 x axis */
     int64_t cap;           /* rows kept at most (even) */
@@ -59,6 +61,7 @@ void jg_plot_free(jg_plot_t *pl)
     free(pl->subtitle);
     free(pl->xlabel);
     free(pl->ylabel);
+    free(pl->xmark_label);
     free(pl->buf);
     free(pl->last);
     free(pl);
@@ -101,6 +104,10 @@ jg_status_t jg_plot_create(int64_t ncurves, const char *const *names, const jg_p
         !(pl->xlabel = dupstr(o->xlabel ? o->xlabel : "time")) ||
         (o->ylabel && !(pl->ylabel = dupstr(o->ylabel))))
         goto nomem;
+    if (o->xmark_label && isfinite(o->xmark) && (!pl->xlog || o->xmark > 0)) {
+        if (!(pl->xmark_label = dupstr(o->xmark_label))) goto nomem;
+        pl->xmark = o->xmark;
+    }
     *out = pl;
     return JG_OK;
 nomem:
@@ -382,6 +389,10 @@ static void layout(const jg_plot_t *pl, layout_t *L)
         xlo = fmin(xlo, xv(pl, pl->xmin));
         xhi = fmax(xhi, xv(pl, pl->xmax));
     }
+    if (pl->xmark_label && have_data) {   /* the marker inside the axis */
+        xlo = fmin(xlo, xv(pl, pl->xmark));
+        xhi = fmax(xhi, xv(pl, pl->xmark));
+    }
     if (!(xlo <= xhi)) xlo = 0, xhi = 1;
     if (!(ylo <= yhi)) ylo = 0, yhi = 1;
     if (xhi == xlo) {
@@ -560,6 +571,15 @@ static void draw(const jg_plot_t *pl, const layout_t *L, FILE *f, const char *cl
         fputs("</g>\n", f);
     }
     fputs("</g>\n", f);
+    if (pl->xmark_label) {   /* label left of the line when it is at the right edge */
+        double X = px(&fr, xv(pl, pl->xmark));
+        int right = X > fr.left + fr.w / 2;
+        fprintf(f, "<g class=\"xmark\"><line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\" stroke=\"#777\" "
+                   "stroke-dasharray=\"6 4\"/><text x=\"%.1f\" y=\"%g\" text-anchor=\"%s\" fill=\"#555\">",
+                X, fr.top, X, fr.top + fr.h, right ? X - 5 : X + 5, fr.top + 16, right ? "end" : "start");
+        jg__plot_xml_text(f, pl->xmark_label);
+        fputs("</text></g>\n", f);
+    }
     fprintf(f, "<rect class=\"frame\" x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"none\" "
                "stroke=\"#333\"/>\n",
             fr.left, fr.top, fr.w, fr.h);

@@ -108,22 +108,28 @@ static double block_cond(const cs_dl *K, const cs_long_t *idx, cs_long_t n, cs_l
     B->p[n] = nz;
     /* Ruiz's equilibration in powers of two: rows, then columns, a few times */
     double *r = w;
-    for (int pass = 0; pass < 4; pass++) {
+    for (int pass = 0, moved = 1; pass < 4 && moved; pass++) {
         for (cs_long_t i = 0; i < n; i++) r[i] = 0;
         for (cs_long_t q = 0; q < nz; q++) r[B->i[q]] = fmax(r[B->i[q]], fabs(B->x[q]));
-        for (cs_long_t i = 0; i < n; i++) r[i] = pow2_rsqrt(r[i]);
+        moved = 0;   /* rows and columns of magnitude 1 to 4 stay as they are */
+        for (cs_long_t i = 0; i < n; i++) {
+            r[i] = r[i] >= 1 && r[i] < 4 ? 1 : pow2_rsqrt(r[i]);
+            moved |= r[i] != 1;
+        }
         for (cs_long_t j = 0; j < n; j++) {
             double m = 0;
             for (cs_long_t q = B->p[j]; q < B->p[j + 1]; q++) {
                 B->x[q] *= r[B->i[q]];
                 m = fmax(m, fabs(B->x[q]));
             }
-            double s = pow2_rsqrt(m);
-            for (cs_long_t q = B->p[j]; q < B->p[j + 1]; q++) B->x[q] *= s;
+            double s = m >= 1 && m < 4 ? 1 : pow2_rsqrt(m);
+            moved |= s != 1;
+            if (s != 1)
+                for (cs_long_t q = B->p[j]; q < B->p[j + 1]; q++) B->x[q] *= s;
         }
     }
     double bn = cs_dl_norm(B);
-    S = cs_dl_sqr(n > 16, B, 0);
+    S = cs_dl_sqr(0, B, 0);   /* natural order: AMD cost as much as the LU of the whole matrix */
     N = S ? cs_dl_lu(B, S, 1.0) : NULL;
     if (!N) goto done;   /* singular (exactly): infinite condition */
     cond = bn * inv_norm1(S, N, n, w, w + n, w + 2 * n);

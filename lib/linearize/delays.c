@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lin_impl.h"
+#include "lin_internal.h"
 #include "../core/dense.h"
 
 int jg_lin_delays_parse(const char *s, jg_lin_delays_t *mode, int *order)
@@ -134,21 +135,9 @@ static cs_dl *assemble(const cs_dl *const *blk, const int64_t *const *rmap, cons
     if (!T) return NULL;
     for (int k = 0; k < nb; k++)
         if (blk[k] && place(T, blk[k], rmap[k], roff[k], cmap[k], coff[k])) return cs_dl_spfree(T);
-    cs_dl *C = cs_dl_compress(T);
-    cs_dl_spfree(T);
-    if (C && !cs_dl_dupl(C)) C = cs_dl_spfree(C);
+    cs_dl *C = jg__compress(T);
     if (C) cs_dl_dropzeros(C);
     return C;
-}
-
-static char *state_name(const char *path, int64_t n, int64_t k)
-{
-    size_t len = strlen(path) + 24;
-    char *s = malloc(len);
-    if (!s) return NULL;
-    if (n == 1) snprintf(s, len, "%s", path);
-    else snprintf(s, len, "%s(%lld)", path, (long long)k + 1);
-    return s;
 }
 
 jg_status_t jg__lin_delays_apply(const jg_lin_t *l, jg_lin_sys_t **sp, jg_error_t *err)
@@ -195,7 +184,7 @@ jg_status_t jg__lin_delays_apply(const jg_lin_t *l, jg_lin_sys_t **sp, jg_error_
                 const jg_block_t *B = &p->blocks[l->cut[c++]];
                 int64_t ns = (int64_t)N * B->out_w[0];
                 for (int64_t q = 0; q < ns; q++) {
-                    if (!(names[f] = state_name(B->path, ns, q))) goto nomem;
+                    if (!(names[f] = jg__lin_element_name(B->path, ns, q))) goto nomem;
                     posp[jp++] = f++;
                 }
             }

@@ -35,13 +35,14 @@ static int dynamic_dstates(const jg_block_t *B, unsigned flags)
     return !B->virt && B->rate >= 0 && B->nd > 0 && !(B->type->flags & JG_BT_SOURCE);
 }
 
-static cs_dl *finish(cs_dl *T)
+char *jg__lin_element_name(const char *path, int64_t n, int64_t k)
 {
-    if (!T) return NULL;
-    cs_dl *C = cs_dl_compress(T);
-    cs_dl_spfree(T);
-    if (C && !cs_dl_dupl(C)) C = cs_dl_spfree(C);
-    return C;
+    size_t len = strlen(path) + 24;
+    char *s = malloc(len);
+    if (!s) return NULL;
+    if (n == 1) snprintf(s, len, "%s", path);
+    else snprintf(s, len, "%s(%lld)", path, (long long)k + 1);
+    return s;
 }
 
 jg_status_t jg__lin_hybrid(jg_lin_t *l, jg__lin_hybrid_t **out, jg_error_t *err)
@@ -112,28 +113,7 @@ jg_status_t jg__lin_hybrid_ex(jg_lin_t *l, unsigned flags, jg__lin_hybrid_t **ou
     if (!h->d_rate || !h->d_name || !h->d_at) goto nomem;
     enum { AX, BX, CX, DY, MM, WW, MZ, WZ, AD, BD, CD };
     /* the continuous parts and the feedthrough, as the matrix method (matrix.c) */
-    for (int32_t b = 0; b < p->nblocks; b++) {
-        const jg_block_t *B = &p->blocks[b];
-        if (B->virt) continue;
-        cs_dl *const *part = jg__eval_parts(l->w, b);
-        for (int k = 0; k < B->npart; k++) {
-            const cs_dl *m = part[k];
-            int t = 0;
-            int64_t r0 = 0, c0 = 0;
-            switch (B->part[k].kind) {
-            case JG_JAC_A: t = AX, r0 = B->x_off, c0 = B->x_off; break;
-            case JG_JAC_B: t = BX, r0 = B->x_off, c0 = p->u_off[jg__inport(p, b, B->part[k].col_port)]; break;
-            case JG_JAC_C: t = CX, r0 = p->y_off[jg__outport(p, b, B->part[k].row_port)], c0 = B->x_off; break;
-            case JG_JAC_D:
-                t = DY, r0 = p->y_off[jg__outport(p, b, B->part[k].row_port)];
-                c0 = p->u_off[jg__inport(p, b, B->part[k].col_port)];
-                break;
-            }
-            for (int64_t j = 0; j < m->n; j++)
-                for (int64_t q = m->p[j]; q < m->p[j + 1]; q++)
-                    if (m->x[q] != 0 && jg__entry(T[t], r0 + m->i[q], c0 + j, m->x[q])) goto nomem;
-        }
-    }
+    if (jg__lin_place_parts(l, T, 1)) goto nomem;
     /* the discrete blocks' update Jacobians (dense per block, small) */
     size_t need = (size_t)(maxd * maxd + maxd * maxio * 2) + 1;
     if (!(dense = malloc(sizeof(double) * need))) goto nomem;
@@ -179,11 +159,7 @@ jg_status_t jg__lin_hybrid_ex(jg_lin_t *l, unsigned flags, jg__lin_hybrid_t **ou
             }
             h->d_rate[d0 + i] = B->rate;
             h->d_at[d0 + i] = B->d_off + i;
-            char buf[64];
-            snprintf(buf, sizeof buf, "(%lld)", (long long)i + 1);
-            size_t len = strlen(B->path) + strlen(buf) + 1;
-            if (!(h->d_name[d0 + i] = malloc(len))) goto nomem;
-            snprintf(h->d_name[d0 + i], len, "%s%s", B->path, n > 1 ? buf : "");
+            if (!(h->d_name[d0 + i] = jg__lin_element_name(B->path, n, i))) goto nomem;
         }
         d0 += n;
     }
@@ -197,7 +173,7 @@ jg_status_t jg__lin_hybrid_ex(jg_lin_t *l, unsigned flags, jg__lin_hybrid_t **ou
     }
     cs_dl **dst[11] = {&h->Ax, &h->Bx, &h->Cx, &h->Dy, &h->M, &h->W, &h->Mz, &h->Wz, &h->Ad, &h->Bd, &h->Cd};
     for (int k = 0; k < 11; k++) {
-        *dst[k] = finish(T[k]);
+        *dst[k] = jg__compress(T[k]);
         T[k] = NULL;
         if (!*dst[k]) goto nomem;
     }

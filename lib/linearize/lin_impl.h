@@ -68,5 +68,13 @@ jg_status_t jg__lin_delays_apply(const jg_lin_t *l, jg_lin_sys_t **s, jg_error_t
 
 /* Triplet helper: append (i, j, x) growing T; 0 ok, -1 out of memory. */
 int jg__entry(cs_dl *T, int64_t i, int64_t j, double x);
+/* The compressed-column form of triplet T, duplicates summed; T is freed.
+ * NULL when T is NULL or out of memory. */
+cs_dl *jg__compress(cs_dl *T);
+/* Every real block's Jacobian parts on l's work (as last evaluated) into
+ * triplets at their offsets: a into T[0] (x by x), b into T[1] (x by u), c
+ * into T[2] (y by x), d into T[3] (y by u); skip_zeros: not the entries
+ * that are 0.  0, -1 out of memory (matrix.c). */
+int jg__lin_place_parts(jg_lin_t *l, cs_dl *const T[4], int skip_zeros);
 
 #endif

@@ -48,4 +48,9 @@ enum { JG__LIN_HYBRID_PARTIAL = 1 };
 jg_status_t jg__lin_hybrid_ex(jg_lin_t *l, unsigned flags, jg__lin_hybrid_t **out, jg_error_t *err);
 void jg__lin_hybrid_free(jg__lin_hybrid_t *h);
 
+/* The name of element k (0-based) of a block's n states, malloc'd: "PATH"
+ * when n is 1, else "PATH(k+1)", as jg_program_state_name names continuous
+ * ones.  NULL when out of memory. */
+char *jg__lin_element_name(const char *path, int64_t n, int64_t k);
+
 #endif

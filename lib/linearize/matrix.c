@@ -18,6 +18,15 @@ int jg__entry(cs_dl *T, int64_t i, int64_t j, double x)
     return 0;
 }
 
+cs_dl *jg__compress(cs_dl *T)
+{
+    if (!T) return NULL;
+    cs_dl *C = cs_dl_compress(T);
+    cs_dl_spfree(T);
+    if (C && !cs_dl_dupl(C)) C = cs_dl_spfree(C);
+    return C;
+}
+
 void jg__lftops_free(jg_lftops_t *o)
 {
     o->P11 = cs_dl_spfree(o->P11);
@@ -33,13 +42,28 @@ size_t jg__lftops_bytes(const jg_lftops_t *o)
            jg_lft_csc_bytes(o->P22) + jg_lft_csc_bytes(o->M);
 }
 
-static cs_dl *finish(cs_dl *T)
+int jg__lin_place_parts(jg_lin_t *l, cs_dl *const T[4], int skip_zeros)
 {
-    if (!T) return NULL;
-    cs_dl *C = cs_dl_compress(T);
-    cs_dl_spfree(T);
-    if (C && !cs_dl_dupl(C)) C = cs_dl_spfree(C);
-    return C;
+    const jg_program_t *p = l->p;
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const jg_block_t *B = &p->blocks[b];
+        if (B->virt) continue;
+        cs_dl *const *part = jg__eval_parts(l->w, b);
+        for (int k = 0; k < B->npart; k++) {
+            const cs_dl *m = part[k];
+            const jg_jac_part_t *P = &B->part[k];
+            const int t = (int)P->kind;   /* JG_JAC_A..D: 0..3 */
+            /* rows: states (a, b) or the output port's signals; columns:
+             * states (a, c) or the input port's signals */
+            int64_t r0 = t == JG_JAC_A || t == JG_JAC_B ? B->x_off : p->y_off[jg__outport(p, b, P->row_port)];
+            int64_t c0 = t == JG_JAC_A || t == JG_JAC_C ? B->x_off : p->u_off[jg__inport(p, b, P->col_port)];
+            for (int64_t j = 0; j < m->n; j++)
+                for (int64_t q = m->p[j]; q < m->p[j + 1]; q++)
+                    if ((!skip_zeros || m->x[q] != 0) && jg__entry(T[t], r0 + m->i[q], c0 + j, m->x[q]))
+                        return -1;
+        }
+    }
+    return 0;
 }
 
 jg_status_t jg__lin_matrix_ops(jg_lin_t *l, jg_lftops_t *o, jg_error_t *err)
@@ -55,37 +79,7 @@ jg_status_t jg__lin_matrix_ops(jg_lin_t *l, jg_lftops_t *o, jg_error_t *err)
     *o = (jg_lftops_t){0};
     if (!T11 || !T12 || !T21 || !T22 || !TM) goto nomem;
     /* FOREACH blk: add a, b, c, d into Ao, Bo, Co, Do */
-    for (int32_t b = 0; b < p->nblocks; b++) {
-        const jg_block_t *B = &p->blocks[b];
-        if (B->virt) continue;
-        cs_dl *const *part = jg__eval_parts(l->w, b);
-        for (int k = 0; k < B->npart; k++) {
-            const cs_dl *m = part[k];
-            cs_dl *T = NULL;
-            int64_t r0 = 0, c0 = 0;
-            switch (B->part[k].kind) {
-            case JG_JAC_A: T = T11; r0 = B->x_off; c0 = B->x_off; break;
-            case JG_JAC_B:
-                T = T12;
-                r0 = B->x_off;
-                c0 = p->u_off[jg__inport(p, b, B->part[k].col_port)];
-                break;
-            case JG_JAC_C:
-                T = T21;
-                r0 = p->y_off[jg__outport(p, b, B->part[k].row_port)];
-                c0 = B->x_off;
-                break;
-            case JG_JAC_D:
-                T = T22;
-                r0 = p->y_off[jg__outport(p, b, B->part[k].row_port)];
-                c0 = p->u_off[jg__inport(p, b, B->part[k].col_port)];
-                break;
-            }
-            for (int64_t j = 0; j < m->n; j++)
-                for (int64_t q = m->p[j]; q < m->p[j + 1]; q++)
-                    if (jg__entry(T, r0 + m->i[q], c0 + j, m->x[q])) goto nomem;
-        }
-    }
+    if (jg__lin_place_parts(l, (cs_dl *const[4]){T11, T12, T21, T22}, 0)) goto nomem;
     /* identity blocks for the I/O points */
     for (int64_t k = 0; k < nz; k++)
         if (jg__entry(T12, nx + k, nu + k, 1.0)) goto nomem;
@@ -97,11 +91,11 @@ jg_status_t jg__lin_matrix_ops(jg_lin_t *l, jg_lftops_t *o, jg_error_t *err)
         for (int64_t j = io->inj_ptr[e]; j < io->inj_ptr[e + 1]; j++)
             if (jg__entry(TM, e, ny + io->inj_idx[j], 1.0)) goto nomem;
     }
-    o->P11 = finish(T11);
-    o->P12 = finish(T12);
-    o->P21 = finish(T21);
-    o->P22 = finish(T22);
-    o->M = finish(TM);
+    o->P11 = jg__compress(T11);
+    o->P12 = jg__compress(T12);
+    o->P21 = jg__compress(T21);
+    o->P22 = jg__compress(T22);
+    o->M = jg__compress(TM);
     T11 = T12 = T21 = T22 = TM = NULL;
     if (!o->P11 || !o->P12 || !o->P21 || !o->P22 || !o->M) {
         jg__lftops_free(o);

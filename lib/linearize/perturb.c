@@ -55,21 +55,23 @@ done:
     return st;
 }
 
-/* One column at step h: Richardson's extrapolation r = d(h/2) + (d(h/2) -
- * d(h))/3 removes the h^2 term of the central difference; |d(h) - d(h/2)|
- * bounds what is left (the next term, and the round-off, which the two steps
- * do not share).  Returns the column's relative error estimate
- * max e / max(|r|), or INFINITY when the evaluation failed at this step. */
+/* One column at step h: Richardson's extrapolation from d(h) and d(h/3),
+ * r = (9 d(h/3) - d(h)) / 8, removes the h^2 term of the central difference;
+ * |d(h) - d(h/3)| bounds what is left (the next term, and the round-off, which
+ * the two steps do not share: with h/2 a linear model's differences are exact
+ * halves of each other, round-off included, and the estimate would see none).
+ * Returns the column's relative error estimate max e / max |r|, or INFINITY
+ * when the evaluation failed at this step. */
 static double column_at(pctx_t *c, double *v, double v0, double h, int64_t no, double *fp,
                         double *fm, double *d1, double *r, double *e, jg_status_t *st,
                         jg_error_t *err)
 {
     if ((*st = central(c, v, v0, h, no, fp, fm, d1, err))) return INFINITY;
-    if ((*st = central(c, v, v0, h / 2, no, fp, fm, r, err))) return INFINITY;
+    if ((*st = central(c, v, v0, h / 3, no, fp, fm, r, err))) return INFINITY;
     double emax = 0, rmax = 0;
     for (int64_t i = 0; i < no; i++) {
         e[i] = fabs(r[i] - d1[i]);
-        r[i] += (r[i] - d1[i]) / 3;
+        r[i] += (r[i] - d1[i]) / 8;
         if (!isfinite(r[i]) || !isfinite(e[i])) return INFINITY;
         emax = fmax(emax, e[i]);
         rmax = fmax(rmax, fabs(r[i]));

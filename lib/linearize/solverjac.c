@@ -50,6 +50,22 @@ static int is_analytical(jg_solverjac_method_t m)
     return m == JG_SOLVERJAC_FULL_ANALYTICAL || m == JG_SOLVERJAC_SPARSE_ANALYTICAL;
 }
 
+/* A column grouping: color[c] per column (-1: empty), and the columns of
+ * each color (CSR ptr/col, in column order) for one perturbed f per color. */
+typedef struct {
+    int64_t *color, ncolors;
+    int64_t *ptr, *col;
+} grouping_t;
+
+/* A sparsing (jg_solverjac_set_keep); all zero without one. */
+typedef struct {
+    unsigned char *keep;      /* per entry of S: 1 kept, 0 dropped */
+    unsigned char *keepP;     /* per entry of P: 0 where a dropped entry of S lies */
+    unsigned char *colkept;   /* per column: has a kept entry (full perturbation) */
+    int64_t nkept, ncolkept;
+    int64_t nmapk, *mapk;     /* analytical: the map entries k whose destination is kept */
+} sparsing_t;
+
 struct jg_solverjac {
     const jg_program_t *p;
     jg_eval_work_t *w;
@@ -65,8 +81,8 @@ struct jg_solverjac {
     cs_dl *S;                 /* structural pattern, rows sorted */
     cs_dl *D;                 /* dense n x n pattern (full methods), else NULL */
     const cs_dl *P;           /* what eval fills: S or D */
-    int64_t *color, ncolors, maxrow;
-    int64_t *grp_ptr, *grp_col;   /* columns of each color, in column order */
+    int64_t maxrow;
+    grouping_t grp;           /* of S, or of the kept entries with a sparsing */
     /* analytical: J->x[map_dst[k]] += (graph values)[map_src[k]] over the state -> state
      * edges; or, when algebraic vertices survive, the LFT over them */
     int64_t nmap, *map_src, *map_dst;
@@ -74,12 +90,7 @@ struct jg_solverjac {
     int64_t *rowpos;          /* n, -1: scatter of one column of the LFT result */
     int32_t *held, nheld;     /* blocks with a discrete rate and Jacobian parts */
     int64_t *held_part;       /* per held block: its first Jacobian part */
-    /* sparsing (jg_solverjac_set_keep), all NULL without one */
-    unsigned char *keep;      /* per entry of S: 1 kept, 0 dropped */
-    unsigned char *keepP;     /* per entry of P: 0 where a dropped entry of S lies */
-    unsigned char *colkept;   /* per column: has a kept entry (full perturbation) */
-    int64_t nkept, ncolkept;
-    int64_t nmapk, *mapk;     /* analytical: the map entries k whose destination is kept */
+    sparsing_t sp;
     /* perturbation scratch */
     double *x0, *f0, *f1, *h;   /* x0: the point (x may be the work's own states) */
     jg_solverjac_stats_t st;
@@ -180,13 +191,25 @@ static jg_status_t build_pattern(jg_solverjac_t *j, jg_error_t *err)
     return JG_OK;
 }
 
-/* Columns of each color (CSR: *ptr, *col, the caller's to free even on
- * failure), for one perturbed f per color. */
-static jg_status_t groups_of(int64_t n, const int64_t *color, int64_t nc, int64_t **ptr,
-                             int64_t **col, jg_error_t *err)
+static void grouping_free(grouping_t *g)
 {
-    int64_t *gp = *ptr = calloc((size_t)nc + 2, sizeof(int64_t));
-    int64_t *gc = *col = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    free(g->color);
+    free(g->ptr);
+    free(g->col);
+}
+
+/* The grouping of S's columns (jg_solverjac_color_columns_kept: of the kept
+ * entries, keep NULL all of them) into *g, the caller's to free even on
+ * failure. */
+static jg_status_t grouping_make(const cs_dl *S, const unsigned char *keep, grouping_t *g, jg_error_t *err)
+{
+    const int64_t n = S->n;
+    if (!(g->color = malloc(sizeof(int64_t) * (size_t)(n + 1)))) return nomem(err, "colors");
+    jg_status_t st = jg_solverjac_color_columns_kept(S, keep, g->color, &g->ncolors, err);
+    if (st) return st;
+    const int64_t nc = g->ncolors, *color = g->color;
+    int64_t *gp = g->ptr = calloc((size_t)nc + 2, sizeof(int64_t));
+    int64_t *gc = g->col = malloc(sizeof(int64_t) * (size_t)(n + 1));
     int64_t *fill = malloc(sizeof(int64_t) * (size_t)(nc + 1));
     if (!gp || !gc || !fill) {
         free(fill);
@@ -202,9 +225,12 @@ static jg_status_t groups_of(int64_t n, const int64_t *color, int64_t nc, int64_
     return JG_OK;
 }
 
-static jg_status_t build_groups(jg_solverjac_t *j, jg_error_t *err)
+static void sparsing_free(sparsing_t *sp)
 {
-    return groups_of(j->n, j->color, j->ncolors, &j->grp_ptr, &j->grp_col, err);
+    free(sp->keep);
+    free(sp->keepP);
+    free(sp->colkept);
+    free(sp->mapk);
 }
 
 /* The dense n x n pattern of the full methods. */
@@ -320,13 +346,7 @@ jg_status_t jg_solverjac_create(const jg_program_t *p, jg_solverjac_method_t met
         goto fail;
     }
     if ((st = build_pattern(j, err))) goto fail;
-    j->color = malloc(sizeof(int64_t) * (size_t)(j->n + 1));
-    if (!j->color) {
-        st = nomem(err, "colors");
-        goto fail;
-    }
-    if ((st = jg_solverjac_color_columns(j->S, j->color, &j->ncolors, err))) goto fail;
-    if ((st = build_groups(j, err))) goto fail;
+    if ((st = grouping_make(j->S, NULL, &j->grp, err))) goto fail;
     if (!is_sparse(j->method) && (st = build_dense(j, err))) goto fail;
     j->P = j->D ? j->D : j->S;
     if ((st = build_map(j, err))) goto fail;
@@ -355,18 +375,13 @@ void jg_solverjac_free(jg_solverjac_t *j)
     free(j->ra);
     cs_dl_spfree(j->S);
     cs_dl_spfree(j->D);
-    free(j->color);
-    free(j->grp_ptr);
-    free(j->grp_col);
+    grouping_free(&j->grp);
     free(j->map_src);
     free(j->map_dst);
     free(j->rowpos);
     free(j->held);
     free(j->held_part);
-    free(j->keep);
-    free(j->keepP);
-    free(j->colkept);
-    free(j->mapk);
+    sparsing_free(&j->sp);
     free(j->f0);
     free(j->f1);
     free(j->h);
@@ -381,8 +396,8 @@ jg_eval_work_t *jg_solverjac_work(jg_solverjac_t *j) { return j->w; }
 const cs_dl *jg_solverjac_pattern(const jg_solverjac_t *j) { return j->P; }
 const cs_dl *jg_solverjac_structure(const jg_solverjac_t *j) { return j->S; }
 const cs_dl *jg_solverjac_solver_pattern(const jg_solverjac_t *j) { return j->D ? NULL : j->S; }
-int64_t jg_solverjac_ncolors(const jg_solverjac_t *j) { return j->ncolors; }
-const int64_t *jg_solverjac_colors(const jg_solverjac_t *j) { return j->color; }
+int64_t jg_solverjac_ncolors(const jg_solverjac_t *j) { return j->grp.ncolors; }
+const int64_t *jg_solverjac_colors(const jg_solverjac_t *j) { return j->grp.color; }
 int64_t jg_solverjac_max_row_nnz(const jg_solverjac_t *j) { return j->maxrow; }
 void jg_solverjac_get_stats(const jg_solverjac_t *j, jg_solverjac_stats_t *st) { *st = j->st; }
 void jg_solverjac_set_error(jg_solverjac_t *j, jg_error_t *err) { j->sink = err; }
@@ -390,8 +405,8 @@ void jg_solverjac_set_error(jg_solverjac_t *j, jg_error_t *err) { j->sink = err;
 int64_t jg_solverjac_fevals_per_jacobian(const jg_solverjac_t *j)
 {
     switch (j->method) {
-    case JG_SOLVERJAC_FULL_PERTURBATION: return j->keep ? j->ncolkept : j->n;
-    case JG_SOLVERJAC_SPARSE_PERTURBATION: return j->ncolors;
+    case JG_SOLVERJAC_FULL_PERTURBATION: return j->sp.keep ? j->sp.ncolkept : j->n;
+    case JG_SOLVERJAC_SPARSE_PERTURBATION: return j->grp.ncolors;
     default: return 0;
     }
 }
@@ -443,7 +458,7 @@ static jg_status_t eval_perturb(jg_solverjac_t *j, double t, const double *x, co
     if (j->method == JG_SOLVERJAC_FULL_PERTURBATION) {
         for (int64_t c = 0; c < n; c++) {
             double *col = J->x + c * n;
-            if (j->keep && !j->colkept[c]) {   /* nothing kept: not perturbed */
+            if (j->sp.keep && !j->sp.colkept[c]) {   /* nothing kept: not perturbed */
                 memset(col, 0, sizeof(double) * (size_t)n);
                 continue;
             }
@@ -454,7 +469,7 @@ static jg_status_t eval_perturb(jg_solverjac_t *j, double t, const double *x, co
             j->st.fevals++;
             if (st) return st;
             for (int64_t i = 0; i < n; i++)
-                col[i] = !j->keepP || j->keepP[c * n + i] ? (j->f1[i] - f0[i]) / h : 0;
+                col[i] = !j->sp.keepP || j->sp.keepP[c * n + i] ? (j->f1[i] - f0[i]) / h : 0;
         }
         return JG_OK;
     }
@@ -462,25 +477,25 @@ static jg_status_t eval_perturb(jg_solverjac_t *j, double t, const double *x, co
      * difference belongs to exactly one of them (with a sparsing: each row
      * that holds a kept entry; jg_solverjac_color_columns_kept) */
     const cs_dl *S = j->S;
-    if (j->keep) memset(J->x, 0, sizeof(double) * (size_t)S->p[n]);
+    if (j->sp.keep) memset(J->x, 0, sizeof(double) * (size_t)S->p[n]);
     else
         for (int64_t c = 0; c < n; c++)
-            if (j->color[c] < 0)
+            if (j->grp.color[c] < 0)
                 for (int64_t q = S->p[c]; q < S->p[c + 1]; q++) J->x[q] = 0;   /* none: empty */
-    for (int64_t k = 0; k < j->ncolors; k++) {
-        for (int64_t g = j->grp_ptr[k]; g < j->grp_ptr[k + 1]; g++) {
-            int64_t c = j->grp_col[g];
+    for (int64_t k = 0; k < j->grp.ncolors; k++) {
+        for (int64_t g = j->grp.ptr[k]; g < j->grp.ptr[k + 1]; g++) {
+            int64_t c = j->grp.col[g];
             xw[c] = x[c] + step_for(x[c], j->typ);
             j->h[c] = xw[c] - x[c];
         }
         st = f_here(j, t, j->f1, err);
-        for (int64_t g = j->grp_ptr[k]; g < j->grp_ptr[k + 1]; g++) xw[j->grp_col[g]] = x[j->grp_col[g]];
+        for (int64_t g = j->grp.ptr[k]; g < j->grp.ptr[k + 1]; g++) xw[j->grp.col[g]] = x[j->grp.col[g]];
         j->st.fevals++;
         if (st) return st;
-        for (int64_t g = j->grp_ptr[k]; g < j->grp_ptr[k + 1]; g++) {
-            int64_t c = j->grp_col[g];
+        for (int64_t g = j->grp.ptr[k]; g < j->grp.ptr[k + 1]; g++) {
+            int64_t c = j->grp.col[g];
             for (int64_t q = S->p[c]; q < S->p[c + 1]; q++)
-                if (!j->keep || j->keep[q]) J->x[q] = (j->f1[S->i[q]] - f0[S->i[q]]) / j->h[c];
+                if (!j->sp.keep || j->sp.keep[q]) J->x[q] = (j->f1[S->i[q]] - f0[S->i[q]]) / j->h[c];
         }
     }
     return JG_OK;
@@ -522,7 +537,7 @@ static jg_status_t eval_lft(jg_solverjac_t *j, cs_dl *J, jg_error_t *err)
         for (int64_t q = J->p[c]; q < J->p[c + 1]; q++) j->rowpos[J->i[q]] = q;
         for (int64_t q = F->p[c]; q < F->p[c + 1]; q++) {
             int64_t pos = j->rowpos[F->i[q]];
-            if (pos >= 0 && j->keepP && !j->keepP[pos]) continue;   /* dropped */
+            if (pos >= 0 && j->sp.keepP && !j->sp.keepP[pos]) continue;   /* dropped */
             if (pos < 0) {
                 st = jg_error_set(err, JG_INTERNAL,
                                   "solver Jacobian: entry (%lld, %lld) of the LFT outside the "
@@ -555,9 +570,9 @@ static jg_status_t eval_analytic(jg_solverjac_t *j, double t, cs_dl *J, jg_error
     if (j->nr > 0) return eval_lft(j, J, err);
     const double *gx = jg__graph_values(j->g);
     memset(J->x, 0, sizeof(double) * (size_t)J->p[J->n]);
-    if (j->mapk) {   /* a sparsing: only what lands on kept entries */
-        for (int64_t m = 0; m < j->nmapk; m++) {
-            int64_t k = j->mapk[m];
+    if (j->sp.mapk) {   /* a sparsing: only what lands on kept entries */
+        for (int64_t m = 0; m < j->sp.nmapk; m++) {
+            int64_t k = j->sp.mapk[m];
             J->x[j->map_dst[k]] += gx[j->map_src[k]];
         }
         return JG_OK;
@@ -596,73 +611,61 @@ void jg_solverjac_set_typical(jg_solverjac_t *j, double typ)
 
 /* ---------------------------------------------------------------- sparsing */
 
-const unsigned char *jg_solverjac_keep(const jg_solverjac_t *j) { return j->keep; }
-int64_t jg_solverjac_nkept(const jg_solverjac_t *j) { return j->keep ? j->nkept : j->S->p[j->n]; }
+const unsigned char *jg_solverjac_keep(const jg_solverjac_t *j) { return j->sp.keep; }
+
+int64_t jg_solverjac_keep_from_drop(const cs_dl *S, const int64_t *drop, int64_t ndrop, unsigned char *keep)
+{
+    memset(keep, 1, (size_t)S->p[S->n]);
+    for (int64_t k = 0; k < ndrop; k++) {
+        int64_t i = drop[2 * k], j = drop[2 * k + 1];
+        int64_t q = i < 0 || i >= S->m || j < 0 || j >= S->n ? -1 : find_entry(S, i, j);
+        if (q < 0) return k;
+        keep[q] = 0;
+    }
+    return -1;
+}
+int64_t jg_solverjac_nkept(const jg_solverjac_t *j) { return j->sp.keep ? j->sp.nkept : j->S->p[j->n]; }
 
 jg_status_t jg_solverjac_set_keep(jg_solverjac_t *j, const unsigned char *keep, jg_error_t *err)
 {
     if (!j) return jg_error_set(err, JG_ARG, "solver Jacobian: NULL object");
     const int64_t n = j->n, nz = j->S->p[n], nzP = j->P->p[n];
     jg_status_t st = JG_OK;
-    unsigned char *k = NULL, *kP = NULL, *ck = NULL;
-    int64_t *color = malloc(sizeof(int64_t) * (size_t)(n + 1)), nc = 0, *mapk = NULL, nmapk = 0;
-    int64_t *gp = NULL, *gc = NULL;
-    int64_t nkept = 0, ncolkept = 0;
-    if (!color) return nomem(err, "colors");
+    grouping_t g = {0};
+    sparsing_t sp = {0};
     if (keep) {
-        k = malloc((size_t)nz + 1);
-        kP = malloc((size_t)nzP + 1);
-        ck = calloc((size_t)n + 1, 1);
-        mapk = malloc(sizeof(int64_t) * (size_t)(j->nmap + 1));
-        if (!k || !kP || !ck || !mapk) {
+        sp.keep = malloc((size_t)nz + 1);
+        sp.keepP = malloc((size_t)nzP + 1);
+        sp.colkept = calloc((size_t)n + 1, 1);
+        sp.mapk = malloc(sizeof(int64_t) * (size_t)(j->nmap + 1));
+        if (!sp.keep || !sp.keepP || !sp.colkept || !sp.mapk) {
             st = nomem(err, "sparsing");
             goto done;
         }
-        memcpy(k, keep, (size_t)nz);
-        memset(kP, 1, (size_t)nzP);
+        memcpy(sp.keep, keep, (size_t)nz);
+        memset(sp.keepP, 1, (size_t)nzP);
         for (int64_t c = 0; c < n; c++)
             for (int64_t q = j->S->p[c]; q < j->S->p[c + 1]; q++) {
-                k[q] = k[q] != 0;
-                nkept += k[q];
-                if (k[q]) ck[c] = 1;
-                else kP[j->D ? c * n + j->S->i[q] : q] = 0;
+                sp.keep[q] = sp.keep[q] != 0;
+                sp.nkept += sp.keep[q];
+                if (sp.keep[q]) sp.colkept[c] = 1;
+                else sp.keepP[j->D ? c * n + j->S->i[q] : q] = 0;
             }
-        for (int64_t c = 0; c < n; c++) ncolkept += ck[c];
+        for (int64_t c = 0; c < n; c++) sp.ncolkept += sp.colkept[c];
         for (int64_t m = 0; m < j->nmap; m++)
-            if (kP[j->map_dst[m]]) mapk[nmapk++] = m;
+            if (sp.keepP[j->map_dst[m]]) sp.mapk[sp.nmapk++] = m;
     }
-    if ((st = jg_solverjac_color_columns_kept(j->S, k, color, &nc, err)) ||
-        (st = groups_of(n, color, nc, &gp, &gc, err)))
-        goto done;
-    /* everything is ready: swap it in (on failure j is unchanged) */
-    free(j->color);
-    free(j->grp_ptr);
-    free(j->grp_col);
-    j->color = color;
-    j->ncolors = nc;
-    j->grp_ptr = gp;
-    j->grp_col = gc;
-    color = gp = gc = NULL;
-    free(j->keep);
-    free(j->keepP);
-    free(j->colkept);
-    free(j->mapk);
-    j->keep = k;
-    j->keepP = kP;
-    j->colkept = ck;
-    j->mapk = mapk;
-    j->nkept = nkept;
-    j->ncolkept = ncolkept;
-    j->nmapk = nmapk;
-    k = kP = ck = NULL;
-    mapk = NULL;
+    if ((st = grouping_make(j->S, sp.keep, &g, err))) goto done;
+    /* everything is ready: swap it in (on failure j is unchanged); the old
+     * ones are freed below */
+    grouping_t og = j->grp;
+    sparsing_t osp = j->sp;
+    j->grp = g;
+    j->sp = sp;
+    g = og;
+    sp = osp;
 done:
-    free(color);
-    free(gp);
-    free(gc);
-    free(k);
-    free(kP);
-    free(ck);
-    free(mapk);
+    grouping_free(&g);
+    sparsing_free(&sp);
     return st;
 }

@@ -168,45 +168,25 @@ static int project_in_solver(double t, double *x, void *user)
     return after.rejected > before.rejected ? 1 : 0;
 }
 
-/* Position of entry (i, j) in the sorted column j of A, -1 when absent. */
-static int64_t find_entry(const cs_dl *A, int64_t i, int64_t j)
-{
-    int64_t lo = A->p[j], hi = A->p[j + 1] - 1;
-    while (lo <= hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (A->i[mid] == i) return mid;
-        if (A->i[mid] < i) lo = mid + 1;
-        else hi = mid - 1;
-    }
-    return -1;
-}
-
 /* keep (per entry of the structural pattern S) from the list of entries to
- * drop.  An entry outside S is an error: dropping a structural zero would
- * silently do nothing, and a list in another state order looks like that. */
+ * drop.  An entry outside S is an error (jg_solverjac_keep_from_drop). */
 static jg_status_t keep_from_list(jg_sim_t *s, const cs_dl *S, unsigned char *keep, jg_error_t *err)
 {
     const jg_sim_opts_t *o = &s->o;
     const int64_t n = S->n;
-    memset(keep, 1, (size_t)S->p[n]);
-    for (int64_t k = 0; k < o->sparsing_ndrop; k++) {
-        int64_t i = o->sparsing_drop[2 * k], j = o->sparsing_drop[2 * k + 1];
-        if (i < 0 || i >= n || j < 0 || j >= n)
-            return jg_error_set(err, JG_ARG,
-                                "sparsing: entry %lld to drop, (%lld, %lld), is outside 0..%lld "
-                                "(0-based, %lld states)",
-                                (long long)k + 1, (long long)i, (long long)j, (long long)n - 1,
-                                (long long)n);
-        int64_t q = find_entry(S, i, j);
-        if (q < 0)
-            return jg_error_set(err, JG_ARG,
-                                "sparsing: entry %lld to drop, (%lld, %lld) (%s <- %s), is not in the "
-                                "structural pattern of J_x",
-                                (long long)k + 1, (long long)i, (long long)j,
-                                jg_program_state_name(s->p, i), jg_program_state_name(s->p, j));
-        keep[q] = 0;
-    }
-    return JG_OK;
+    int64_t k = jg_solverjac_keep_from_drop(S, o->sparsing_drop, o->sparsing_ndrop, keep);
+    if (k < 0) return JG_OK;
+    int64_t i = o->sparsing_drop[2 * k], j = o->sparsing_drop[2 * k + 1];
+    if (i < 0 || i >= n || j < 0 || j >= n)
+        return jg_error_set(err, JG_ARG,
+                            "sparsing: entry %lld to drop, (%lld, %lld), is outside 0..%lld "
+                            "(0-based, %lld states)",
+                            (long long)k + 1, (long long)i, (long long)j, (long long)n - 1, (long long)n);
+    return jg_error_set(err, JG_ARG,
+                        "sparsing: entry %lld to drop, (%lld, %lld) (%s <- %s), is not in the "
+                        "structural pattern of J_x",
+                        (long long)k + 1, (long long)i, (long long)j, jg_program_state_name(s->p, i),
+                        jg_program_state_name(s->p, j));
 }
 
 /* Sparsing ("Sparsing of Jacobians") for the linearly implicit Euler method:

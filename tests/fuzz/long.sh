@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Run every fuzz target for DURATION seconds each and summarize the runs as a
 # markdown table: executions, speed, coverage (libFuzzer's final cov: edges
-# and ft: features), corpus size (corp:, seeds included) and the crashes
-# found.  Nightly-style: the
-# grown corpora and the failing inputs are kept under OUTDIR.
+# and ft: features), corpus size (corp:, seeds included) and the failing
+# inputs found.  Nightly-style: the grown corpora and the failing inputs are
+# kept under OUTDIR.
 #   tests/fuzz/long.sh DURATION [JOBS] [TARGET...]
 #     DURATION  seconds per target
 #     JOBS      libFuzzer processes per target (-fork=JOBS when > 1; default 1)

@@ -22,11 +22,11 @@ for f in "$top"/graphs/*.json "$top"/tests/data/*.json; do
     cp "$f" "$c/model/$(basename "$(dirname "$f")")_$(basename "$f")"
 done
 for kind in aerospace power deep; do
-    "$J" generate $kind --blocks 12 --seed 3 --quiet >"$c/model/gen_$kind.json"
-    "$J" generate $kind --blocks 12 --seed 3 --format mdl --out "$tmp/$kind.mdl" --quiet
-    "$J" generate $kind --blocks 12 --seed 3 --format slx --out "$tmp/$kind.slx" --quiet
+    "$J" generate $kind --blocks 12 --quiet >"$c/model/gen_$kind.json"
+    "$J" generate $kind --blocks 12 --format mdl --out "$tmp/$kind.mdl" --quiet
+    "$J" generate $kind --blocks 12 --format slx --out "$tmp/$kind.slx" --quiet
 done
-"$J" generate brusselator --states 18 --seed 3 --quiet >"$c/model/gen_brusselator.json"
+"$J" generate brusselator --states 18 --quiet >"$c/model/gen_brusselator.json"
 
 # opfile: operating points of the target's fixed model (fuzz_opfile.c)
 w() { printf '%s\n' "$2" >"$c/$1"; }

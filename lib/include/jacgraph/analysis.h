@@ -188,7 +188,10 @@ JG_API jg_status_t jg_analysis_ss_create(int64_t nx, int64_t nu, int64_t ny, con
                                          const double *B, const double *C, const double *D,
                                          double Ts, jg_analysis_ss_t **out, jg_error_t *err);
 /* The dense model of a linearization result with sample time Ts.  Errors as
- * jg_analysis_ss_create. */
+ * jg_analysis_ss_create; JG_ARG naming the delays for a result with internal
+ * delays (ndelays > 0, JG_LIN_DELAYS_EXACT): the poles, zeros, gains,
+ * realizations and time responses of its delay-free part are not those of
+ * the delayed system (jg_analysis_lin_freqresp is exact for it). */
 JG_API jg_status_t jg_analysis_ss_from_lin(const jg_lin_sys_t *s, double Ts, jg_analysis_ss_t **out,
                                            jg_error_t *err);
 /* The SISO model from input j to output i (the same states).  Errors: JG_ARG
@@ -294,6 +297,30 @@ JG_API jg_status_t jg_analysis_freqresp(const jg_analysis_ss_t *s, int64_t nw, c
 JG_API jg_status_t jg_analysis_bode(const jg_analysis_ss_t *s, int64_t nw, const double *w, double *mag_db,
                                     double *phase_deg, jg_error_t *err);
 
+/* Models with internal delays.  A linearization result with ndelays > 0
+ * (JG_LIN_DELAYS_EXACT) is the delay-free H whose last nd inputs w and
+ * outputs z are closed by w_k(t) = z_k(t - tau_k): infinitely many poles, so
+ * the analyses above refuse it (jg_analysis_ss_from_lin).  Its frequency
+ * response is exact: at each w, with E = diag(e^(-jw tau_k)),
+ *     G(jw) = H11 + H12 E (I - H22 E)^-1 H21
+ * (H11: the external inputs to the external outputs).  The functions below
+ * take any linearization result (ndelays = 0: jg_analysis_freqresp of it,
+ * Ts > 0 at z = e^(jw Ts)); channels are the external ones, c = j (ny - nd)
+ * + i, nw values each, as jg_analysis_freqresp.  A frequency at a pole of H
+ * or of the closed loop gives +inf.  Errors: JG_ARG (bad sizes or delays,
+ * delays in a discrete model), JG_NOMEM.  Cost: O(nx^3) once, then per
+ * frequency O(nx^2 (nu + 1) + ny nx nu + nd^3 + nd (nu + ny) nd). */
+JG_API jg_status_t jg_analysis_lin_freqresp(const jg_lin_sys_t *s, int64_t nw, const double *w, double *Gre,
+                                            double *Gim, jg_error_t *err);
+/* The same in Bode form (dB, unwrapped degrees, as jg_analysis_bode). */
+JG_API jg_status_t jg_analysis_lin_bode(const jg_lin_sys_t *s, int64_t nw, const double *w, double *mag_db,
+                                        double *phase_deg, jg_error_t *err);
+/* n >= 2 frequencies for it: jg_analysis_freqgrid of the eigenvalues of H's A
+ * and a corner 1/tau per delay, the top lowered (by quarter decades, to one
+ * decade at least) until the longest delay turns the phase by less than 90
+ * degrees between two points (so that the unwrapped phase is right).
+ * Errors: as above, JG_NUMERIC (no eigenvalue convergence).  Cost: O(nx^3). */
+JG_API jg_status_t jg_analysis_lin_freqgrid(const jg_lin_sys_t *s, int64_t n, double *w, jg_error_t *err);
 /* e^M for an n x n matrix M (column-major) into E: scaling and squaring
  * with the degree-6 diagonal Pade approximant (Golub & Van Loan, "Matrix
  * Computations", Algorithm 11.3.1; Moler & Van Loan, "Nineteen Dubious
@@ -358,7 +385,8 @@ JG_API jg_status_t jg_analysis_d2d(const jg_analysis_ss_t *s, double Ts, jg_anal
 JG_API jg_status_t jg_analysis_logm(int64_t n, const double *M, double *L, jg_error_t *err);
 /* A linearization result converted (names and t kept): c2d of a continuous
  * one (Ts > 0), d2d of a discrete one, d2c when Ts = 0.  *out is new
- * (jg_lin_sys_free).  Errors as above. */
+ * (jg_lin_sys_free).  Errors as above; JG_ARG naming the delays for a result
+ * with internal delays (converting the delay-free part would drop them). */
 JG_API jg_status_t jg_analysis_lin_convert(const jg_lin_sys_t *s, double Ts, jg_analysis_c2d_t m,
                                            double prewarp, jg_lin_sys_t **out, jg_error_t *err);
 

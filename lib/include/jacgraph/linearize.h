@@ -147,6 +147,23 @@ JG_API jg_status_t jg_lin_read_op(jg_lin_t *l, const char *path, jg_error_t *err
 JG_API jg_status_t jg_lin_run(jg_lin_t *l, jg_lin_method_t m, jg_graph_reduce_t r, jg_lin_sys_t **out,
                               jg_lin_stats_t *st, jg_error_t *err);
 
+/* The largest order of I - D*M (algebraic variables: block outputs and input
+ * points) that jg_lin_run_extended solves. */
+#define JG_LIN_EXTENDED_MAX 200
+/* A reference linearization for checking the others: the matrix method's LFT
+ * (its operands are the block Jacobians, in double) evaluated in quadruple
+ * precision (GCC's __float128, 113-bit significand; long double where the
+ * compiler has no such type) with a dense LU of I - D*M, every product and sum
+ * in that precision.  Its relative error is about the condition of I - D*M
+ * times jg_lin_extended_eps().  *out is a new system.
+ * Errors: JG_ARG when I - D*M has more than JG_LIN_EXTENDED_MAX rows or with
+ * JG_LIN_DELAYS_PADE/EXACT, JG_SINGULAR_LOOP when exactly singular, those of
+ * evaluation, JG_NOMEM.  Cost: O(N^3 + (nx + nw) N^2) for N rows of I - D*M. */
+JG_API jg_status_t jg_lin_run_extended(jg_lin_t *l, jg_lin_sys_t **out, jg_error_t *err);
+/* The unit round-off of jg_lin_run_extended's arithmetic (2^-112, or long
+ * double's epsilon). */
+JG_API double jg_lin_extended_eps(void);
+
 /* The Jacobian graph for reduction r, built and reduced on first use, with the
  * values of the last run (or of the default operating point). */
 JG_API jg_status_t jg_lin_graph(jg_lin_t *l, jg_graph_reduce_t r, const jg_graph_t **g, jg_error_t *err);

@@ -55,6 +55,11 @@ typedef struct jg_plot_opts {
     int xlog;               /* 1: logarithmic x axis (labelled decades, a
                                fainter grid at 2..9 times each); x <= 0 is
                                not drawn (frequency responses) */
+    const char *xmark_label;  /* not NULL: a dashed vertical line at x = xmark
+                               (finite; > 0 on a log axis), labelled with it at
+                               its top, inside the axis range (e.g. the Nyquist
+                               frequency of a discrete-time Bode plot) */
+    double xmark;
 } jg_plot_opts_t;
 
 /* Create a recorder for ncurves curves named names[0..ncurves-1] (ncurves

@@ -180,6 +180,16 @@ JG_API const unsigned char *jg_solverjac_keep(const jg_solverjac_t *j);
 /* Entries of J computed per Jacobian: the kept entries of the structural
  * pattern, all of them without a sparsing. */
 JG_API int64_t jg_solverjac_nkept(const jg_solverjac_t *j);
+/* A sparsing from the entries to drop: keep[q] (one byte per entry q of S,
+ * caller's memory) 1 but at the ndrop pairs (row, column) of drop, 0-based,
+ * where it is 0.  S is compressed-column with rows sorted in each column
+ * (jg_solverjac_structure, jg_solverjac_pattern).  Returns -1, or the index
+ * of the first pair that is no entry of S (outside its rows and columns, or
+ * a structural zero: dropping one would silently do nothing, and a list in
+ * another state order looks like that) for the caller to report; keep is
+ * then partly written.  Cost: O(nnz(S) + ndrop log n). */
+JG_API int64_t jg_solverjac_keep_from_drop(const cs_dl *S, const int64_t *drop, int64_t ndrop,
+                                           unsigned char *keep);
 
 /* Adapter for jg_solver_set_jacobian (jg_jac_fn) with user = the jg_solverjac_t:
  * jg_solverjac_eval, returning 0, or -1 with the error written to the jg_error_t
