@@ -397,6 +397,30 @@ static cs_dl *pattern_from(int64_t m, int64_t n, const int64_t *ij, int64_t nz)
     return C;
 }
 
+/* jg_solverjac_keep_from_drop: keep from (row, column) pairs; the first pair
+ * that is no entry of the pattern is reported, never written outside keep */
+static void test_keep_from_drop(void)
+{
+    static const int64_t seed[] = {0, 0, 0, 2, 1, 1, 2, 1};
+    cs_dl *A = pattern_from(3, 3, seed, 4), *T = cs_dl_transpose(A, 1), *S = cs_dl_transpose(T, 1);
+    /* S's entries in column order: (0,0) (1,1) (2,1) (0,2) */
+    unsigned char keep[5] = {7, 7, 7, 7, 7};
+    static const int64_t drop[] = {2, 1, 0, 2};
+    int64_t r = jg_solverjac_keep_from_drop(S, drop, 2, keep);
+    tap_ok(r == -1 && keep[0] == 1 && keep[1] == 1 && keep[2] == 0 && keep[3] == 0 && keep[4] == 7,
+           "keep from drop: (2,1) and (0,2) dropped, the others kept, nothing past the entries");
+    r = jg_solverjac_keep_from_drop(S, NULL, 0, keep);
+    tap_ok(r == -1 && keep[0] == 1 && keep[1] == 1 && keep[2] == 1 && keep[3] == 1, "no pairs: every entry kept");
+    static const int64_t zero[] = {0, 0, 1, 0};   /* (1,0) is a structural zero */
+    tap_ok(jg_solverjac_keep_from_drop(S, zero, 2, keep) == 1, "a structural zero to drop: its index reported");
+    static const int64_t out[] = {3, 0, 0, -1};
+    tap_ok(jg_solverjac_keep_from_drop(S, out, 1, keep) == 0 && jg_solverjac_keep_from_drop(S, out + 2, 1, keep) == 0,
+           "a pair outside the rows or columns: its index reported");
+    cs_dl_spfree(A);
+    cs_dl_spfree(T);
+    cs_dl_spfree(S);
+}
+
 static void test_coloring(void)
 {
     jg_error_t err;
@@ -786,6 +810,7 @@ int main(int argc, char **argv)
 {
     int nseeds = argc > 1 ? atoi(argv[1]) : 60;
     test_coloring();
+    test_keep_from_drop();
     test_shipped();
     test_rober();
     test_constraint();
