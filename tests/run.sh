@@ -20,7 +20,9 @@ for bdir in "$@"; do
     for sh in "$top"/tests/*_test.sh; do tests+=("$sh"); done
     for t in "${tests[@]}"; do
         name=$(basename "$t")
-        out=$(cd "$top" && JACGRAPH="$bdir/tools/jacgraph" JG_BUILD="$bdir" timeout 600 "$t" 2>&1)
+        run=("$t")
+        case "$t" in *.sh) run=(bash "$t") ;; esac   # scripts need no execute bit
+        out=$(cd "$top" && JACGRAPH="$bdir/tools/jacgraph" JG_BUILD="$bdir" timeout 600 "${run[@]}" 2>&1)
         rc=$?
         p=$(grep -c '^ok ' <<<"$out")
         f=$(grep -c '^not ok ' <<<"$out")
