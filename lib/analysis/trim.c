@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "trim_impl.h"
+#include "core/jsonstr.h"
 
 /* Discrete states that take part: those of discrete-time types at a discrete
  * rate.  Modes, Memory, buffers and seeds are held as linearization holds
@@ -283,20 +284,6 @@ double jg_analysis_trim_value(const jg_analysis_trim_t *t, jg_analysis_trim_kind
 
 /* ------------------------------------------------ operating-point file */
 
-/* A name as a JSON string (Simulink names hold newlines and quotes). */
-static void put_json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-        else if (ch == '\n') fputs("\\n", f);
-        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-        else fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 jg_status_t jg_analysis_trim_write_op(const jg_analysis_trim_t *t, const char *path, jg_error_t *err)
 {
     if (!t || !path) return jg_error_set(err, JG_ARG, "jg_analysis_trim_write_op: NULL argument");
@@ -306,7 +293,7 @@ jg_status_t jg_analysis_trim_write_op(const jg_analysis_trim_t *t, const char *p
     fprintf(f, "{\"t\": %.17g,\n \"states\": {", jg_lin_time(t->l));
     for (int64_t i = 0; i < t->nx; i++) {
         fprintf(f, "%s\n  ", i ? "," : "");
-        put_json_string(f, t->vname[i]);
+        jg__json_put_string(f, t->vname[i]);
         fprintf(f, ": %.17g", t->v[i]);
     }
     fprintf(f, "\n },\n \"inputs\": {");
@@ -314,7 +301,7 @@ jg_status_t jg_analysis_trim_write_op(const jg_analysis_trim_t *t, const char *p
     for (int k = 0; k < t->ngroup[1]; k++) {
         const jg__trim_group_t *g = &t->group[1][k];
         fprintf(f, "%s\n  ", k ? "," : "");
-        put_json_string(f, g->name);
+        jg__json_put_string(f, g->name);
         fputs(": ", f);
         if (g->n == 1) fprintf(f, "%.17g", u[g->first - t->nx - t->nd]);
         else {

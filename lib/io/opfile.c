@@ -2,21 +2,7 @@
  * jg_lin_read_op reads back. */
 #include "jacgraph/io.h"
 #include "io_impl.h"
-
-/* A name as a JSON string: quotes, backslashes and control characters
- * escaped (Simulink names hold newlines). */
-static void put_json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-        else if (ch == '\n') fputs("\\n", f);
-        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-        else fputc(ch, f);
-    }
-    fputc('"', f);
-}
+#include "core/jsonstr.h"
 
 jg_status_t jg_io_write_op(const char *path, const jg_program_t *p, double t, const double *x,
                            jg_error_t *err)
@@ -28,7 +14,7 @@ jg_status_t jg_io_write_op(const char *path, const jg_program_t *p, double t, co
     fprintf(f, "{\"t\": %.17g, \"states\": {", t);
     for (int64_t k = 0; k < jg_program_nstates(p); k++) {
         fprintf(f, "%s\n  ", k ? "," : "");
-        put_json_string(f, jg_program_state_name(p, k));
+        jg__json_put_string(f, jg_program_state_name(p, k));
         fprintf(f, ": %.17g", x[k]);   /* 17 digits: the value reads back exactly */
     }
     fprintf(f, "\n}}\n");
