@@ -230,6 +230,19 @@ static void json_names(FILE *f, int64_t n, char **names)
     fputc(']', f);
 }
 
+/* The opening of analyze's JSON: the model, the point and the names. */
+static void json_head(FILE *f, const char *title, const jg_lin_sys_t *ls, int64_t n, int64_t nu, int64_t ny)
+{
+    fputs("{\"model\": ", f);
+    json_str(f, title);
+    fprintf(f, ", \"t\": %.17g, \"ts\": %.17g,\n \"states\": ", ls->t, ls->Ts);
+    json_names(f, n, ls->state_names);
+    fputs(", \"inputs\": ", f);
+    json_names(f, nu, ls->input_names);
+    fputs(", \"outputs\": ", f);
+    json_names(f, ny, ls->output_names);
+}
+
 /* ---- plots */
 
 static char *chan_label(const jg_lin_sys_t *ls, const chan_t *c)
@@ -602,14 +615,7 @@ int cmd_analyze(int argc, char **argv)
     char b1[32], b2[32];
     if (ndl) {   /* the delayed system: what it is, and what is exact */
         if (json) {
-            fputs("{\"model\": ", f);
-            json_str(f, title);
-            fprintf(f, ", \"t\": %.17g, \"ts\": %.17g,\n \"states\": ", ls->t, ls->Ts);
-            json_names(f, n, ls->state_names);
-            fputs(", \"inputs\": ", f);
-            json_names(f, nu, ls->input_names);
-            fputs(", \"outputs\": ", f);
-            json_names(f, ny, ls->output_names);
+            json_head(f, title, ls, n, nu, ny);
             fputs(",\n \"delays\": [", f);
             for (int64_t k = 0; k < ndl; k++) {
                 fputs(k ? ", {\"name\": " : "{\"name\": ", f);
@@ -636,14 +642,7 @@ int cmd_analyze(int argc, char **argv)
         goto written;
     }
     if (json) {
-        fputs("{\"model\": ", f);
-        json_str(f, title);
-        fprintf(f, ", \"t\": %.17g, \"ts\": %.17g,\n \"states\": ", ls->t, ls->Ts);
-        json_names(f, n, ls->state_names);
-        fputs(", \"inputs\": ", f);
-        json_names(f, nu, ls->input_names);
-        fputs(", \"outputs\": ", f);
-        json_names(f, ny, ls->output_names);
+        json_head(f, title, ls, n, nu, ny);
         fputs(",\n \"poles\": ", f);
         json_roots(f, n, pre, pim);
         fputs(",\n \"damping\": [", f);
