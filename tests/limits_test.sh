@@ -22,7 +22,7 @@ expect_fail "Inport of width 1e9: exit 4 naming the block and the option" 4 \
     "block 'x' (Integrator): input 1 has width 1000000000, beyond the limit of 10000000 elements per signal (--max-elements)" \
     capped "$J" info $R/mem_inport_width1e9.json
 expect_fail "Transport Delay buffer 1e8 x 16: exit 4" 4 \
-    "block 'T' (TransportDelay): 1700000018 discrete states exceed the limit" \
+    "block 'T' (TransportDelay), parameter 'BufferSize': 1700000018 discrete states ((BufferSize + 1) x width + width + 2) exceed the limit" \
     capped "$J" simulate $R/mem_transportdelay_buffer.json --stop 0.1
 expect_fail "Pade order 10 of width 1e6: exit 4" 4 "block 'T' (TransportDelay)" \
     capped "$J" linearize $R/mem_pade10_width1e6.json --format json
@@ -55,6 +55,75 @@ echo '{"name": "d", "blocks": [{"name": "In1", "type": "Inport", "Port": 1}, {"n
 expect_fail "a DiscreteTransferFcn whose dense realization passes the limit" 4 \
     "parameter 'Denominator': 10000 entries of the dense state-space realization" \
     "$J" info --max-elements 5000 "$d/dtf.json"
+
+# ---- sizes a block reads from a parameter: tables, index vectors, port counts, delays
+expect_fail "Lookup1D Table zeros(1, 1e9): the evaluator refuses it before allocating (exit 4)" 4 \
+    "block 'L' (Lookup1D), parameter 'Table': matrix of 1x1000000000 elements is too large (at most 67108864 elements)" \
+    capped "$J" info $R/mem_lookup_table_zeros1e9.json
+expect_fail "LookupNDDirect Table ones(5000, 5000): beyond the element limit (exit 4)" 4 \
+    "block 'L' (LookupNDDirect), parameter 'Table': 25000000 table entries exceed the limit of 10000000 elements per model (--max-elements)" \
+    capped "$J" info $R/mem_lookup_direct_table.json
+expect_fail "Mux Inputs 1e9: a port count beyond the limit (exit 4)" 4 \
+    "block 'M' (Mux), parameter 'Inputs': 1e+09 ports, beyond the limit of 100000 ports per block" \
+    capped "$J" info $R/mem_mux_inputs1e9.json
+expect_fail "Selector Indices ones(1, 2e7): beyond the element limit (exit 4)" 4 \
+    "block 'S' (Selector), parameter 'Indices': 20000000 indices exceed the limit of 10000000 elements per model (--max-elements)" \
+    capped "$J" info $R/mem_selector_indices.json
+expect_fail "Delay DelayLength 1e9 x width 4: exit 4 naming the parameter" 4 \
+    "block 'D' (Delay), parameter 'DelayLength': 4000000000 discrete states (DelayLength x width) exceed the limit" \
+    capped "$J" info $R/mem_delay_length1e9.json
+sed 's/"zeros(1, 1e9)"/"zeros(8000) * zeros(8000)"/' $R/mem_lookup_table_zeros1e9.json >"$d/mtimes.json"
+expect_fail "Table zeros(8000) * zeros(8000): 5e11 multiply-adds refused up front (was minutes)" 4 \
+    "parameter 'Table': a matrix product of this size needs 5.12e+11 multiply-adds, more than the limit of 1.07e+09" \
+    timeout 20 "$J" info "$d/mtimes.json"
+# variants: the other parameters, the vector forms, the limit lowered
+sed 's/"Table": "zeros(1, 1e9)", "BreakpointsForDimension1": "\[0 1\]"/"Table": "zeros(1, 2000)", "BreakpointsForDimension1": "1:2000"/' \
+    $R/mem_lookup_table_zeros1e9.json >"$d/lut.json"
+"$J" info "$d/lut.json" >/dev/null
+ok $? "a Lookup1D of 2000 breakpoints compiles under the default limit"
+expect_fail "the same under --max-elements 1000 names the breakpoints" 4 \
+    "block 'L' (Lookup1D), parameter 'BreakpointsForDimension1': 2000 breakpoints exceed the limit of 1000" \
+    "$J" info --max-elements 1000 "$d/lut.json"
+sed 's/"Inputs": 1000000000/"Inputs": "ones(1, 200000)"/' $R/mem_mux_inputs1e9.json >"$d/muxv.json"
+expect_fail "Mux Inputs as a vector of 2e5 widths (exit 4)" 4 \
+    "block 'M' (Mux), parameter 'Inputs': a vector of 200000 widths (ports), beyond the limit of 100000 ports per block" \
+    capped "$J" info "$d/muxv.json"
+sed 's/"Mux", "Inputs": 1000000000/"Demux", "Outputs": 100001/' $R/mem_mux_inputs1e9.json >"$d/demux.json"
+expect_fail "Demux Outputs 100001 (exit 4)" 4 \
+    "block 'M' (Demux), parameter 'Outputs': 100001 ports, beyond the limit of 100000 ports per block" \
+    "$J" info "$d/demux.json"
+sed 's/"type": "Selector", "Indices": "ones(1, 2e7)"/"type": "Assignment", "Indices": "ones(1, 2e7)"/' \
+    $R/mem_selector_indices.json >"$d/asg.json"
+expect_fail "Assignment Indices ones(1, 2e7) (exit 4)" 4 \
+    "block 'S' (Assignment), parameter 'Indices': 20000000 indices exceed the limit" \
+    capped "$J" info "$d/asg.json"
+
+# ---- SubSystems nest at most 1000 deep (generated: a chain of SubSystems around a Gain)
+deep() {   # deep N: the model, N SubSystems deep
+    python3 - "$1" <<'P'
+import sys
+n = int(sys.argv[1])
+inner = ('{"name": "S", "type": "SubSystem", "blocks": [{"name": "In1", "type": "Inport", "Port": 1}, '
+         '{"name": "G", "type": "Gain", "Gain": 2}, {"name": "Out1", "type": "Outport", "Port": 1}], '
+         '"lines": [{"src": "In1:1", "dst": "G:1"}, {"src": "G:1", "dst": "Out1:1"}]}')
+pre = ('{"name": "S", "type": "SubSystem", "blocks": [{"name": "In1", "type": "Inport", "Port": 1}, '
+       '{"name": "Out1", "type": "Outport", "Port": 1}, ')
+post = '], "lines": [{"src": "In1:1", "dst": "S:1"}, {"src": "S:1", "dst": "Out1:1"}]}'
+print('{"name": "deep", "blocks": [{"name": "In1", "type": "Inport", "Port": 1}, '
+      '{"name": "Out1", "type": "Outport", "Port": 1}, ' + pre * (n - 1) + inner + post * n)
+P
+}
+deep 1000 >"$d/deep1000.json"
+out=$(capped "$J" linearize "$d/deep1000.json" --format json | python3 -c 'import json, sys; print(json.load(sys.stdin)["D"]["x"])')
+[ "$out" = "[2.0]" ]
+ok $? "SubSystems 1000 deep linearize (D = $out)"
+deep 1001 >"$d/deep1001.json"
+expect_fail "1001 deep: exit 4 naming the SubSystem and the level" 4 \
+    "deep1001.json: SubSystem 'S' at nesting level 1001: SubSystems nest at most 1000 deep" \
+    capped "$J" linearize "$d/deep1001.json"
+deep 100000 >"$d/deep1e5.json"
+expect_fail "100000 deep (a 22 MB file): the JSON parser's depth limit, no stack overflow (exit 4)" 4 \
+    "maximum parsing depth reached" capped "$J" linearize "$d/deep1e5.json"
 
 # ---- TransferFcn stored by its coefficients: degree 50000 in little memory
 out=$(capped "$J" info $R/mem_tf_deg50000.json 2>&1)

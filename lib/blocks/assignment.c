@@ -45,6 +45,8 @@ static int asg_setup(jg_block_t *b, jg_setup_t *s)
     int base = !strcmp(mode, "One-based");
     r = jg_setup_num(b, s, "Indices", &v);
     if (r < 0) return JG_BLOCK_FAIL;
+    if (r > 0 && jg_setup_check_size(b, s, "Indices", jg_value_numel(&v), "indices") != JG_BLOCK_DONE)
+        return JG_BLOCK_FAIL;   /* from an expression (ones(1, n)): sized by the element limit */
     if (r == 0 || jg_value_numel(&v) == 0)
         return jg_setup_error(b, s, JG_PARAM, "Indices", "missing: expected a vector of indices");
     d->n = jg_value_numel(&v);

@@ -161,6 +161,9 @@ static int td_widths(jg_block_t *b, jg_setup_t *s)
     if (d->bufsize > (INT64_MAX / 8 - 2 - w) / (1 + w))
         return jg_setup_error(b, s, JG_PARAM, "BufferSize", "%lld points of width %lld are too many",
                               (long long)d->bufsize, (long long)w);
+    if (jg_setup_check_size(b, s, "BufferSize", 2 + w + d->bufsize * (1 + w),
+                            "discrete states ((BufferSize + 1) x width + width + 2)") != JG_BLOCK_DONE)
+        return JG_BLOCK_FAIL;   /* the same check as jg_setup_dstates, naming the parameter */
     return jg_setup_dstates(b, s, 2 + w + d->bufsize * (1 + w)) < 0 ? JG_BLOCK_FAIL : JG_BLOCK_DONE;
 }
 

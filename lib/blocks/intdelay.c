@@ -59,6 +59,9 @@ static int idelay_widths(jg_block_t *b, jg_setup_t *s)
     int64_t w = b->out_w[0];
     if (d->n > INT64_MAX / (w > 0 ? w : 1) / 8)
         return jg_setup_error(b, s, JG_PARAM, "DelayLength", "too long for width %lld", (long long)w);
+    if (jg_setup_check_size(b, s, "DelayLength", d->n * w, "discrete states (DelayLength x width)") !=
+        JG_BLOCK_DONE)
+        return JG_BLOCK_FAIL;   /* the same check as jg_setup_dstates, naming the parameter */
     return jg_setup_dstates(b, s, d->n * w) < 0 ? JG_BLOCK_FAIL : JG_BLOCK_DONE;
 }
 

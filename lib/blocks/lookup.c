@@ -72,6 +72,8 @@ static int parse_axis(jg_block_t *b, jg_setup_t *s, const char *name, axis_t *a)
     jg_value_t v;
     int r = jg_setup_num(b, s, name, &v);
     if (r < 0) return JG_BLOCK_FAIL;
+    if (r > 0 && jg_setup_check_size(b, s, name, jg_value_numel(&v), "breakpoints") != JG_BLOCK_DONE)
+        return JG_BLOCK_FAIL;   /* from an expression (1:n): sized by the element limit */
     if (r == 0)
         return jg_setup_error(b, s, JG_PARAM, name,
                               "missing: expected a vector of at least 2 strictly increasing "
@@ -107,6 +109,9 @@ static int lookup_setup(jg_block_t *b, jg_setup_t *s, int dims)
         if (parse_axis(b, s, bpname[k], &d->ax[k]) < 0) return JG_BLOCK_FAIL;
     int r = jg_setup_num(b, s, "Table", &d->table);
     if (r < 0) return JG_BLOCK_FAIL;
+    if (r > 0 &&
+        jg_setup_check_size(b, s, "Table", jg_value_numel(&d->table), "table entries") != JG_BLOCK_DONE)
+        return JG_BLOCK_FAIL;   /* from an expression (zeros(1, n)): sized by the element limit */
     if (r == 0)
         return jg_setup_error(b, s, JG_PARAM, "Table", "missing: expected %s",
                               dims == 1 ? "one output value per breakpoint"

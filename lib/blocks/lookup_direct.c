@@ -88,6 +88,9 @@ static int direct_setup(jg_block_t *b, jg_setup_t *s)
 
     r = jg_setup_num(b, s, "Table", &d->table);
     if (r < 0) return JG_BLOCK_FAIL;
+    if (r > 0 &&
+        jg_setup_check_size(b, s, "Table", jg_value_numel(&d->table), "table entries") != JG_BLOCK_DONE)
+        return JG_BLOCK_FAIL;   /* from an expression (zeros(n, n)): sized by the element limit */
     if (r == 0)
         return jg_setup_error(b, s, JG_PARAM, "Table", "missing: expected %s",
                               d->dims == 1 ? "a vector of output values"

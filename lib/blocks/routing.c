@@ -140,6 +140,10 @@ typedef struct {
     int64_t *off;      /* element offset of each port (after widths) */
 } split_t;
 
+/* Ports per Mux or Demux (docs/cli.md, "Limits"): a port costs its widths,
+ * offsets and routing, far more than the element the count stands for. */
+enum { SPLIT_MAX_PORTS = 100000 };
+
 static int split_setup(jg_block_t *b, jg_setup_t *s, const char *param, int is_mux)
 {
     split_t *d = jg__setup_data(b, s, sizeof *d);
@@ -149,18 +153,27 @@ static int split_setup(jg_block_t *b, jg_setup_t *s, const char *param, int is_m
     if (r < 0) return JG_BLOCK_FAIL;
     if (r == 0) {
         d->n = 2;   /* Simulink's default: two ports of inherited width */
-        d->w = jg_setup_alloc(s, 2 * sizeof *d->w);
+        if (!(d->w = jg_setup_alloc(s, 2 * sizeof *d->w))) goto nomem;
         d->w[0] = d->w[1] = -1;
     } else if (jg_value_numel(&v) == 1) {
-        if (v.x[0] < 1 || v.x[0] > 1e5 || v.x[0] != (double)(int)v.x[0])
+        if (v.x[0] > SPLIT_MAX_PORTS)
+            return jg_setup_error(b, s, JG_MODEL, param,
+                                  "%g ports, beyond the limit of %d ports per block", v.x[0],
+                                  SPLIT_MAX_PORTS);
+        if (!(v.x[0] >= 1) || v.x[0] != (double)(int)v.x[0])
             return jg_setup_error(b, s, JG_PARAM, param,
                                   "expected a port count >= 1 or a vector of widths");
         d->n = (int)v.x[0];
-        d->w = jg_setup_alloc(s, (size_t)d->n * sizeof *d->w);
+        if (!(d->w = jg_setup_alloc(s, (size_t)d->n * sizeof *d->w))) goto nomem;
         for (int i = 0; i < d->n; i++) d->w[i] = -1;
     } else {
+        if (jg_value_numel(&v) > SPLIT_MAX_PORTS)
+            return jg_setup_error(b, s, JG_MODEL, param,
+                                  "a vector of %lld widths (ports), beyond the limit of %d ports "
+                                  "per block",
+                                  (long long)jg_value_numel(&v), SPLIT_MAX_PORTS);
         d->n = (int)jg_value_numel(&v);
-        d->w = jg_setup_alloc(s, (size_t)d->n * sizeof *d->w);
+        if (!(d->w = jg_setup_alloc(s, (size_t)d->n * sizeof *d->w))) goto nomem;
         for (int i = 0; i < d->n; i++) {
             double x = v.x[i];
             if (!(jg_is_int(x, 1, 1e9) || x == -1))
@@ -169,8 +182,10 @@ static int split_setup(jg_block_t *b, jg_setup_t *s, const char *param, int is_m
             d->w[i] = (int64_t)x;
         }
     }
-    d->off = jg_setup_alloc(s, (size_t)(d->n + 1) * sizeof *d->off);
+    if (!(d->off = jg_setup_alloc(s, (size_t)(d->n + 1) * sizeof *d->off))) goto nomem;
     return is_mux ? jg_setup_ports(b, s, d->n, 1) : jg_setup_ports(b, s, 1, d->n);
+nomem:
+    return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
 }
 
 static int mux_setup(jg_block_t *b, jg_setup_t *s) { return split_setup(b, s, "Inputs", 1); }
@@ -283,6 +298,9 @@ static int selector_setup(jg_block_t *b, jg_setup_t *s)
     jg_value_t v;
     int r = jg_setup_num(b, s, "Indices", &v);
     if (r < 0) return JG_BLOCK_FAIL;
+    if (r > 0 &&
+        jg_setup_check_size(b, s, "Indices", jg_value_numel(&v), "indices") != JG_BLOCK_DONE)
+        return JG_BLOCK_FAIL;   /* from an expression (ones(1, n)): sized by the element limit */
     if (r == 0 || jg_value_numel(&v) == 0)
         return jg_setup_error(b, s, JG_PARAM, "Indices",
                               "missing: expected a vector of 1-based indices");

@@ -15,6 +15,12 @@
  * v2 with v2 = v1 + u: eliminating v2 turns v1's pivot 1 - 1 into 1 - 2), and
  * what stays is solved by the LFT's pivoted LU.  Without values (the solver
  * Jacobian's pattern) the order is the purely structural one.
+ *
+ * A vector vertex's pivot block costs what its pattern does: a diagonal Dv
+ * (elementwise blocks) gives a diagonal (I - Dv)^-1 and scaled edges with
+ * their own patterns; a dense inverse is built only up to width
+ * JG__GRAPH_DENSE_PIVOT_MAX, and a wider non-diagonal vertex is left to the
+ * LFT like an ill-conditioned one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -137,20 +143,29 @@ static int push(jg_graph_t *g, const num_t *nm, jg_opcode_t code, int64_t a, int
     return 0;
 }
 
-/* 1 when v's pivot block is acceptable now (always without values), 0 when
- * it must wait, -1 when out of memory. */
+/* 1 when v's pivot block is acceptable now, 0 when it must wait, -1 when
+ * out of memory.  Without values every pivot is acceptable but a dense one
+ * wider than JG__GRAPH_DENSE_PIVOT_MAX, which is never eliminated: its
+ * inverse would cost w^2 and fill the scaled edges, where the LFT's sparse
+ * LU keeps the loop's own sparsity.  A diagonal pivot (elementwise blocks)
+ * costs w whatever its width. */
 static int pivot_ok(jg_graph_t *g, int64_t v, num_t *nm)
 {
     const jg_gvert_t *V = &g->v[v];
-    if (!nm->on || V->self < 0 || !g->e[V->self].alive) return 1;
-    int64_t n = V->width;
-    if (n * n > nm->cap) {
-        double *s = realloc(nm->s, sizeof(double) * (size_t)(n * n));
+    if (V->self < 0 || !g->e[V->self].alive) return 1;
+    int64_t n = V->width, dmat = g->e[V->self].mat;
+    int diag = n > 1 && jg__gmat_diagonal(g, dmat);
+    if (!diag && n > JG__GRAPH_DENSE_PIVOT_MAX) return 0;
+    if (!nm->on) return 1;
+    int64_t need = diag ? n : n * n;
+    if (need > nm->cap) {
+        double *s = realloc(nm->s, sizeof(double) * (size_t)need);
         if (!s) return -1;
         nm->s = s;
-        nm->cap = n * n;
+        nm->cap = need;
     }
-    return jg__graph_pivot(g, g->e[V->self].mat, n, nm->s) <= JG__GRAPH_PIVOT_COND_MAX;
+    double c = diag ? jg__graph_pivot_diag(g, dmat, n, nm->s) : jg__graph_pivot(g, dmat, n, nm->s);
+    return c <= JG__GRAPH_PIVOT_COND_MAX;
 }
 
 /* Eliminate vertex v: record the numeric operations and rewire the graph. */
@@ -159,18 +174,36 @@ static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, pat_t *pt, buf_t *
 {
     jg_gvert_t *V = &g->v[v];
     int64_t wv = V->width, S = -1;
-    if (V->self >= 0 && g->e[V->self].alive) {   /* S = (I - Dv)^-1, dense */
-        if (buf_reserve(&pt->colp, wv + 1) || buf_reserve(&pt->rowi, wv * wv)) return JG_NOMEM;
-        for (int64_t j = 0; j <= wv; j++) pt->colp.a[j] = j * wv;
-        for (int64_t k = 0; k < wv * wv; k++) pt->rowi.a[k] = k % wv;
+    int diag = 0;
+    if (V->self >= 0 && g->e[V->self].alive) {
+        int64_t D = g->e[V->self].mat;
+        /* S = (I - Dv)^-1: diagonal when Dv is (a vector's elementwise loop,
+         * w values and no fill), else dense (w <= JG__GRAPH_DENSE_PIVOT_MAX,
+         * pivot_ok); a scalar takes the dense path, whose 1 x 1 is the same */
+        diag = wv > 1 && jg__gmat_diagonal(g, D);
+        int64_t nz = diag ? wv : wv * wv;
+        if (buf_reserve(&pt->colp, wv + 1) || buf_reserve(&pt->rowi, nz)) return JG_NOMEM;
+        for (int64_t j = 0; j <= wv; j++) pt->colp.a[j] = diag ? j : j * wv;
+        for (int64_t k = 0; k < nz; k++) pt->rowi.a[k] = diag ? k : k % wv;
         S = jg__gmat_new(g, wv, wv, pt->colp.a, pt->rowi.a);
-        if (S < 0 || push(g, nm, OP_INV, g->e[V->self].mat, v, S)) return JG_NOMEM;
+        if (S < 0 || push(g, nm, diag ? OP_INVD : OP_INV, D, v, S)) return JG_NOMEM;
     }
-    /* effective in-matrices: Ke, or S*Ke with full columns where Ke has entries */
+    /* effective in-matrices: Ke, or S*Ke: Ke's pattern for a diagonal S,
+     * else full columns where Ke has entries */
     if (buf_reserve(kin, V->nin)) return JG_NOMEM;
     for (int32_t k = 0; k < V->nin; k++) {
         int64_t m = g->e[V->in[k]].mat;
-        if (S >= 0) {
+        if (diag) {
+            /* copy the pattern: jg__gmat_new may move g->mat */
+            const jg_gmat_t *Ke = &g->mat[m];
+            int64_t n = Ke->n, kn = jg__nnz(Ke);
+            if (buf_reserve(&pt->colp, n + 1) || buf_reserve(&pt->rowi, kn)) return JG_NOMEM;
+            memcpy(pt->colp.a, Ke->p, sizeof(int64_t) * (size_t)(n + 1));
+            memcpy(pt->rowi.a, Ke->i, sizeof(int64_t) * (size_t)kn);
+            int64_t T = jg__gmat_new(g, wv, n, pt->colp.a, pt->rowi.a);
+            if (T < 0 || push(g, nm, OP_SCALED, S, m, T)) return JG_NOMEM;
+            m = T;
+        } else if (S >= 0) {
             const jg_gmat_t *Ke = &g->mat[m];
             if (buf_reserve(&pt->colp, Ke->n + 1) || buf_reserve(&pt->rowi, wv * Ke->n))
                 return JG_NOMEM;

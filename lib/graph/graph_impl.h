@@ -33,13 +33,15 @@ typedef struct jg_gvert {
     const char *label;
 } jg_gvert_t;
 
-typedef enum { OP_INV, OP_SCALE, OP_MULADD, OP_EXPAND } jg_opcode_t;
+typedef enum { OP_INV, OP_SCALE, OP_MULADD, OP_EXPAND, OP_INVD, OP_SCALED } jg_opcode_t;
 
 /* One step of the numeric replay. */
 typedef struct jg_gop {
     jg_opcode_t code;
     int64_t a, b, c;         /* matrices: INV c=(I-a)^-1 [b = vertex]; SCALE c=a*b;
-                                MULADD c+=a*b; EXPAND c=scatter(a) */
+                                MULADD c+=a*b; EXPAND c=scatter(a); INVD, SCALED:
+                                INV, SCALE for a diagonal a (c diagonal, c = b's
+                                pattern) */
 } jg_gop_t;
 
 struct jg_graph {
@@ -85,6 +87,18 @@ struct jg_graph {
  * dense, column-major, n the vertex width); INFINITY when I - D is singular
  * to working precision (a pivot below 1e-14 of its scale). */
 double jg__graph_pivot(jg_graph_t *g, int64_t dmat, int64_t n, double *s);
+/* The same for a diagonal pattern of D (every entry on the diagonal): s gets
+ * the n diagonal entries 1 / (1 - d_j) of (I - D)^-1, and the condition is
+ * the largest of the scalar pivots' max(1, |d_j|) / |1 - d_j|. */
+double jg__graph_pivot_diag(jg_graph_t *g, int64_t dmat, int64_t n, double *s);
+/* The widest vertex whose pivot block I - Dv, when not diagonal, the
+ * elimination inverts densely ((I - Dv)^-1 costs w^2 values and fills every
+ * column it scales).  A wider one stays in the graph for the LFT's sparse LU:
+ * a 64-wide dense inverse is 32 KiB, about what the scaled edges of a
+ * vertex of this width with sparse neighbors cost anyway. */
+#define JG__GRAPH_DENSE_PIVOT_MAX 64
+/* 1 when every entry of g->mat[dmat] is on its diagonal (dmat -1: D = 0). */
+int jg__gmat_diagonal(const jg_graph_t *g, int64_t dmat);
 /* Load the values of the block Jacobians of w and the connections into the
  * original edges, zero the rest (the start of a replay). */
 void jg__graph_load(jg_graph_t *g, const jg_eval_work_t *w);

@@ -20,7 +20,7 @@ jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_gra
 jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_graph_reduce_t how, const jg_eval_work_t *w,
                                 jg_error_t *err);
 /* Numeric phase (replay.c): values from the work's block Jacobians, then the
- * tape; allocates nothing for scalar pivots.  JG_SINGULAR_LOOP names the
+ * tape; allocates nothing for scalar and diagonal pivots.  JG_SINGULAR_LOOP names the
  * vertex and its loop.  A pivot that is regular but ill-conditioned at this
  * operating point (the tape was decided at another one) is not an error:
  * jg__graph_pivots reports it, and the caller decides (linearization solves

@@ -1,5 +1,6 @@
 /* Numeric phase of the Jacobian graph: load the edge values of the current
- * block Jacobians and replay the elimination tape.  Allocates nothing. */
+ * block Jacobians and replay the elimination tape.  Allocates nothing for
+ * scalar and diagonal pivots (a dense pivot's LU takes its pivot indices). */
 #include <math.h>
 #include <string.h>
 #include "graph_impl.h"
@@ -71,11 +72,50 @@ double jg__graph_pivot(jg_graph_t *g, int64_t dmat, int64_t n, double *s)
     return isfinite(c) ? c : INFINITY;
 }
 
+double jg__graph_pivot_diag(jg_graph_t *g, int64_t dmat, int64_t n, double *s)
+{
+    const jg_gmat_t *D = dmat >= 0 ? &g->mat[dmat] : NULL;
+    const double *dx = D ? g->x + D->xoff : NULL;
+    double cmax = 1;
+    for (int64_t j = 0; j < n; j++) {
+        /* as the scalar case of jg__graph_pivot: the same bits per entry */
+        double d = D && D->p[j + 1] > D->p[j] ? dx[D->p[j]] : 0.0, k = 1.0 - d,
+               sc = fmax(1.0, fabs(d));
+        if (!(fabs(k) > 1e-14 * sc)) return INFINITY;   /* NaN too */
+        s[j] = 1.0 / k;
+        cmax = fmax(cmax, sc / fabs(k));
+    }
+    return isfinite(cmax) ? cmax : INFINITY;
+}
+
+int jg__gmat_diagonal(const jg_graph_t *g, int64_t dmat)
+{
+    if (dmat < 0) return 1;
+    const jg_gmat_t *D = &g->mat[dmat];
+    if (D->m != D->n) return 0;
+    for (int64_t j = 0; j < D->n; j++)
+        for (int64_t k = D->p[j]; k < D->p[j + 1]; k++)
+            if (D->i[k] != j) return 0;
+    return 1;
+}
+
 /* S = (I - D)^-1 into S's dense (column-major) storage; 1 when singular.
  * Records the pivot's condition (jg__graph_pivot) for the caller's guard. */
 static int invert(jg_graph_t *g, int64_t dmat, int64_t v, const jg_gmat_t *S)
 {
     double c = jg__graph_pivot(g, dmat, S->m, g->x + S->xoff);
+    if (c > g->piv_cond) g->piv_cond = c;
+    if (c > JG__GRAPH_PIVOT_COND_MAX && g->guard_v < 0) {
+        g->guard_v = v;
+        g->guard_cond = c;
+    }
+    return c == INFINITY;
+}
+
+/* The same for a diagonal D: S holds the diagonal of (I - D)^-1 only. */
+static int invert_diag(jg_graph_t *g, int64_t dmat, int64_t v, const jg_gmat_t *S)
+{
+    double c = jg__graph_pivot_diag(g, dmat, S->m, g->x + S->xoff);
     if (c > g->piv_cond) g->piv_cond = c;
     if (c > JG__GRAPH_PIVOT_COND_MAX && g->guard_v < 0) {
         g->guard_v = v;
@@ -100,6 +140,15 @@ static void scale(jg_graph_t *g, const jg_gmat_t *S, const jg_gmat_t *K, const j
             for (int64_t i = 0; i < n; i++) col[i] += s[k * n + i] * v;
         }
     }
+}
+
+/* T = S * Ke for a diagonal S (entry j of S at x[S->p[j]]): T has Ke's
+ * pattern, each entry scaled by its row's pivot. */
+static void scale_diag(jg_graph_t *g, const jg_gmat_t *S, const jg_gmat_t *K, const jg_gmat_t *T)
+{
+    const double *s = g->x + S->xoff, *kx = g->x + K->xoff;
+    double *tx = g->x + T->xoff;
+    for (int64_t kk = 0; kk < jg__nnz(K); kk++) tx[kk] = s[K->i[kk]] * kx[kk];
 }
 
 /* Scatter old's values into new's larger pattern (new is zero). */
@@ -138,6 +187,8 @@ int jg__gop_exec(jg_graph_t *g, int64_t k)
     case OP_SCALE: scale(g, &g->mat[op->a], &g->mat[op->b], &g->mat[op->c]); break;
     case OP_EXPAND: expand(g, &g->mat[op->a], &g->mat[op->c]); break;
     case OP_INV: return invert(g, op->a, op->b, &g->mat[op->c]);
+    case OP_SCALED: scale_diag(g, &g->mat[op->a], &g->mat[op->b], &g->mat[op->c]); break;
+    case OP_INVD: return invert_diag(g, op->a, op->b, &g->mat[op->c]);
     }
     return 0;
 }

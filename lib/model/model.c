@@ -16,7 +16,12 @@ static char *dupstr(const char *s)
 /* Check one system object (root or SubSystem): "blocks" array of objects with
  * string "name" and "type", optional "lines" array of {src, dst}.  `where` is
  * the system path for messages. */
-static jg_status_t check_system(const json_t *sys, const char *src, const char *where,
+/* SubSystems nest at most this deep (docs/cli.md, "Limits"): every pass over
+ * the hierarchy (this check, lib/compile's flattening) recurses once per level,
+ * and a model built in memory is not bounded by the JSON parser's depth. */
+enum { MAX_SUBSYSTEM_DEPTH = 1000 };
+
+static jg_status_t check_system(const json_t *sys, const char *src, const char *where, int depth,
                                 jg_error_t *err)
 {
     const json_t *blocks = json_object_get(sys, "blocks");
@@ -47,6 +52,11 @@ static jg_status_t check_system(const json_t *sys, const char *src, const char *
                                 "%s: block '%s%s%s': \"parameters\" must be an object", src,
                                 *where ? where : "", *where ? "/" : "", nm);
         if (!strcmp(json_string_value(type), "SubSystem")) {
+            if (depth >= MAX_SUBSYSTEM_DEPTH)   /* the path would be long: name the block */
+                return jg_error_set(err, JG_MODEL,
+                                    "%s: SubSystem '%s' at nesting level %d: SubSystems nest at "
+                                    "most %d deep",
+                                    src, nm, depth + 1, MAX_SUBSYSTEM_DEPTH);
             size_t lw = strlen(where), n = lw + 2 * strlen(nm) + 2;
             char *sub = malloc(n), *o = sub;
             if (!sub) return jg_error_set(err, JG_NOMEM, "out of memory");
@@ -58,7 +68,7 @@ static jg_status_t check_system(const json_t *sys, const char *src, const char *
                 *o++ = *c;
             }
             *o = '\0';
-            jg_status_t st = check_system(b, src, sub, err);
+            jg_status_t st = check_system(b, src, sub, depth + 1, err);
             free(sub);
             if (st) return st;
         }
@@ -117,7 +127,7 @@ static jg_status_t finish(jg_model_t *m, json_t *root, const char *source, jg_mo
             goto done;
         }
     }
-    if ((st = check_system(root, source, "", err))) goto done;
+    if ((st = check_system(root, source, "", 0, err))) goto done;
     m->source = dupstr(source);
     if (name) {
         m->name = dupstr(json_string_value(name));

@@ -69,7 +69,8 @@ typedef struct jg_graph_stats {
     int64_t ops;                   /* tape length */
     int64_t refused;               /* algebraic vertices kept (left to the LFT) because their
                                       pivot block I - Dv was ill-conditioned at the operating
-                                      point of the elimination */
+                                      point of the elimination, or is not diagonal and wider
+                                      than 64 (its dense inverse would cost w^2) */
     size_t bytes_graph;            /* graph structure + values + tape */
 } jg_graph_stats_t;
 
