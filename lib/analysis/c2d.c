@@ -177,6 +177,16 @@ static double tustin_k(double Ts, double w, jg_error_t *err, jg_status_t *st)
     return tan(w * Ts / 2) / w;
 }
 
+/* The Tustin maps' work: two n x n matrices and an n x nu one (the caller
+ * frees them, also on failure); 1 when out of memory. */
+static int tustin_work(int64_t n, int64_t nu, double **F, double **X, double **Y)
+{
+    *F = malloc(sizeof(double) * (size_t)(n * n));
+    *X = malloc(sizeof(double) * (size_t)(n * n));
+    *Y = malloc(sizeof(double) * (size_t)(n * nu + 1));
+    return !*F || !*X || !*Y;
+}
+
 static jg_status_t check(const jg_analysis_ss_t *s, double Ts, int want_discrete, jg_analysis_c2d_t m,
                          jg_error_t *err)
 {
@@ -241,10 +251,7 @@ jg_status_t jg_analysis_c2d(const jg_analysis_ss_t *s, double Ts, jg_analysis_c2
      * D_d = D + k C P B (the same transfer function as MATLAB's balanced form) */
     double k = tustin_k(Ts, prewarp, err, &st);
     if (st) goto done;
-    F = malloc(sizeof(double) * (size_t)(n * n));
-    E = malloc(sizeof(double) * (size_t)(n * n));
-    Bd = malloc(sizeof(double) * (size_t)(n * nu + 1));
-    if (!F || !E || !Bd) goto nomem;
+    if (tustin_work(n, nu, &F, &E, &Bd)) goto nomem;
     if (inv_shift(n, -k, s->A, F, E)) {   /* E = P */
         st = jg_error_set(err, JG_NUMERIC, "Tustin: I - A T/2 is singular (a pole at s = %g)", 1 / k);
         goto done;
@@ -306,10 +313,7 @@ jg_status_t jg_analysis_d2c(const jg_analysis_ss_t *s, jg_analysis_c2d_t m, doub
      * C = 2 Cd Q, D = Dd - Cd Q Bd */
     double k = tustin_k(Ts, prewarp, err, &st);
     if (st) goto done;
-    F = malloc(sizeof(double) * (size_t)(n * n));
-    Q = malloc(sizeof(double) * (size_t)(n * n));
-    T = malloc(sizeof(double) * (size_t)(n * nu + 1));
-    if (!F || !Q || !T) goto nomem;
+    if (tustin_work(n, nu, &F, &Q, &T)) goto nomem;
     if (inv_shift(n, 1, s->A, F, Q)) {
         st = jg_error_set(err, JG_NUMERIC, "d2c (tustin): a pole at z = -1 has no continuous equivalent");
         goto done;
