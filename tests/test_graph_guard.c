@@ -192,6 +192,13 @@ static const char inf_fcn[] =
     "{'name':'Out1','type':'Outport','Port':1}],"
     "'lines':[{'src':'In1:1','dst':'G:1'},{'src':'G:1','dst':'Recip:1'},"
     "{'src':'Recip:1','dst':'Out1:1'}]}";
+/* A lookup segment whose slope is beyond double's range (2e308 over 1e-300):
+ * the derivative itself is not representable. */
+static const char steep_lookup[] =
+    "{'name':'steep','blocks':[{'name':'In1','type':'Inport','Port':1},"
+    "{'name':'L','type':'Lookup1D','BreakpointsForDimension1':[0,1e-300],"
+    "'Table':[-1e308,1e308]},{'name':'Out1','type':'Outport','Port':1}],"
+    "'lines':[{'src':'In1:1','dst':'L:1'},{'src':'L:1','dst':'Out1:1'}]}";
 /* Gains of 1e200 in series: every Jacobian finite, the product overflows. */
 static const char overflow_chain[] =
     "{'name':'ovf','blocks':[{'name':'In1','type':'Inport','Port':1},"
@@ -202,11 +209,11 @@ static const char overflow_chain[] =
 
 static void test_nonfinite(void)
 {
-    const char *what[3] = {"nan_lookup_check_pass.json", "Fcn 1/u at 0", "gains 1e200 x 1e200"};
+    const char *what[3] = {"lookup slope 2e308/1e-300", "Fcn 1/u at 0", "gains 1e200 x 1e200"};
     const char *name[3] = {"'L'", "'Recip'", "overflowed"};
     for (int c = 0; c < 3; c++) {
         gx_t g;
-        jg_status_t st = c == 0   ? gx_load(&g, DATA "nan_lookup_check_pass.json", NULL)
+        jg_status_t st = c == 0   ? gx_load(&g, NULL, q(steep_lookup))
                          : c == 1 ? gx_load(&g, NULL, q(inf_fcn))
                                   : gx_load(&g, NULL, q(overflow_chain));
         tap_ok(!st, "%s loads: %s", what[c], g.err.msg);
@@ -248,6 +255,50 @@ static void test_nonfinite(void)
         }
         jg_lin_sys_free(a);
         jg_lin_sys_free(b);
+        gx_unload(&g);
+    }
+}
+
+/* Breakpoints and table values near the end of double's range: the
+ * differences x1 - x0 and y1 - y0 overflow, the slopes do not
+ * (nan_lookup_check_pass.json gave NaN Jacobians and a wrong output -1e308
+ * at u = 0).  1-D: y = u; 2-D: y = u1 + 2 u2 over [-1e308, 1e308]^2 with a
+ * table of corner values (both axes' partials and the output at (0, 0)). */
+static void test_huge_lookup(void)
+{
+    static const char lut2[] =
+        "{'name':'l2','blocks':[{'name':'In1','type':'Inport','Port':1},"
+        "{'name':'In2','type':'Inport','Port':2},"
+        "{'name':'L','type':'Lookup2D','BreakpointsForDimension1':[-1e308,1e308],"
+        "'BreakpointsForDimension2':[-4e307,4e307],"
+        "'Table':[[-1.7e308,-1e308],[-1e307,1.7e308]]},{'name':'Out1','type':'Outport','Port':1}],"
+        "'lines':[{'src':'In1:1','dst':'L:1'},{'src':'In2:1','dst':'L:2'},"
+        "{'src':'L:1','dst':'Out1:1'}]}";
+    for (int c = 0; c < 2; c++) {
+        gx_t g;
+        jg_status_t st = c == 0 ? gx_load(&g, DATA "nan_lookup_check_pass.json", NULL) : gx_load(&g, NULL, q(lut2));
+        tap_ok(!st, "huge lookup %d loads: %s", c + 1, g.err.msg);
+        for (int k = 0; !st && k < 4; k++) {
+            jg_lin_sys_t *s = NULL;
+            jg_error_clear(&g.err);
+            jg_status_t rs = jg_lin_run(g.l, lpaths[k].m, lpaths[k].r, &s, NULL, &g.err);
+            tap_ok(rs == JG_OK && s, "huge lookup %d, %s: linearizes: %s", c + 1, lpaths[k].name, g.err.msg);
+            if (rs || !s) continue;
+            double d[2] = {0, 0};
+            for (int64_t j = 0; j < s->D->n; j++)
+                for (int64_t p = s->D->p[j]; p < s->D->p[j + 1]; p++) d[j] = s->D->x[p];
+            if (c == 0) {
+                tap_ok(d[0] == 1, "1-D: dy/du = 1 (got %.17g)", d[0]);
+            } else {
+                /* along dimension 1 at u2 = 0: the rows' midpoints -1.35e308 and 0.8e308,
+                   2.15e308 over 2e308; along dimension 2 at u1 = 0: the mean of the rows'
+                   slopes 0.7e308 / 8e307 = 0.875 and 1.8e308 / 8e307 = 2.25 */
+                double s1 = 1.075, s2 = 1.5625;
+                tap_ok(fabs(d[0] - s1) <= 1e-15 * fabs(s1) && fabs(d[1] - s2) <= 1e-15 * fabs(s2),
+                       "2-D: partials %.17g, %.17g (hand: %.17g, %.17g)", d[0], d[1], s1, s2);
+            }
+            jg_lin_sys_free(s);
+        }
         gx_unload(&g);
     }
 }
@@ -505,6 +556,7 @@ int main(void)
     test_falsesing();
     test_replay_guard();
     test_nonfinite();
+    test_huge_lookup();
     test_tiny_params();
     test_condition();
     test_random_tiny_pivots();

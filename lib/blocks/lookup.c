@@ -36,9 +36,23 @@ typedef struct {
     int linear;    /* ExtrapMethod "Linear" */
 } lookup_t;
 
-/* Segment k (0 <= k <= n-2) and fraction f of u along one axis, with
- * df = d f / d u.  Clip: f is held at 0 or 1 outside the range, df = 0. */
-static void axis_locate(const axis_t *a, int linear, double u, int64_t *k, double *f, double *df)
+/* (a - b) / (c - d) for finite a, b, c > d without overflow in the
+ * differences: breakpoints or table values beyond +-8.9e307 make a - b
+ * overflow although the quotient is representable (breakpoints -1e308 and
+ * 1e308 with the same table give slope 1, not Inf/Inf).  Halving is exact
+ * there, and the ordinary expression is kept whenever it is finite so that
+ * results do not change in the common case. */
+static double diff_ratio(double a, double b, double c, double d)
+{
+    double num = a - b, den = c - d;
+    if (isfinite(num) && isfinite(den)) return num / den;
+    return (0.5 * a - 0.5 * b) / (0.5 * c - 0.5 * d);
+}
+
+/* Segment k (0 <= k <= n-2) and fraction f of u along one axis; *in = 1 when
+ * the output follows the segment's slope at u, 0 when clipped (f held at 0
+ * or 1 outside the range under Clip, slope 0). */
+static void axis_locate(const axis_t *a, int linear, double u, int64_t *k, double *f, int *in)
 {
     const double *bp = a->bp;
     int64_t n = a->n, lo = 0, hi = n - 1;
@@ -53,18 +67,23 @@ static void axis_locate(const axis_t *a, int linear, double u, int64_t *k, doubl
             else hi = mid;
         }
     }   /* else (u < bp[1], or NaN): the first segment */
-    double h = bp[lo + 1] - bp[lo];
     *k = lo;
     if (!linear && u < bp[0]) {
         *f = 0;
-        *df = 0;
+        *in = 0;
     } else if (!linear && u > bp[n - 1]) {
         *f = 1;
-        *df = 0;
+        *in = 0;
     } else {
-        *f = (u - bp[lo]) / h;
-        *df = 1 / h;
+        *f = isfinite(u) ? diff_ratio(u, bp[lo], bp[lo + 1], bp[lo]) : (u - bp[lo]) / (bp[lo + 1] - bp[lo]);
+        *in = 1;
     }
+}
+
+/* The slope of values y0 -> y1 over segment k of axis a (0 when clipped). */
+static double axis_slope(const axis_t *a, int64_t k, int in, double y0, double y1)
+{
+    return in ? diff_ratio(y1, y0, a->bp[k + 1], a->bp[k]) : 0;
 }
 
 static int parse_axis(jg_block_t *b, jg_setup_t *s, const char *name, axis_t *a)
@@ -168,11 +187,12 @@ static int lookup1_pattern(jg_block_t *b, jg_setup_t *s)
 static void lookup1_eval(const lookup_t *d, double u, double *y, double *dy)
 {
     int64_t k;
-    double f, df;
-    axis_locate(&d->ax[0], d->linear, u, &k, &f, &df);
+    double f;
+    int in;
+    axis_locate(&d->ax[0], d->linear, u, &k, &f, &in);
     const double *t = d->table.x;
     *y = (1 - f) * t[k] + f * t[k + 1];   /* exact at both ends of the segment */
-    *dy = (t[k + 1] - t[k]) * df;
+    *dy = axis_slope(&d->ax[0], k, in, t[k], t[k + 1]);
 }
 
 static int lookup1_outputs(const jg_block_t *b, jg_eval_t *e)
@@ -206,16 +226,18 @@ static void lookup2_eval(const jg_block_t *b, jg_eval_t *e, int64_t i, double *y
     const lookup_t *L = b->data;
     double u1 = e->u[0][b->in_w[0] == 1 ? 0 : i], u2 = e->u[1][b->in_w[1] == 1 ? 0 : i];
     int64_t r, c;
-    double fr, fc, dfr, dfc;
-    axis_locate(&L->ax[0], L->linear, u1, &r, &fr, &dfr);
-    axis_locate(&L->ax[1], L->linear, u2, &c, &fc, &dfc);
+    double fr, fc;
+    int inr, inc;
+    axis_locate(&L->ax[0], L->linear, u1, &r, &fr, &inr);
+    axis_locate(&L->ax[1], L->linear, u2, &c, &fc, &inc);
     int64_t nc = L->table.cols;
     const double *t0 = L->table.x + r * nc + c, *t1 = t0 + nc;   /* rows r and r+1 at column c */
     double a = (1 - fc) * t0[0] + fc * t0[1];   /* along row r */
     double z = (1 - fc) * t1[0] + fc * t1[1];   /* along row r+1 */
     *y = (1 - fr) * a + fr * z;
-    d[0] = (z - a) * dfr;
-    d[1] = ((1 - fr) * (t0[1] - t0[0]) + fr * (t1[1] - t1[0])) * dfc;
+    d[0] = axis_slope(&L->ax[0], r, inr, a, z);
+    d[1] = (1 - fr) * axis_slope(&L->ax[1], c, inc, t0[0], t0[1]) +
+           fr * axis_slope(&L->ax[1], c, inc, t1[0], t1[1]);
 }
 
 static int lookup2_outputs(const jg_block_t *b, jg_eval_t *e)
