@@ -58,31 +58,38 @@ expect_fail "a DiscreteTransferFcn whose dense realization passes the limit" 4 \
 
 # ---- sizes a block reads from a parameter: tables, index vectors, port counts, delays
 expect_fail "Lookup1D Table zeros(1, 1e9): the evaluator refuses it before allocating (exit 4)" 4 \
-    "block 'L' (Lookup1D), parameter 'Table': matrix of 1x1000000000 elements is too large (at most 67108864 elements)" \
+    "block 'L' (Lookup1D), parameter 'Table': matrix of 1x1000000000 elements is too large (at most 10000000 elements, --max-elements)" \
     capped "$J" info $R/mem_lookup_table_zeros1e9.json
 expect_fail "LookupNDDirect Table ones(5000, 5000): beyond the element limit (exit 4)" 4 \
-    "block 'L' (LookupNDDirect), parameter 'Table': 25000000 table entries exceed the limit of 10000000 elements per model (--max-elements)" \
+    "block 'L' (LookupNDDirect), parameter 'Table': matrix of 5000x5000 elements is too large (at most 10000000 elements, --max-elements)" \
     capped "$J" info $R/mem_lookup_direct_table.json
 expect_fail "Mux Inputs 1e9: a port count beyond the limit (exit 4)" 4 \
     "block 'M' (Mux), parameter 'Inputs': 1e+09 ports, beyond the limit of 100000 ports per block" \
     capped "$J" info $R/mem_mux_inputs1e9.json
 expect_fail "Selector Indices ones(1, 2e7): beyond the element limit (exit 4)" 4 \
-    "block 'S' (Selector), parameter 'Indices': 20000000 indices exceed the limit of 10000000 elements per model (--max-elements)" \
+    "block 'S' (Selector), parameter 'Indices': matrix of 1x20000000 elements is too large (at most 10000000 elements, --max-elements)" \
     capped "$J" info $R/mem_selector_indices.json
 expect_fail "Delay DelayLength 1e9 x width 4: exit 4 naming the parameter" 4 \
     "block 'D' (Delay), parameter 'DelayLength': 4000000000 discrete states (DelayLength x width) exceed the limit" \
     capped "$J" info $R/mem_delay_length1e9.json
-sed 's/"zeros(1, 1e9)"/"zeros(8000) * zeros(8000)"/' $R/mem_lookup_table_zeros1e9.json >"$d/mtimes.json"
-expect_fail "Table zeros(8000) * zeros(8000): 5e11 multiply-adds refused up front (was minutes)" 4 \
-    "parameter 'Table': a matrix product of this size needs 5.12e+11 multiply-adds, more than the limit of 1.07e+09" \
+sed 's/"zeros(1, 1e9)"/"zeros(3000) * zeros(3000)"/' $R/mem_lookup_table_zeros1e9.json >"$d/mtimes.json"
+expect_fail "Table zeros(3000) * zeros(3000): 2.7e10 multiply-adds refused up front (was a minute)" 4 \
+    "parameter 'Table': a matrix product of this size needs 2.7e+10 multiply-adds, more than the 1.07e+09 left of the limit of one evaluation" \
     timeout 20 "$J" info "$d/mtimes.json"
+# the evaluator's matrices (tests/test_expr.c: the work limit summed over an expression)
+echo '{"name": "c", "blocks": [{"name": "C", "type": "Constant", "Value": "sum(zeros(1, 2000))"}, {"name": "Out1", "type": "Outport", "Port": 1}], "lines": [{"src": "C:1", "dst": "Out1:1"}]}' >"$d/zel.json"
+"$J" info "$d/zel.json" >/dev/null
+ok $? "a parameter expression building 2000 elements compiles under the default limit"
+expect_fail "the evaluator's matrices are held to --max-elements too" 4 \
+    "block 'C' (Constant), parameter 'Value': matrix of 1x2000 elements is too large (at most 1000 elements, --max-elements)" \
+    "$J" info --max-elements 1000 "$d/zel.json"
 # variants: the other parameters, the vector forms, the limit lowered
 sed 's/"Table": "zeros(1, 1e9)", "BreakpointsForDimension1": "\[0 1\]"/"Table": "zeros(1, 2000)", "BreakpointsForDimension1": "1:2000"/' \
     $R/mem_lookup_table_zeros1e9.json >"$d/lut.json"
 "$J" info "$d/lut.json" >/dev/null
 ok $? "a Lookup1D of 2000 breakpoints compiles under the default limit"
 expect_fail "the same under --max-elements 1000 names the breakpoints" 4 \
-    "block 'L' (Lookup1D), parameter 'BreakpointsForDimension1': 2000 breakpoints exceed the limit of 1000" \
+    "block 'L' (Lookup1D), parameter 'BreakpointsForDimension1': matrix of 1x2000 elements is too large (at most 1000 elements, --max-elements)" \
     "$J" info --max-elements 1000 "$d/lut.json"
 sed 's/"Inputs": 1000000000/"Inputs": "ones(1, 200000)"/' $R/mem_mux_inputs1e9.json >"$d/muxv.json"
 expect_fail "Mux Inputs as a vector of 2e5 widths (exit 4)" 4 \
@@ -95,7 +102,7 @@ expect_fail "Demux Outputs 100001 (exit 4)" 4 \
 sed 's/"type": "Selector", "Indices": "ones(1, 2e7)"/"type": "Assignment", "Indices": "ones(1, 2e7)"/' \
     $R/mem_selector_indices.json >"$d/asg.json"
 expect_fail "Assignment Indices ones(1, 2e7) (exit 4)" 4 \
-    "block 'S' (Assignment), parameter 'Indices': 20000000 indices exceed the limit" \
+    "block 'S' (Assignment), parameter 'Indices': matrix of 1x20000000 elements is too large (at most 10000000 elements, --max-elements)" \
     capped "$J" info "$d/asg.json"
 
 # ---- SubSystems nest at most 1000 deep (generated: a chain of SubSystems around a Gain)

@@ -616,6 +616,47 @@ static void test_fuzz(void)
     free(deep);
 }
 
+/* jg_expr_eval_limits: the element bound per matrix and the work bound summed
+ * over the whole evaluation (a matrix power's products, a chain of products). */
+static void test_limits(void)
+{
+    jg_expr_limits_t lim = {.elements = 100, .work = 1e6};   /* 50^3 = 125000 per product */
+    jg_expr_value_t v;
+    jg_expr_error_t e;
+    tap_ok(!jg_expr_eval_limits("zeros(10, 10)", &lim, lookup, NULL, &v, &e) && v.rows == 10,
+           "100 elements under a limit of 100");
+    jg_expr_value_clear(&v);
+    tap_ok(jg_expr_eval_limits("zeros(10, 11)", &lim, lookup, NULL, &v, &e) == JG_PARAM &&
+               strstr(e.msg, "matrix of 10x11 elements is too large (at most 100 elements)"),
+           "110 elements refused: %s", e.msg);
+    jg_expr_value_clear(&v);
+    lim.elements = 0;   /* the default */
+    tap_ok(!jg_expr_eval_limits("sum(sum(ones(50)^8))", &lim, lookup, NULL, &v, &e) &&
+               v.x && v.x[0] == 50.0 * 50 * pow(50, 7),
+           "ones(50)^8: 3 squarings, 375000 multiply-adds fit in 1e6 (%s)", e.msg);
+    jg_expr_value_clear(&v);
+    /* 8 products in a chain: 1e6 exactly; a 9th passes the limit */
+    const char *c8 = "sum(sum(ones(50)*ones(50)*ones(50)*ones(50)*ones(50)*ones(50)*ones(50)*ones(50)*ones(50)))";
+    tap_ok(!jg_expr_eval_limits(c8, &lim, lookup, NULL, &v, &e), "8 products of 125000 fit in 1e6 (%s)",
+           e.msg);
+    jg_expr_value_clear(&v);
+    const char *c9 = "ones(50)*ones(50)*ones(50)*ones(50)*ones(50)*ones(50)*ones(50)*ones(50)*ones(50)*ones(50)";
+    tap_ok(jg_expr_eval_limits(c9, &lim, lookup, NULL, &v, &e) == JG_PARAM &&
+               strstr(e.msg, "a matrix product of this size needs 1.25e+05 multiply-adds, more than the 0 "
+                             "left of the limit of one evaluation"),
+           "a 9th product is refused: %s", e.msg);
+    jg_expr_value_clear(&v);
+    tap_ok(jg_expr_eval_limits("ones(50)^1000000", &lim, lookup, NULL, &v, &e) == JG_PARAM &&
+               strstr(e.msg, "multiply-adds"), "a matrix power stops at the limit: %s", e.msg);
+    jg_expr_value_clear(&v);
+    /* the budget is per evaluation: the next one starts afresh */
+    tap_ok(!jg_expr_eval_limits(c8, &lim, lookup, NULL, &v, &e), "the next evaluation has its own budget");
+    jg_expr_value_clear(&v);
+    tap_ok(jg_expr_eval_limits("inv(ones(101))", &lim, lookup, NULL, &v, &e) == JG_PARAM &&
+               strstr(e.msg, "inv of this size"), "inv is charged too: %s", e.msg);
+    jg_expr_value_clear(&v);
+}
+
 int main(void)
 {
     test_scalars();
@@ -628,5 +669,6 @@ int main(void)
     test_workspace();
     test_scripts();
     test_fuzz();
+    test_limits();
     return tap_done();
 }

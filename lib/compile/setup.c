@@ -371,7 +371,8 @@ static int ws_entry(wsres_t *R, int32_t key, const char *name, const json_t *j, 
     wslk_t L = {R, start, name, own_next};
     jg_expr_value_t v;
     jg_expr_error_t e2;
-    jg_status_t st = jg_expr_eval(src, ws_lookup_cb, &L, &v, &e2);
+    jg_expr_limits_t xl = {.elements = c->lim.elements, .elements_by = "--max-elements"};
+    jg_status_t st = jg_expr_eval_limits(src, &xl, ws_lookup_cb, &L, &v, &e2);
     R->depth--;
     e = ws_cache(c, key, name, 0);   /* the table may have grown */
     if (st) {
@@ -431,7 +432,8 @@ static int eval_param(jg_block_t *b, jg_setup_t *s, const char *param, const cha
     wsres_t R = {.c = s->priv};
     wslk_t L = {&R, b->sys, NULL, NO_SCOPE};
     jg_expr_error_t e;
-    jg_status_t st = jg_expr_eval(src, ws_lookup_cb, &L, out, &e);
+    jg_expr_limits_t xl = {.elements = R.c->lim.elements, .elements_by = "--max-elements"};
+    jg_status_t st = jg_expr_eval_limits(src, &xl, ws_lookup_cb, &L, out, &e);
     if (!st) return 1;
     if (st == JG_NOMEM || R.nomem) {
         jg_setup_error(b, s, JG_NOMEM, param, "out of memory");

@@ -878,7 +878,7 @@ static void syntax_first(parser_t *P)
 {
     jg_expr_error_t e2;
     parser_t D = *P;
-    D.E = (jg__xerr_t){.err = &e2};
+    D.E = jg__xerr_init(&e2, NULL);
     D.dry = 1;
     D.k = D.depth = 0;
     jg__xv_t v = {0};
@@ -887,8 +887,8 @@ static void syntax_first(parser_t *P)
     jg__xv_free(&v);
 }
 
-static jg_status_t eval_tokens(const char *src, jg_expr_lookup_fn lookup, void *ctx,
-                               const jg__xv_t *obj, int dim, int ndim, jg_expr_value_t *out,
+static jg_status_t eval_tokens(const char *src, const jg_expr_limits_t *lim, jg_expr_lookup_fn lookup,
+                               void *ctx, const jg__xv_t *obj, int dim, int ndim, jg_expr_value_t *out,
                                jg_expr_error_t *err, int dry)
 {
     jg_expr_error_t local;
@@ -902,7 +902,7 @@ static jg_status_t eval_tokens(const char *src, jg_expr_lookup_fn lookup, void *
     P->cap = (int)(sizeof P->local / sizeof *P->local);
     P->lookup = lookup;
     P->ctx = ctx;
-    P->E = (jg__xerr_t){.err = err};
+    P->E = jg__xerr_init(err, lim);
     P->nt = P->k = P->depth = 0;
     P->dry = dry;
     P->end_obj = obj;
@@ -933,11 +933,17 @@ jg_status_t jg__expr_eval_index(const char *src, jg_expr_lookup_fn lookup, void 
                                 const jg__xv_t *obj, int dim, int ndim, jg_expr_value_t *out,
                                 jg_expr_error_t *err)
 {
-    return eval_tokens(src, lookup, ctx, obj, dim, ndim, out, err, 0);
+    return eval_tokens(src, NULL, lookup, ctx, obj, dim, ndim, out, err, 0);
+}
+
+jg_status_t jg_expr_eval_limits(const char *src, const jg_expr_limits_t *lim, jg_expr_lookup_fn lookup,
+                                void *ctx, jg_expr_value_t *out, jg_expr_error_t *err)
+{
+    return eval_tokens(src, lim, lookup, ctx, NULL, 0, 0, out, err, 0);
 }
 
 jg_status_t jg_expr_eval(const char *src, jg_expr_lookup_fn lookup, void *ctx,
                          jg_expr_value_t *out, jg_expr_error_t *err)
 {
-    return jg__expr_eval_index(src, lookup, ctx, NULL, 0, 0, out, err);
+    return eval_tokens(src, NULL, lookup, ctx, NULL, 0, 0, out, err, 0);
 }

@@ -22,6 +22,9 @@ typedef struct jg__xerr {
     int failed;
     int nomem;
     int col;     /* column to blame when the reporter gives none */
+    int64_t max_el;   /* elements of one matrix (jg_expr_limits_t; 0: the default) */
+    double work;      /* multiply-adds left for the whole evaluation (jg__xwork) */
+    const char *max_el_by;   /* what sets max_el, for the message (or NULL) */
 } jg__xerr_t;
 
 static inline double *jg__xv_data(jg__xv_t *v) { return v->x ? v->x : &v->s; }
@@ -31,6 +34,12 @@ static inline int64_t jg__xv_numel(const jg__xv_t *v) { return v->r * v->c; }
 /* Set the error (printf-style) unless one is set; returns -1. */
 int jg__xerr(jg__xerr_t *E, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int jg__xnomem(jg__xerr_t *E);
+
+/* The evaluation state of limits lim (NULL: defaults) reporting into err. */
+jg__xerr_t jg__xerr_init(jg_expr_error_t *err, const jg_expr_limits_t *lim);
+/* Charge r * k * c multiply-adds of `what` to the evaluation: 0, or -1 with
+ * the error set when the evaluation's work limit would be exceeded. */
+int jg__xwork(jg__xerr_t *E, const char *what, int64_t r, int64_t k, int64_t c);
 
 void jg__xv_free(jg__xv_t *v);                     /* leaves an empty 0x0 NUM */
 /* v = uninitialized r x c NUM (v must be free); -1 on NOMEM (error set). */

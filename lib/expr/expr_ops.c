@@ -38,12 +38,23 @@ void jg__xv_free(jg__xv_t *v)
     memset(v, 0, sizeof *v);
 }
 
+jg__xerr_t jg__xerr_init(jg_expr_error_t *err, const jg_expr_limits_t *lim)
+{
+    jg__xerr_t E = {.err = err, .max_el = JG_EXPR_MAX_ELEMENTS, .work = JG_EXPR_MAX_WORK};
+    if (lim && lim->elements > 0) E.max_el = lim->elements;
+    if (lim && lim->work > 0) E.work = lim->work;
+    if (lim) E.max_el_by = lim->elements_by;
+    return E;
+}
+
 int jg__xv_alloc(jg__xerr_t *E, jg__xv_t *v, int64_t r, int64_t c)
 {
     memset(v, 0, sizeof *v);
-    if (r < 0 || c < 0 || (c && r > INT64_MAX / 8 / c) || r * c > ((int64_t)1 << 26))   /* 512 MB: no parameter is near */
-        return jg__xerr(E, "matrix of %lldx%lld elements is too large (at most %lld elements)",
-                        (long long)r, (long long)c, (long long)1 << 26);
+    int64_t lim = E->max_el > 0 ? E->max_el : JG_EXPR_MAX_ELEMENTS;
+    if (r < 0 || c < 0 || (c && r > INT64_MAX / 8 / c) || r * c > lim)
+        return jg__xerr(E, "matrix of %lldx%lld elements is too large (at most %lld elements%s%s)",
+                        (long long)r, (long long)c, (long long)lim, E->max_el_by ? ", " : "",
+                        E->max_el_by ? E->max_el_by : "");
     v->r = r;
     v->c = c;
     if (r * c > 1) {
@@ -253,14 +264,19 @@ mismatch:
 }
 
 /* The work of a dense product or factorization, r * k * c multiply-adds,
- * held to 2^30 (seconds): zeros(8000) * zeros(8000) fits the element limit
- * of jg__xv_alloc but would run for many minutes; no parameter is near. */
-static int too_much_work(jg__xerr_t *E, const char *what, int64_t r, int64_t k, int64_t c)
+ * charged to the whole evaluation (2^30 by default: seconds):
+ * zeros(8000) * zeros(8000) fits the element limit of jg__xv_alloc but would
+ * run for many minutes, and so would ones(448)^1e9 in 448^3-sized steps; no
+ * parameter is near. */
+int jg__xwork(jg__xerr_t *E, const char *what, int64_t r, int64_t k, int64_t c)
 {
-    const double lim = (double)((int64_t)1 << 30), w = (double)r * (double)k * (double)c;
-    if (w <= lim) return 0;
-    return jg__xerr(E, "%s of this size needs %.3g multiply-adds, more than the limit of %.3g", what,
-                    w, lim);
+    const double w = (double)r * (double)k * (double)c;
+    if (w <= E->work) {
+        E->work -= w;
+        return 0;
+    }
+    return jg__xerr(E, "%s of this size needs %.3g multiply-adds, more than the %.3g left of the "
+                    "limit of one evaluation", what, w, E->work);
 }
 
 int jg__x_mtimes(jg__xerr_t *E, const jg__xv_t *a, const jg__xv_t *b, jg__xv_t *out)
@@ -270,7 +286,7 @@ int jg__x_mtimes(jg__xerr_t *E, const jg__xv_t *a, const jg__xv_t *b, jg__xv_t *
     if (a->c != b->r)
         return jg__xerr(E, "inner matrix dimensions must agree: %lldx%lld * %lldx%lld",
                         (long long)a->r, (long long)a->c, (long long)b->r, (long long)b->c);
-    if (too_much_work(E, "a matrix product", a->r, a->c, b->c)) return -1;
+    if (jg__xwork(E, "a matrix product", a->r, a->c, b->c)) return -1;
     if (jg__xv_alloc(E, out, a->r, b->c)) return -1;
     const double *x = jg__xv_cdata(a), *y = jg__xv_cdata(b);
     double *z = jg__xv_data(out);
@@ -305,7 +321,7 @@ int jg__x_mldivide(jg__xerr_t *E, const jg__xv_t *a, const jg__xv_t *b, jg__xv_t
         return jg__xerr(E, "matrix dimensions must agree: %lldx%lld \\ %lldx%lld",
                         (long long)a->r, (long long)a->c, (long long)b->r, (long long)b->c);
     int64_t n = a->r, m = b->c;
-    if (too_much_work(E, "left division", n, n, n + m)) return -1;
+    if (jg__xwork(E, "left division", n, n, n + m)) return -1;
     double *A = colmajor(jg__xv_cdata(a), n, n), *B = colmajor(jg__xv_cdata(b), n, m);
     int rc = -1;
     if (!A || !B) {
@@ -368,7 +384,7 @@ int jg__x_inv(jg__xerr_t *E, const jg__xv_t *a, jg__xv_t *out)
     if (a->r != a->c) return jg__xerr(E, "inv needs a square matrix, got %lldx%lld",
                                       (long long)a->r, (long long)a->c);
     int64_t n = a->r;
-    if (too_much_work(E, "inv", n, n, n)) return -1;
+    if (jg__xwork(E, "inv", n, n, n)) return -1;
     double *A = colmajor(jg__xv_cdata(a), n, n);
     if (!A) return jg__xnomem(E);
     if (n && jg__dense_inverse(n, A)) {
@@ -390,7 +406,7 @@ int jg__x_det(jg__xerr_t *E, const jg__xv_t *a, double *d)
     if (a->r != a->c) return jg__xerr(E, "det needs a square matrix, got %lldx%lld",
                                       (long long)a->r, (long long)a->c);
     int64_t n = a->r;
-    if (too_much_work(E, "det", n, n, n)) return -1;
+    if (jg__xwork(E, "det", n, n, n)) return -1;
     double *A = malloc(sizeof(double) * (size_t)(n * n + 1));
     if (!A) return jg__xnomem(E);
     if (n) memcpy(A, jg__xv_cdata(a), sizeof(double) * (size_t)(n * n));

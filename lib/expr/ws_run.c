@@ -122,7 +122,7 @@ static void assign_indexed(run_t *R, int line, const char *stmt, const char *nam
                            jg_expr_value_t *rhs)
 {
     char sb[80];
-    jg__xerr_t E = {0};
+    jg__xerr_t E = jg__xerr_init(NULL, NULL);
     jg_expr_error_t err = {0};
     E.err = &err;
     jg__xv_t cur = {0}, r = {0};

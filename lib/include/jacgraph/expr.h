@@ -58,13 +58,35 @@ typedef struct jg_expr_error {
 typedef int (*jg_expr_lookup_fn)(void *ctx, const char *name, jg_expr_value_t *out,
                                  jg_expr_error_t *err);
 
-/* Evaluate expression `src`.  *out receives a new value (caller clears).
+/* Evaluate expression `src` under the default limits (jg_expr_eval_limits).
+ * *out receives a new value (caller clears).
  * Errors: JG_PARAM with err->column and err->msg ("unexpected ')'",
  * "undefined variable 'Kp'", "index 4 exceeds 3 elements", "matrix
  * dimensions must agree: 2x3 and 3x3"); JG_NOMEM.  Cost: linear in the
  * length of src plus the arithmetic. */
 JG_API jg_status_t jg_expr_eval(const char *src, jg_expr_lookup_fn lookup, void *ctx,
                                 jg_expr_value_t *out, jg_expr_error_t *err);
+
+/* Bounds of one evaluation, so that a short parameter cannot ask for gigabytes
+ * or minutes: `elements` bounds every matrix it builds (zeros(n), ranges,
+ * concatenations, results), `work` the total multiply-adds of the dense
+ * products, solves, inverses and determinants over the whole expression
+ * (a matrix power's repeated products included).  A field <= 0 takes the
+ * default below.  Beyond a bound the evaluation fails with JG_PARAM saying
+ * which bound. */
+#define JG_EXPR_MAX_ELEMENTS ((int64_t)1 << 26)   /* 512 MiB of doubles */
+#define JG_EXPR_MAX_WORK 1073741824.0               /* 2^30: seconds of arithmetic */
+typedef struct jg_expr_limits {
+    int64_t elements;
+    double work;
+    const char *elements_by;   /* what sets `elements`, named in its message
+                                  ("--max-elements"); NULL: nothing named */
+} jg_expr_limits_t;
+
+/* jg_expr_eval under the limits lim (NULL: the defaults). */
+JG_API jg_status_t jg_expr_eval_limits(const char *src, const jg_expr_limits_t *lim,
+                                       jg_expr_lookup_fn lookup, void *ctx, jg_expr_value_t *out,
+                                       jg_expr_error_t *err);
 
 /* 1 when src is nothing but one real number literal (after blanks):
  * "2", "-0.5e3", " 1 ".  Then *x is its value.  The fast path for the
