@@ -264,7 +264,7 @@ mismatch:
 }
 
 /* The work of a dense product or factorization, r * k * c multiply-adds,
- * charged to the whole evaluation (2^30 by default: seconds):
+ * charged to the whole evaluation (2^28 by default: a fraction of a second):
  * zeros(8000) * zeros(8000) fits the element limit of jg__xv_alloc but would
  * run for many minutes, and so would ones(448)^1e9 in 448^3-sized steps; no
  * parameter is near. */

@@ -75,7 +75,7 @@ JG_API jg_status_t jg_expr_eval(const char *src, jg_expr_lookup_fn lookup, void 
  * default below.  Beyond a bound the evaluation fails with JG_PARAM saying
  * which bound. */
 #define JG_EXPR_MAX_ELEMENTS ((int64_t)1 << 26)   /* 512 MiB of doubles */
-#define JG_EXPR_MAX_WORK 1073741824.0               /* 2^30: seconds of arithmetic */
+#define JG_EXPR_MAX_WORK 268435456.0                /* 2^28: a 645x645 product, a fraction of a second */
 typedef struct jg_expr_limits {
     int64_t elements;
     double work;
