@@ -220,4 +220,14 @@ else
     out=$("$J" linearize $R/oom_solve_loop_segv.json --format json 2>&1 | head -c 100)
     ok $? "vector loop of width 3000 linearizes"
 fi
+# ---- counts that evaluate to NaN (NaN passes "x < 1 || x > N"; the fuzzer found the Sum)
+F=tests/fuzz/regress/model
+expect_fail "Sum Inputs NaN (exit 4)" 4 "block 'S' (Sum), parameter 'Inputs': expected a sign string" \
+    "$J" info $F/nan-sum-inputs.json
+expect_fail "Product Inputs NaN (exit 4)" 4 "block 'S' (Product), parameter 'Inputs': expected an operator string" \
+    "$J" info $F/nan-product-inputs.json
+expect_fail "Inport Port NaN (exit 4)" 4 "block 'In1' (Inport), parameter 'Port': expected a positive integer" \
+    "$J" info $F/nan-inport-port.json
+expect_fail "Demux Outputs NaN (exit 4)" 4 "block 'D' (Demux), parameter 'Outputs': expected a port count" \
+    "$J" info $F/nan-demux-outputs.json
 tap_done

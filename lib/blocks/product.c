@@ -23,8 +23,7 @@ static int product_setup(jg_block_t *b, jg_setup_t *s)
     if (r < 0) return JG_BLOCK_FAIL;
     if (r == 0) str = "**";
     if (r == 2) {
-        if (jg_value_numel(&num) != 1 || num.x[0] < 1 || num.x[0] > 1024 ||
-            num.x[0] != (double)(int)num.x[0])
+        if (jg_value_numel(&num) != 1 || !jg_is_int(num.x[0], 1, 1024))
             return jg_setup_error(b, s, JG_PARAM, "Inputs",
                                   "expected an operator string like \"**/\" or a count from 1 "
                                   "to 1024");

@@ -26,7 +26,7 @@ static int port_parse(jg_block_t *b, jg_setup_t *s, port_t **out)
     if (r < 0) return JG_BLOCK_FAIL;
     if (r == 0)
         return jg_setup_error(b, s, JG_PARAM, "Port", "missing: expected a port number >= 1");
-    if (jg_value_numel(&v) != 1 || v.x[0] < 1 || v.x[0] > 1e6 || v.x[0] != (double)(int)v.x[0])
+    if (jg_value_numel(&v) != 1 || !jg_is_int(v.x[0], 1, 1e6))
         return jg_setup_error(b, s, JG_PARAM, "Port", "expected a positive integer");
     b->port = (int)v.x[0];   /* the compiler's (JG_BT_PORT_IN / OUT) */
     d->width = -1;
@@ -160,7 +160,7 @@ static int split_setup(jg_block_t *b, jg_setup_t *s, const char *param, int is_m
             return jg_setup_error(b, s, JG_MODEL, param,
                                   "%g ports, beyond the limit of %d ports per block", v.x[0],
                                   SPLIT_MAX_PORTS);
-        if (!(v.x[0] >= 1) || v.x[0] != (double)(int)v.x[0])
+        if (!jg_is_int(v.x[0], 1, SPLIT_MAX_PORTS))
             return jg_setup_error(b, s, JG_PARAM, param,
                                   "expected a port count >= 1 or a vector of widths");
         d->n = (int)v.x[0];
