@@ -652,6 +652,13 @@ static void test_limits(void)
     /* the budget is per evaluation: the next one starts afresh */
     tap_ok(!jg_expr_eval_limits(c8, &lim, lookup, NULL, &v, &e), "the next evaluation has its own budget");
     jg_expr_value_clear(&v);
+    /* a workspace's scripts run under its limits: the statement is skipped with a warning */
+    jg_expr_ws_t *ws = jg_expr_ws_create();
+    jg_expr_ws_set_limits(ws, &lim);
+    jg_expr_ws_run(ws, "a = ones(50)^1000000; b = zeros(1, 200); c = 1", "lim.m", NULL, NULL, NULL, NULL);
+    tap_ok(ws && !jg_expr_ws_get(ws, "a") && jg_expr_ws_get(ws, "b") && jg_expr_ws_get(ws, "c"),
+           "a script's matrix power stops at the workspace's work limit");
+    jg_expr_ws_free(ws);
     tap_ok(jg_expr_eval_limits("inv(ones(101))", &lim, lookup, NULL, &v, &e) == JG_PARAM &&
                strstr(e.msg, "inv of this size"), "inv is charged too: %s", e.msg);
     jg_expr_value_clear(&v);

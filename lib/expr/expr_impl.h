@@ -35,6 +35,8 @@ static inline int64_t jg__xv_numel(const jg__xv_t *v) { return v->r * v->c; }
 int jg__xerr(jg__xerr_t *E, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int jg__xnomem(jg__xerr_t *E);
 
+/* The limits scripts run into ws evaluate under (zeros: the defaults). */
+const jg_expr_limits_t *jg__expr_ws_limits(const jg_expr_ws_t *ws);
 /* The evaluation state of limits lim (NULL: defaults) reporting into err. */
 jg__xerr_t jg__xerr_init(jg_expr_error_t *err, const jg_expr_limits_t *lim);
 /* Charge r * k * c multiply-adds of `what` to the evaluation: 0, or -1 with

@@ -10,7 +10,17 @@ struct jg_expr_ws {
     jg_expr_value_t *vals;
     size_t hcap;   /* power of two, > 2n; slots hold index + 1, 0 empty */
     size_t *htab;
+    jg_expr_limits_t lim;   /* of the scripts run into it (jg_expr_ws_set_limits) */
 };
+
+void jg_expr_ws_set_limits(jg_expr_ws_t *ws, const jg_expr_limits_t *lim)
+{
+    if (!ws) return;
+    if (lim) ws->lim = *lim;
+    else memset(&ws->lim, 0, sizeof ws->lim);
+}
+
+const jg_expr_limits_t *jg__expr_ws_limits(const jg_expr_ws_t *ws) { return ws ? &ws->lim : NULL; }
 
 static size_t hash(const char *s)
 {

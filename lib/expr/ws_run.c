@@ -122,7 +122,7 @@ static void assign_indexed(run_t *R, int line, const char *stmt, const char *nam
                            jg_expr_value_t *rhs)
 {
     char sb[80];
-    jg__xerr_t E = jg__xerr_init(NULL, NULL);
+    jg__xerr_t E = jg__xerr_init(NULL, jg__expr_ws_limits(R->ws));
     jg_expr_error_t err = {0};
     E.err = &err;
     jg__xv_t cur = {0}, r = {0};
@@ -234,7 +234,7 @@ static void statement(run_t *R, char *stmt, int line)
     }
     jg_expr_value_t v;
     jg_expr_error_t err;
-    jg_status_t st = jg_expr_eval(rhs, jg_expr_ws_lookup, &R->chain, &v, &err);
+    jg_status_t st = jg_expr_eval_limits(rhs, jg__expr_ws_limits(R->ws), jg_expr_ws_lookup, &R->chain, &v, &err);
     if (st) {
         if (st == JG_NOMEM) R->st = JG_NOMEM;
         if (err.column)

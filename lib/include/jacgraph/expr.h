@@ -106,6 +106,9 @@ JG_API jg_status_t jg_expr_ws_set(jg_expr_ws_t *ws, const char *name, const jg_e
 /* The value of name, or NULL (valid until the next jg_expr_ws_set of that name). */
 JG_API const jg_expr_value_t *jg_expr_ws_get(const jg_expr_ws_t *ws, const char *name);
 JG_API size_t jg_expr_ws_count(const jg_expr_ws_t *ws);
+/* Scripts run into ws (jg_expr_ws_run) evaluate under lim (copied; NULL: the
+ * defaults). */
+JG_API void jg_expr_ws_set_limits(jg_expr_ws_t *ws, const jg_expr_limits_t *lim);
 /* Entry k in insertion order (name and value), k < jg_expr_ws_count. */
 JG_API const char *jg_expr_ws_name(const jg_expr_ws_t *ws, size_t k);
 JG_API const jg_expr_value_t *jg_expr_ws_value(const jg_expr_ws_t *ws, size_t k);
