@@ -111,6 +111,7 @@ static int parse_model(const char *arg, int gen_mode, model_t *m)
 
 typedef struct {
     int points, matrix_points, failed;
+    int lft_fallbacks;   /* replay points whose LFT was factorized afresh (a recorded pivot moved) */
     double spread;
     unsigned long long seed;
     int32_t nblocks;
@@ -175,6 +176,7 @@ static int trajectory(const model_t *md, jg_graph_reduce_t red, traj_t *t)
         v[1][np] = st.t_eval;
         v[2][np] = st.t_replay;
         v[3][np] = st.t_lft;
+        t->lft_fallbacks += st.lft_fallback != 0;
         t->rp_sum += w1 - w0;
         /* rebuild: a new jg_lin_t at the same point */
         jg_lin_t *l2 = NULL;
@@ -257,11 +259,14 @@ static void print_traj(FILE *f, const traj_t *t)
                 t->matrix_points, 1e3 * t->mx_total);
     fprintf(f, "\nAll %d points: replay %.3f s, rebuild %.3f s (rebuild / replay = %.2f).  "
                "Replay per point / block-Jacobian evaluation (t_eval) = %.2f; numeric replay "
-               "alone / t_eval = %.2f.  Largest difference between replay, rebuild and matrix "
-               "results: %.1e.\n\n",
+               "alone / t_eval = %.2f; LFT alone / t_eval = %.2f (refactorized numerically on the "
+               "first run's pivots; factorized afresh at %d point%s where a pivot moved).  Largest "
+               "difference between replay, rebuild and matrix results: %.1e.\n\n",
             t->points - t->failed, t->rp_sum, t->rb_sum, t->rp_sum > 0 ? t->rb_sum / t->rp_sum : NAN,
             t->rp_eval > 0 ? t->rp_total / t->rp_eval : NAN,
-            t->rp_eval > 0 ? t->rp_replay / t->rp_eval : NAN, t->max_diff);
+            t->rp_eval > 0 ? t->rp_replay / t->rp_eval : NAN,
+            t->rp_eval > 0 ? t->rp_lft / t->rp_eval : NAN, t->lft_fallbacks,
+            t->lft_fallbacks == 1 ? "" : "s", t->max_diff);
 }
 
 static void traj_csv(FILE *f, const traj_t *t)
@@ -269,13 +274,15 @@ static void traj_csv(FILE *f, const traj_t *t)
     fprintf(f, "model,blocks,states,points,failed,spread,seed,"
                "replay_total,replay_eval,replay_replay,replay_lft,"
                "rebuild_total,rebuild_create,rebuild_eval,rebuild_build,rebuild_elim,rebuild_replay,"
-               "rebuild_lft,matrix_points,matrix_total,replay_sum,rebuild_sum,replay_over_eval,max_diff\n");
+               "rebuild_lft,matrix_points,matrix_total,replay_sum,rebuild_sum,replay_over_eval,max_diff,"
+               "lft_over_eval,lft_fallbacks\n");
     fprintf(f, "\"%s\",%d,%lld,%d,%d,%g,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%.9g,"
-               "%.9g,%.9g,%.9g,%.3g\n",
+               "%.9g,%.9g,%.9g,%.3g,%.9g,%d\n",
             t->label, t->nblocks, (long long)t->nx, t->points - t->failed, t->failed, t->spread, t->seed,
             t->rp_total, t->rp_eval, t->rp_replay, t->rp_lft, t->rb_total, t->rb_create, t->rb_eval,
             t->rb_build, t->rb_elim, t->rb_replay, t->rb_lft, t->matrix_points, t->mx_total, t->rp_sum,
-            t->rb_sum, t->rp_eval > 0 ? t->rp_total / t->rp_eval : NAN, t->max_diff);
+            t->rb_sum, t->rp_eval > 0 ? t->rp_total / t->rp_eval : NAN, t->max_diff,
+            t->rp_eval > 0 ? t->rp_lft / t->rp_eval : NAN, t->lft_fallbacks);
 }
 
 /* ---------------------------------------------------------------- SVG */

@@ -28,11 +28,16 @@
  * Per model and solver (ode45 at --rtol, ode4 at --step), the three runs are
  * alternated after one warm-up each, at least --repeat times and more until
  * they took --min-time seconds (at most --max-runs); reported are medians of the
- * wall time of the step loop (CLOCK_MONOTONIC), steps/s, right-hand-side
- * evaluations/s and the overhead ratios diagram/hand and kernel/hand.  A
- * second table times the right-hand side alone (one evaluation at the initial
- * state, repeated), which isolates the evaluation from the solver's own
- * O(stages N) arithmetic.
+ * time of the step loop, steps/s, right-hand-side evaluations/s and the
+ * overhead ratios diagram/hand and kernel/hand as the medians of the ratios
+ * within each round (the runs of one round see the same load).  The clock is
+ * the process CPU time by default (--clock cpu: the machine is shared, and
+ * the wall time counts other processes' turns), or CLOCK_MONOTONIC (--clock
+ * wall).  A second table times the right-hand side alone (one evaluation at the
+ * initial state, repeated), which isolates the evaluation from the solver's
+ * own O(stages N) arithmetic: batches of hand-written and diagram evaluations
+ * alternate (which goes first alternates too), the ratio is the median of the
+ * rounds' ratios.
  *
  * --profile K evaluates the diagram's right-hand side K times and nothing else
  * timed, for
@@ -67,7 +72,8 @@ static const char usage[] =
     "  --min-time S        ...and more until the runs of a model and solver took S seconds\n"
     "                      (default 1)\n"
     "  --max-runs N        at most N runs per variant (default 1000)\n"
-    "  --rhs-time S        seconds per variant for the right-hand-side-only timing (default 0.2)\n"
+    "  --rhs-time S        seconds for the right-hand-side-only timing (default 0.4)\n"
+    "  --clock cpu|wall    process CPU time (default) or wall time (CLOCK_MONOTONIC)\n"
     "  --tol T             agreement tolerance, relative to max |x| (default 1e-8)\n"
     "  --md FILE           also write the markdown tables to FILE\n"
     "  --write-model FILE  write the JSON of the first model of --models and exit\n"
@@ -277,10 +283,12 @@ static char *model_vector(int64_t n)
 
 /* ---------------------------------------------------------- measuring */
 
+static clockid_t clock_id = CLOCK_PROCESS_CPUTIME_ID;   /* --clock */
+
 static double now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock_id, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -354,29 +362,54 @@ static double rel_diff(const double *x, const double *y, int64_t n)
     return m > 0 ? d / m : d;
 }
 
-/* Seconds per evaluation of f at x0: batches of evaluations until `budget`
- * seconds, the median over batches. */
-static double time_rhs(jg_rhs_fn f, void *user, int64_t n, const double *x0, double budget)
+/* Seconds per evaluation of f1 and of f2 at x0, and the ratio f2 / f1:
+ * batches of k evaluations of each in turn (the first of a round alternates)
+ * until `budget` seconds, at least 11 rounds; medians over the rounds, the
+ * ratio the median of the rounds' ratios. */
+static void time_rhs_pair(jg_rhs_fn f1, void *u1, jg_rhs_fn f2, void *u2, int64_t n,
+                          const double *x0, double budget, double *t1, double *t2, double *ratio)
 {
     double *dx = malloc(sizeof(double) * (size_t)n);
-    if (!dx) return NAN;
-    f(0, x0, dx, user);   /* warm */
+    *t1 = *t2 = *ratio = NAN;
+    if (!dx) return;
+    f1(0, x0, dx, u1);   /* warm */
+    f2(0, x0, dx, u2);
     int k = 1;
-    double t1 = now();
-    while (now() - t1 < budget / 50 && k < (1 << 24)) {
-        for (int j = 0; j < k; j++) f(0, x0, dx, user);
+    double s0 = now();
+    while (now() - s0 < budget / 100 && k < (1 << 24)) {
+        for (int j = 0; j < k; j++) f1(0, x0, dx, u1);
         k *= 2;
     }
-    double per[101];
-    int nb = 0;
-    t1 = now();
-    while (nb < 101 && (nb < 5 || now() - t1 < budget)) {
-        double s = now();
-        for (int j = 0; j < k; j++) f(0, x0, dx, user);
-        per[nb++] = (now() - s) / k;
+    enum { MAXR = 201 };
+    double p1[MAXR], p2[MAXR], pr[MAXR];
+    int nr = 0;
+    s0 = now();
+    while (nr < MAXR && (nr < 11 || now() - s0 < budget)) {
+        double a, b, c;
+        if (nr % 2 == 0) {
+            a = now();
+            for (int j = 0; j < k; j++) f1(0, x0, dx, u1);
+            b = now();
+            for (int j = 0; j < k; j++) f2(0, x0, dx, u2);
+            c = now();
+            p1[nr] = (b - a) / k;
+            p2[nr] = (c - b) / k;
+        } else {
+            a = now();
+            for (int j = 0; j < k; j++) f2(0, x0, dx, u2);
+            b = now();
+            for (int j = 0; j < k; j++) f1(0, x0, dx, u1);
+            c = now();
+            p2[nr] = (b - a) / k;
+            p1[nr] = (c - b) / k;
+        }
+        pr[nr] = p2[nr] / p1[nr];
+        nr++;
     }
     free(dx);
-    return median(per, nb);
+    *t1 = median(p1, nr);
+    *t2 = median(p2, nr);
+    *ratio = median(pr, nr);
 }
 
 /* ------------------------------------------------------------ one model */
@@ -387,6 +420,7 @@ typedef struct {
     long steps, rejected, fevals;
     int runs;
     double hand, diagram, kernel;   /* median seconds */
+    double r_diagram, r_kernel;     /* medians of the rounds' ratios to hand */
     double diff_diagram, diff_kernel;
     int counts_equal;
 } row_t;
@@ -395,6 +429,7 @@ typedef struct {
     const char *model;
     int32_t nblocks, nreal;
     double hand, diagram;           /* seconds per evaluation */
+    double ratio;                   /* median of the rounds' diagram / hand */
     double diff;                    /* max |dx_diagram - dx_hand| / max |dx_hand| */
 } rhs_row_t;
 
@@ -437,9 +472,11 @@ static jg_status_t measure_model(const char *kind, const cfg_t *c, char **solver
            *xd = malloc(sizeof(double) * (size_t)n), *xk = malloc(sizeof(double) * (size_t)n);
     double *th = malloc(sizeof(double) * (size_t)c->max_runs),
            *td = malloc(sizeof(double) * (size_t)c->max_runs),
-           *tk = malloc(sizeof(double) * (size_t)c->max_runs);
+           *tk = malloc(sizeof(double) * (size_t)c->max_runs),
+           *rd_ = malloc(sizeof(double) * (size_t)c->max_runs),
+           *rk_ = malloc(sizeof(double) * (size_t)c->max_runs);
     jg_status_t st = JG_OK;
-    if (ode_init(&ode, n) || !x0 || !xh || !xd || !xk || !th || !td || !tk) {
+    if (ode_init(&ode, n) || !x0 || !xh || !xd || !xk || !th || !td || !tk || !rd_ || !rk_) {
         st = jg_error_set(err, JG_NOMEM, "out of memory");
         goto done;
     }
@@ -463,8 +500,8 @@ static jg_status_t measure_model(const char *kind, const cfg_t *c, char **solver
         goto done;
     }
     rr->diff = rel_diff(xd, xh, n);
-    rr->hand = time_rhs(bench_hand_rhs, &ode, n, x0, c->rhs_time);
-    rr->diagram = time_rhs(bench_bd_rhs, &bd, n, x0, c->rhs_time);
+    time_rhs_pair(bench_hand_rhs, &ode, bench_bd_rhs, &bd, n, x0, c->rhs_time, &rr->hand,
+                  &rr->diagram, &rr->ratio);
 
     for (int s = 0; s < nsolvers; s++) {
         row_t *r = &rows[s];
@@ -494,6 +531,8 @@ static jg_status_t measure_model(const char *kind, const cfg_t *c, char **solver
             th[k] = rh.secs;
             td[k] = rd.secs;
             tk[k] = rk.secs;
+            rd_[k] = rd.secs / rh.secs;
+            rk_[k] = rk.secs / rh.secs;
             r->diff_diagram = fmax(r->diff_diagram, rel_diff(xd, xh, n));
             r->diff_kernel = fmax(r->diff_kernel, rel_diff(xk, xh, n));
             if (rd.st.steps != rh.st.steps || rd.st.fevals != rh.st.fevals ||
@@ -507,6 +546,8 @@ static jg_status_t measure_model(const char *kind, const cfg_t *c, char **solver
         r->hand = median(th, k);
         r->diagram = median(td, k);
         r->kernel = median(tk, k);
+        r->r_diagram = median(rd_, k);
+        r->r_kernel = median(rk_, k);
     }
 done:
     jg_eval_free(w);
@@ -519,6 +560,8 @@ done:
     free(th);
     free(td);
     free(tk);
+    free(rd_);
+    free(rk_);
     return st;
 }
 
@@ -533,8 +576,9 @@ static void report(FILE *f, const cfg_t *c, const row_t *rows, int nrows, const 
                "right-hand side, diagram = the block diagram's (jg_eval_outputs + "
                "jg_eval_derivatives), both under jg_solver_step; kernel = jg_sim_run.  Medians of "
                "at least %d runs of each, alternated, more (up to %d) until they took %g s "
-               "(column runs).\n\n",
-            c->rtol, c->atol, c->step, c->repeat, c->max_runs, c->min_time);
+               "(column runs); %s time; the ratios are the medians of each round's ratios.\n\n",
+            c->rtol, c->atol, c->step, c->repeat, c->max_runs, c->min_time,
+            clock_id == CLOCK_MONOTONIC ? "wall (CLOCK_MONOTONIC)" : "process CPU");
     fprintf(f, "| model | blocks (real) | solver | runs | steps (rejected) | f evals | hand ms | diagram ms "
                "| kernel ms | hand steps/s, f/s | diagram steps/s, f/s | kernel steps/s, f/s "
                "| **diagram/hand** | kernel/hand | max rel diff diagram, kernel |\n");
@@ -547,18 +591,19 @@ static void report(FILE *f, const cfg_t *c, const row_t *rows, int nrows, const 
                 r->model, r->nblocks, r->nreal, r->solver, r->runs, r->steps, r->rejected, r->fevals,
                 1e3 * r->hand, 1e3 * r->diagram, 1e3 * r->kernel, r->steps / r->hand,
                 r->fevals / r->hand, r->steps / r->diagram, r->fevals / r->diagram,
-                r->steps / r->kernel, r->fevals / r->kernel, r->diagram / r->hand,
-                r->kernel / r->hand, r->diff_diagram, r->diff_kernel,
+                r->steps / r->kernel, r->fevals / r->kernel, r->r_diagram, r->r_kernel,
+                r->diff_diagram, r->diff_kernel,
                 r->counts_equal ? "" : " (step counts differ)");
     }
-    fprintf(f, "\nThe right-hand side alone (one evaluation at x0, median of batches):\n\n");
+    fprintf(f, "\nThe right-hand side alone (one evaluation at x0; batches of hand and diagram "
+               "alternated, medians; the ratio is the median of the rounds' ratios):\n\n");
     fprintf(f, "| model | blocks (real) | hand us/eval | diagram us/eval | **diagram/hand** | "
                "diagram ns per real block | max rel diff of dx |\n");
     fprintf(f, "|---|--:|--:|--:|--:|--:|--:|\n");
     for (int i = 0; i < nrr; i++)
         fprintf(f, "| %s | %d (%d) | %.2f | %.2f | **%.2f** | %.1f | %.1e |\n", rr[i].model,
                 rr[i].nblocks, rr[i].nreal, 1e6 * rr[i].hand, 1e6 * rr[i].diagram,
-                rr[i].diagram / rr[i].hand, 1e9 * rr[i].diagram / rr[i].nreal, rr[i].diff);
+                rr[i].ratio, 1e9 * rr[i].diagram / rr[i].nreal, rr[i].diff);
     fprintf(f, "\n");
 }
 
@@ -642,7 +687,7 @@ static int profile_kernel(const char *kind, int64_t n, long k, const char *solve
 int main(int argc, char **argv)
 {
     cfg_t c = {.n = 1000, .tstop = 10, .rtol = 1e-6, .atol = 1e-8, .step = 0.01, .tol = 1e-8,
-               .rhs_time = 0.2, .min_time = 1, .repeat = 5, .max_runs = 1000};
+               .rhs_time = 0.4, .min_time = 1, .repeat = 5, .max_runs = 1000};
     char models_arg[256] = "chain,vector", solvers_arg[256] = "ode45,ode4";
     const char *md = NULL, *write_model = NULL;
     long prof = 0, prof_kernel = 0;
@@ -669,6 +714,8 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--rhs-time")) c.rhs_time = atof(v);
         else if (!strcmp(a, "--tol")) c.tol = atof(v);
         else if (!strcmp(a, "--md")) md = v;
+        else if (!strcmp(a, "--clock") && (!strcmp(v, "cpu") || !strcmp(v, "wall")))
+            clock_id = !strcmp(v, "wall") ? CLOCK_MONOTONIC : CLOCK_PROCESS_CPUTIME_ID;
         else if (!strcmp(a, "--write-model")) write_model = v;
         else if (!strcmp(a, "--profile")) prof = atol(v);
         else if (!strcmp(a, "--profile-hand")) prof = atol(v), prof_hand = 1;

@@ -324,8 +324,11 @@ static void run_task(const jgb_source_t *src, const jgb_opts_t *o, int task, FIL
             if (new_lin(p, o, &l, &err)) goto fail;
         }
         if (task == TASK_GRAPH) {
-            if (jg_lin_run(l, JG_LIN_GRAPH, o->reduce, &a, &s1, &err)) goto fail;
-            if (jg_lin_run(l, JG_LIN_GRAPH, o->reduce, &b, &s2, &err)) {
+            if (o->strategy ? jg_lin_run_strategy(l, o->strategy, &a, &s1, &err)
+                            : jg_lin_run(l, JG_LIN_GRAPH, o->reduce, &a, &s1, &err))
+                goto fail;
+            if (o->strategy ? jg_lin_run_strategy(l, o->strategy, &b, &s2, &err)
+                            : jg_lin_run(l, JG_LIN_GRAPH, o->reduce, &b, &s2, &err)) {
                 jg_lin_sys_free(a);
                 goto fail;
             }

@@ -51,6 +51,7 @@ typedef struct jgb_opts {
     int max_runs;             /* (1000) */
     double max_time;          /* stop repeating once the runs took this long (s); <= 0: no limit */
     jg_graph_reduce_t reduce;       /* graph algorithm's elimination (markowitz) */
+    const jg_graph_strategy_t *strategy;   /* non-NULL: this elimination instead of reduce */
     int64_t matrix_max_blocks;/* skip the matrix algorithm above this many blocks (0: never) */
     int matrix;               /* 0: skip the matrix algorithm */
     int fork;                 /* 1: children with peak RSS; 0: in-process, no RSS */

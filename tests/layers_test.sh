@@ -4,7 +4,7 @@
 # (lib/include/jacgraph/*.h), or the internal interface of an EARLIER module
 # (the list below), so the module arrows point one way:
 #   core -> expr -> model -> import -> compile -> blocks -> eval -> graph -> lft
-#        -> linearize -> analysis -> sim -> io        (gen uses core only)
+#        -> linearize -> analysis -> sim -> batch -> io        (gen uses core only)
 # An internal interface itself includes only public headers and internal
 # interfaces.  Includes are resolved as the compiler does: the including
 # file's directory first, then lib/meson.build's include_directories of `inc`.
@@ -18,7 +18,7 @@ cd "$top"
 # gen sits right after core, so it may use core only and nothing uses gen's
 # private headers.
 declare -A rank=([core]=0 [gen]=1 [expr]=2 [model]=3 [import]=4 [compile]=5 [blocks]=6
-                 [eval]=7 [graph]=8 [lft]=9 [linearize]=10 [analysis]=11 [sim]=12 [io]=13)
+                 [eval]=7 [graph]=8 [lft]=9 [linearize]=10 [analysis]=11 [sim]=12 [batch]=13 [io]=14)
 # the internal interfaces written for later modules (docs/architecture.md)
 interfaces="core/arena.h core/dense.h core/jsonstr.h model/model_internal.h compile/program_impl.h
 compile/block_impl.h compile/goto.h eval/eval_internal.h graph/graph_internal.h

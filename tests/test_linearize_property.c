@@ -4,7 +4,8 @@
  * the graph algorithm without reduction, with Markowitz and with full
  * elimination (<= 1e-10), numerical perturbation (<= 1e-6), and the graph
  * algorithm again at another operating point (numeric replay; a linear model
- * has the same Jacobian everywhere).  One TAP line per seed; a failing seed
+ * has the same Jacobian everywhere), and the graph algorithm with every
+ * elimination strategy of the registry (<= 1e-10).  One TAP line per seed; a failing seed
  * prints its model as "# " lines, and `gen_model SEED NBLOCKS DEPTH [flags]`
  * (printed with it) regenerates the same file.
  *
@@ -172,6 +173,33 @@ static int check_seed(const jg_gen_random_opts_t *o, seen_t *seen)
             seen->markowitz_removed++;
         jg_lin_sys_free(s);
         s = NULL;
+    }
+    /* every elimination strategy of the registry (order:FILE needs a file;
+     * a strategy refusing the graph with JG_ARG, exact above its limit, is
+     * not applicable), and a tie-break chain */
+    {
+        int nstrat = 0, nagree = 0;
+        char first_bad[160] = "";
+        for (int k = 0; k <= jg_graph_strategy_count(); k++) {
+            const char *spec = k < jg_graph_strategy_count() ? jg_graph_strategy_name(k) : "momr>lm>reverse";
+            if (!strcmp(spec, "order")) continue;
+            jg_graph_strategy_t *gs = NULL;
+            jg_status_t e = jg_graph_strategy_parse(spec, &gs, &err);
+            if (!e) jg_graph_strategy_set_time_limit(gs, 0.01);   /* searches: briefly */
+            if (!e) e = jg_lin_run_strategy(l, gs, &s, NULL, &err);
+            jg_graph_strategy_free(gs);
+            if (e == JG_ARG) continue;
+            nstrat++;
+            const char *which = "?";
+            double d = e ? 1 : jg_lin_sys_diff(s, ref, &which);
+            if (d <= TOL_GRAPH) nagree++;
+            else if (!first_bad[0]) snprintf(first_bad, sizeof first_bad, " (%s: %.1e in %s%s%.80s)", spec, d,
+                                             which, e ? ": " : "", e ? err.msg : "");
+            jg_lin_sys_free(s);
+            s = NULL;
+        }
+        if (nagree < nstrat) bad = 1;
+        n += (size_t)snprintf(res + n, sizeof res - n, ", strategies %d/%d%s", nagree, nstrat, first_bad);
     }
     /* another operating point: states and inputs moved, replay only */
     {

@@ -65,6 +65,11 @@ static char *skipped_blocks[1024];
 static int nskipped_blocks;
 
 const jg_import_opts_t *cli_import_opts(void) { return &import_opts; }
+int cli_plugins(const char *const **files)
+{
+    *files = opt_plugin;
+    return nplugin;
+}
 int cli_nskipped(void) { return nskipped_blocks; }
 const char *cli_skipped(int k) { return k >= 0 && k < nskipped_blocks ? skipped_blocks[k] : NULL; }
 
@@ -374,4 +379,43 @@ int cli_time_apply(const jg_program_t *p, jg_lin_t *l, const cli_time_t *t, jg_l
         *s = sd;
     }
     return 0;
+}
+
+/* ----------------------------------------------------------- strategies */
+
+static jg_graph_strategy_t *cli_strat;
+
+static void free_strategy(void)
+{
+    jg_graph_strategy_free(cli_strat);
+    cli_strat = NULL;
+}
+
+int cli_strategy(const char *cmd, const char *reduce, const char *order, const char *def,
+                 const jg_graph_strategy_t **s)
+{
+    char spec[4200];
+    jg_error_t err;
+    jg_error_clear(&err);
+    *s = NULL;
+    if (reduce && order) return cli_usage(cmd, "--reduce and --order: give one of them");
+    if (order) snprintf(spec, sizeof spec, "order:%s", order);
+    else snprintf(spec, sizeof spec, "%s", reduce ? reduce : def);
+    static int registered;
+    if (!registered) registered = !atexit(free_strategy);
+    jg_graph_strategy_free(cli_strat);
+    cli_strat = NULL;
+    if (jg_graph_strategy_parse(spec, &cli_strat, &err)) {
+        if (err.status == JG_NOMEM) return cli_fail(&err);
+        return cli_usage(cmd, "--reduce: %s", err.msg);
+    }
+    *s = cli_strat;
+    return 0;
+}
+
+jg_status_t cli_lin_run(jg_lin_t *l, jg_lin_method_t m, const jg_graph_strategy_t *s, jg_lin_sys_t **out,
+                        jg_lin_stats_t *st, jg_error_t *err)
+{
+    if (m == JG_LIN_GRAPH) return jg_lin_run_strategy(l, s, out, st, err);
+    return jg_lin_run(l, m, JG_GRAPH_REDUCE_NONE, out, st, err);
 }

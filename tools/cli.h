@@ -26,6 +26,8 @@ int cli_sim_at(const char *cmd, double *at, const char *solver, const char *jaco
  * repeatable) out of argv; cli_load applies them.  Returns an exit code (0: go on). */
 int cli_take_model_opts(int *argc, char **argv);
 const jg_import_opts_t *cli_import_opts(void);
+/* The --plugin files taken (*files, valid until exit); returns their number. */
+int cli_plugins(const char *const **files);
 /* Blocks the last cli_load left out (user-interface blocks of a Simulink
  * file): "path (Type): reason". */
 int cli_nskipped(void);
@@ -112,6 +114,25 @@ int cli_time_check(const char *cmd, cli_time_t *t, cli_io_t *io);
  * the model has discrete states (unless --rate 0), then --ts/--c2d.  *s is
  * replaced (the old one freed).  Errors printed; returns an exit code. */
 int cli_time_apply(const jg_program_t *p, jg_lin_t *l, const cli_time_t *t, jg_lin_sys_t **s);
+
+/* The vertex elimination of --reduce SPEC and --order FILE (jacgraph/graph.h's
+ * strategies: "markowitz", "lm", "momr>lm>reverse", ...; --order FILE is
+ * "order:FILE"; neither: SPEC def) into *s, owned by the CLI (freed at exit).
+ * An unknown strategy is a usage error listing the known ones (printed):
+ * returns EXIT_USAGE, else 0. */
+int cli_strategy(const char *cmd, const char *reduce, const char *order, const char *def,
+                 const jg_graph_strategy_t **s);
+#define CLI_STRATEGY_HELP                                                                      \
+    "  --reduce S          vertex elimination of the graph method: markowitz (default,\n"   \
+    "                      the paper's rule), none, full, or any strategy of\n"              \
+    "                      'jacgraph strategies --list' (lm, minfill, mincost, momr>lm,\n"    \
+    "                      exact, ...; docs/strategies.md)\n"                               \
+    "  --order FILE        eliminate in the order of FILE (vertex ids, one a line, as\n"   \
+    "                      'jacgraph graph --json' numbers them): --reduce order:FILE\n"
+/* jg_lin_run with the graph method's elimination by s (the other methods
+ * ignore it). */
+jg_status_t cli_lin_run(jg_lin_t *l, jg_lin_method_t m, const jg_graph_strategy_t *s, jg_lin_sys_t **out,
+                        jg_lin_stats_t *st, jg_error_t *err);
 
 int cmd_linearize(int argc, char **argv);
 int cmd_graph(int argc, char **argv);

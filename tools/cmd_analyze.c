@@ -21,7 +21,7 @@ static const char help[] =
     "\n"
     "  --input BLOCK:N, --output BLOCK:N, --open BLOCK:N, --no-default-io, --op FILE\n"
     "                      the linearization I/O and operating point (see linearize)\n"
-    "  --method graph|matrix|perturb, --reduce markowitz|none|full   as linearize\n"
+    "  --method graph|matrix|perturb, --reduce S, --order FILE   as linearize\n"
     CLI_TIME_HELP
     "                      (a discrete model: poles and zeros in z, damping and\n"
     "                      natural frequency of log(z)/Ts, Bode up to pi/Ts, held\n"
@@ -461,7 +461,7 @@ int cmd_analyze(int argc, char **argv)
     cli_args_t a = {argc, 1, argv, "analyze"};
     cli_io_t io = {0};
     cli_time_t tm = {0};
-    const char *model = NULL, *method = "graph", *reduce = "markowitz", *format = "text", *out = NULL,
+    const char *model = NULL, *method = "graph", *reduce = NULL, *order = NULL, *format = "text", *out = NULL,
                *digits_s = NULL, *minreal_s = NULL, *bode = NULL, *step = NULL, *impulse = NULL, *pzmap = NULL,
                *tfinal_s = NULL, *freq_s = NULL, *chan_s[256];
     int nchan_s = 0, want_tf = 0, r;
@@ -476,6 +476,7 @@ int cmd_analyze(int argc, char **argv)
         }
         if ((r = cli_io_opt(&a, &io)) || (r = cli_time_opt(&a, &tm)) || (r = cli_opt(&a, "--method", &method)) ||
             (r = cli_opt(&a, "--reduce", &reduce)) || (r = cli_opt(&a, "--format", &format)) ||
+            (r = cli_opt(&a, "--order", &order)) ||
             (r = cli_opt(&a, "--out", &out)) || (r = cli_opt(&a, "--digits", &digits_s)) ||
             (r = cli_opt(&a, "--minreal", &minreal_s)) || (r = cli_opt(&a, "--bode", &bode)) ||
             (r = cli_opt(&a, "--step", &step)) || (r = cli_opt(&a, "--impulse", &impulse)) ||
@@ -491,9 +492,10 @@ int cmd_analyze(int argc, char **argv)
         if ((r = cli_operand(&a, "MODEL", &model))) return r;
     }
     if (!model) return cli_usage(a.cmd, "missing MODEL");
-    int m = jg_lin_method_parse(method), red = jg_graph_reduce_parse(reduce), dg = 6;
+    int m = jg_lin_method_parse(method), dg = 6;
+    const jg_graph_strategy_t *red;
     if (m < 0) return cli_usage(a.cmd, "unknown --method '%s' (graph, matrix, perturb)", method);
-    if (red < 0) return cli_usage(a.cmd, "unknown --reduce '%s' (markowitz, none, full)", reduce);
+    if ((r = cli_strategy(a.cmd, reduce, order, "markowitz", &red))) return r;
     if ((r = cli_time_check(a.cmd, &tm, &io))) return r;
     int json = !strcmp(format, "json");
     if (!json && strcmp(format, "text")) return cli_usage(a.cmd, "unknown --format '%s' (text, json)", format);
@@ -526,7 +528,7 @@ int cmd_analyze(int argc, char **argv)
     int rc = cli_load(model, &md, &p);
     if (rc) return rc;
     if ((rc = cli_lin(p, &io, &l))) goto done;
-    if (jg_lin_run(l, (jg_lin_method_t)m, (jg_graph_reduce_t)red, &ls, NULL, &err)) goto fail;
+    if (cli_lin_run(l, (jg_lin_method_t)m, red, &ls, NULL, &err)) goto fail;
     if ((rc = cli_time_apply(p, l, &tm, &ls))) goto done;
     /* internal delays (--delays exact): the delay-free part's poles, zeros,
      * gains and time responses are not the delayed system's; its frequency

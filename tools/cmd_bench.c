@@ -20,7 +20,9 @@ static const char help[] =
     "\n"
     "  --repeat N      timing runs per algorithm: at least N (default 5), more (up to 1000)\n"
     "                  until they took 0.5 s\n"
-    "  --reduce S      graph elimination: markowitz (default), full or none\n"
+    "  --reduce S      graph elimination: markowitz (default), full, none, or any\n"
+    "                  strategy of 'jacgraph strategies --list' (docs/strategies.md)\n"
+    "  --order FILE    graph elimination in the order of FILE: --reduce order:FILE\n"
     "  --max-time S    stop repeating an algorithm once its runs took S seconds (default 60)\n"
     "  --no-matrix     graph algorithm only\n"
     "  --no-fork       measure in this process (no peak RSS)\n"
@@ -35,7 +37,7 @@ int cmd_bench(int argc, char **argv)
 {
     cli_args_t a = {argc, 1, argv, "bench"};
     cli_io_t io = {0};
-    const char *model = NULL, *rep = NULL, *red = NULL, *mt = NULL;
+    const char *model = NULL, *rep = NULL, *red = NULL, *mt = NULL, *order = NULL;
     int csv = 0, r;
     jgb_opts_t o;
     jgb_opts_default(&o);
@@ -54,7 +56,8 @@ int cmd_bench(int argc, char **argv)
             continue;
         }
         if ((r = cli_io_opt(&a, &io)) || (r = cli_opt(&a, "--repeat", &rep)) ||
-            (r = cli_opt(&a, "--reduce", &red)) || (r = cli_opt(&a, "--max-time", &mt))) {
+            (r = cli_opt(&a, "--reduce", &red)) || (r = cli_opt(&a, "--max-time", &mt)) ||
+            (r = cli_opt(&a, "--order", &order))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
@@ -67,10 +70,8 @@ int cmd_bench(int argc, char **argv)
         if (*end || n < 1 || n > 1000000) return cli_usage(a.cmd, "--repeat must be a positive integer");
         o.repeat = (int)n;
     }
-    if (red) {
-        int k = jg_graph_reduce_parse(red);
-        if (k < 0) return cli_usage(a.cmd, "--reduce must be none, markowitz or full");
-        o.reduce = (jg_graph_reduce_t)k;
+    if (red || order) {
+        if ((r = cli_strategy(a.cmd, red, order, NULL, &o.strategy))) return r;
     }
     if (mt) {
         char *end;
@@ -114,7 +115,8 @@ int cmd_bench(int argc, char **argv)
     } else {
         printf("bench %s: graph algorithm (%s elimination) vs matrix algorithm; medians of %d/%d "
                "runs\n\n",
-               label, jg_graph_reduce_name(o.reduce), row.runs_graph, row.runs_matrix);
+               label, o.strategy ? jg_graph_strategy_spec(o.strategy) : jg_graph_reduce_name(o.reduce),
+               row.runs_graph, row.runs_matrix);
         jgb_table1_header(stdout);
         jgb_table1_row(stdout, &row);
         printf("\n");

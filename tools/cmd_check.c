@@ -8,7 +8,7 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: jacgraph check MODEL [--tol-graph T] [--tol-perturb T] [io options]\n"
+    "usage: jacgraph check MODEL [--tol-graph T] [--tol-perturb T] [--reduce S] [io options]\n"
     "\n"
     "Linearize MODEL with the Jacobian graph (reductions none, markowitz, full), the\n"
     "matrix-based block-by-block algorithm and central-difference perturbation of the\n"
@@ -25,12 +25,15 @@ static const char help[] =
     "  --tol-graph T     tolerance of the graph and matrix methods (default 1e-10)\n"
     "  --tol-perturb T   tolerance of perturbation (default: 10 times its own error\n"
     "                    estimate, at least 1e-8)\n"
+    "  --reduce S        one more method: the graph method with elimination strategy\n"
+    "                    S (any of 'jacgraph strategies --list'; --order FILE: the\n"
+    "                    order of FILE), compared like the others\n"
     "  --input/--output/--open BLOCK:N|SIGNAL, --no-default-io, --op FILE as for linearize\n"
     "\n"
     "The last line is PASS or FAIL.  Exit status 0 when all agree, 1 when one differs\n"
     "beyond its tolerance, fails, or gives NaN or Inf.\n";
 
-enum { NM = 5 };   /* graph/none, graph/markowitz, graph/full, matrix, perturb */
+enum { NM = 6 };   /* graph/none, graph/markowitz, graph/full, matrix, perturb[, graph/--reduce] */
 
 static int parse_tol(const char *s, double *t)
 {
@@ -69,13 +72,14 @@ int cmd_check(int argc, char **argv)
 {
     cli_args_t a = {argc, 1, argv, "check"};
     cli_io_t io = {0};
-    const char *model = NULL, *tg = NULL, *tp = NULL;
+    const char *model = NULL, *tg = NULL, *tp = NULL, *reduce = NULL, *order = NULL;
     double tol_graph = 1e-10, tol_perturb = 0;
     int r;
     while (a.i < argc) {
         if (cli_help(&a, help)) return 0;
         if ((r = cli_io_opt(&a, &io)) || (r = cli_opt(&a, "--tol-graph", &tg)) ||
-            (r = cli_opt(&a, "--tol-perturb", &tp))) {
+            (r = cli_opt(&a, "--tol-perturb", &tp)) || (r = cli_opt(&a, "--reduce", &reduce)) ||
+            (r = cli_opt(&a, "--order", &order))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
@@ -84,6 +88,9 @@ int cmd_check(int argc, char **argv)
     if (!model) return cli_usage(a.cmd, "missing MODEL");
     if (tg && parse_tol(tg, &tol_graph)) return cli_usage(a.cmd, "--tol-graph must be a positive number");
     if (tp && parse_tol(tp, &tol_perturb)) return cli_usage(a.cmd, "--tol-perturb must be a positive number");
+    const jg_graph_strategy_t *strat = NULL;
+    if ((reduce || order) && (r = cli_strategy(a.cmd, reduce, order, NULL, &strat))) return r;
+    const int nm = strat ? NM : NM - 1;
     jg_model_t *md;
     jg_program_t *p;
     jg_lin_t *l = NULL;
@@ -97,15 +104,16 @@ int cmd_check(int argc, char **argv)
     if (rc) return rc;
     if ((rc = cli_lin(p, &io, &l))) goto done;
     /* every method; one that fails or gives NaN/Inf is reported, not fatal */
-    for (int k = 0; k < NM; k++) {
-        jg_lin_method_t m = k < 3 ? JG_LIN_GRAPH : k == 3 ? JG_LIN_MATRIX : JG_LIN_PERTURB;
+    for (int k = 0; k < nm; k++) {
+        jg_lin_method_t m = k < 3 || k == 5 ? JG_LIN_GRAPH : k == 3 ? JG_LIN_MATRIX : JG_LIN_PERTURB;
         jg_graph_reduce_t red = k < 3 ? (jg_graph_reduce_t)k : JG_GRAPH_REDUCE_NONE;
         if (k < 3) snprintf(name[k], sizeof name[k], "graph/%s", jg_graph_reduce_name(red));
+        else if (k == 5) snprintf(name[k], sizeof name[k], "graph/%.24s", jg_graph_strategy_spec(strat));
         else snprintf(name[k], sizeof name[k], "%s", jg_lin_method_name(m));
         jg_lin_stats_t st;
         why[k][0] = 0;
         jg_error_clear(&err);
-        if (jg_lin_run(l, m, red, &s[k], &st, &err)) {
+        if (k == 5 ? jg_lin_run_strategy(l, strat, &s[k], &st, &err) : jg_lin_run(l, m, red, &s[k], &st, &err)) {
             if (err.status == JG_NOMEM) {   /* no verdict without memory: exit 70 */
                 rc = cli_fail(&err);
                 goto done;
@@ -122,12 +130,12 @@ int cmd_check(int argc, char **argv)
         if (k == 3) cond = st.cond;
     }
     int nusable = 0;
-    for (int k = 0; k < NM; k++) nusable += usable[k];
+    for (int k = 0; k < nm; k++) nusable += usable[k];
     if (nusable == 0 && err.status) {   /* nothing linearizes: the model's error, its exit code */
         rc = cli_fail(&err);
         goto done;
     }
-    for (int k = 0; k < NM; k++) tol[k] = tol_graph;
+    for (int k = 0; k < nm; k++) tol[k] = tol_graph;
     tol[4] = tp ? tol_perturb : fmax(10 * perr, 1e-8);
     printf("check %s: %lld states, %lld inputs, %lld outputs; every method against every other\n",
            jg_program_name(p), (long long)(s[3] ? s[3]->nx : 0), (long long)(s[3] ? s[3]->nu : 0),
@@ -136,27 +144,27 @@ int cmd_check(int argc, char **argv)
     double d[NM][NM] = {{0}};
     const char *in[NM][NM];
     int agree[NM][NM] = {{0}}, na[NM] = {0}, best = 0;
-    for (int i = 0; i < NM; i++)
-        for (int j = 0; j < NM; j++) {
+    for (int i = 0; i < nm; i++)
+        for (int j = 0; j < nm; j++) {
             in[i][j] = "A";
             if (i == j || !usable[i] || !usable[j]) continue;
             d[i][j] = sym_diff(s[i], s[j], &in[i][j]);
             agree[i][j] = d[i][j] <= tol[i] + tol[j];
             na[i] += agree[i][j];
         }
-    for (int i = 0; i < NM; i++)
+    for (int i = 0; i < nm; i++)
         if (usable[i] && na[i] > best) best = na[i];
-    int all = nusable == NM && best == NM - 1;
-    for (int i = 0; i < NM; i++)
-        for (int j = 0; j < NM; j++) all &= i == j || agree[i][j];
-    for (int i = 0; i < NM; i++) {
+    int all = nusable == nm && best == nm - 1;
+    for (int i = 0; i < nm; i++)
+        for (int j = 0; j < nm; j++) all &= i == j || agree[i][j];
+    for (int i = 0; i < nm; i++) {
         if (!usable[i]) {
             printf("  %-16s %s\n", name[i], why[i]);
             continue;
         }
         /* the largest difference to another method, and to whom */
         int jw = -1;
-        for (int j = 0; j < NM; j++)
+        for (int j = 0; j < nm; j++)
             if (j != i && usable[j] && (jw < 0 || !(d[i][j] <= d[i][jw]))) jw = j;
         char tolbuf[64];
         if (i == 4 && !tp)
@@ -179,7 +187,7 @@ int cmd_check(int argc, char **argv)
     /* who disagrees with the largest agreeing group */
     char odd[512] = "";
     size_t no = 0;
-    for (int i = 0; i < NM; i++)
+    for (int i = 0; i < nm; i++)
         if (!usable[i] || na[i] < best || best == 0)
             no += (size_t)snprintf(odd + no, sizeof odd - no, "%s%s", no ? ", " : "", name[i]);
     if (no) printf("odd one out: %s\n", odd);
@@ -195,7 +203,7 @@ int cmd_check(int argc, char **argv)
                "reference is good to about %.1e):\n", jg_lin_extended_eps(), cond, racc);
         char right[512] = "";
         size_t nr = 0;
-        for (int i = 0; i < NM; i++) {
+        for (int i = 0; i < nm; i++) {
             if (!usable[i]) continue;
             const char *w = "A";
             double e = sym_diff(s[i], ref, &w);
@@ -208,7 +216,7 @@ int cmd_check(int argc, char **argv)
     printf("FAIL\n");
     rc = EXIT_MISMATCH;
 done:
-    for (int k = 0; k < NM; k++) jg_lin_sys_free(s[k]);
+    for (int k = 0; k < nm; k++) jg_lin_sys_free(s[k]);
     jg_lin_sys_free(ref);
     jg_lin_free(l);
     jg_program_free(p);

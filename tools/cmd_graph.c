@@ -10,8 +10,8 @@
 #define SVG_MAX_VERTICES 2000
 
 static const char help[] =
-    "usage: jacgraph graph MODEL [--dot FILE] [--svg FILE [--force]] [--reduced | --reduce S]\n"
-    "                            [io options]\n"
+    "usage: jacgraph graph MODEL [--dot FILE] [--svg FILE [--force]] [--json FILE]\n"
+    "                            [--reduced | --reduce S] [io options]\n"
     "\n"
     "Write the Jacobian graph of MODEL (Han, Mosterman & Zhang, \"A Graph\n"
     "Algorithm for Linearizing Simulink Models\", Def. 1): states as circles,\n"
@@ -23,8 +23,17 @@ static const char help[] =
     "                    graph of more than 2000 vertices (the layout takes minutes):\n"
     "                    try --reduced, or --dot and another layout engine\n"
     "  --force           --svg whatever the size\n"
+    "  --json FILE       the graph before elimination as JSON (vertex ids, names,\n"
+    "                    kinds, widths, which are eliminable; every edge's pattern\n"
+    "                    and values at the operating point, 0-based): with an\n"
+    "                    order from 'jacgraph strategies --order-out' anyone can\n"
+    "                    replay an elimination and recount its cost\n"
+    "                    (docs/strategies.md)\n"
     "  --reduced         after the paper's Markowitz elimination\n"
-    "  --reduce S        after elimination S: none, markowitz, full\n"
+    "  --reduce S        after elimination S: none, markowitz, full, or any strategy\n"
+    "                    of 'jacgraph strategies --list' (docs/strategies.md)\n"
+    "  --order FILE      after eliminating the vertices of FILE in its order (ids one\n"
+    "                    a line, as --json numbers them): --reduce order:FILE\n"
     "  --input/--output/--open BLOCK:N|SIGNAL, --no-default-io, --op FILE as for linearize\n"
     "\n"
     "Prints the graph size, e.g. \"V:21 E:26\".\n";
@@ -48,12 +57,13 @@ int cmd_graph(int argc, char **argv)
 {
     cli_args_t a = {argc, 1, argv, "graph"};
     cli_io_t io = {0};
-    const char *model = NULL, *dot = NULL, *svg = NULL, *reduce = NULL;
+    const char *model = NULL, *dot = NULL, *svg = NULL, *reduce = NULL, *json = NULL, *order = NULL;
     int reduced = 0, force = 0, r;
     while (a.i < argc) {
         if (cli_help(&a, help)) return 0;
         if ((r = cli_io_opt(&a, &io)) || (r = cli_opt(&a, "--dot", &dot)) ||
-            (r = cli_opt(&a, "--svg", &svg)) || (r = cli_opt(&a, "--reduce", &reduce))) {
+            (r = cli_opt(&a, "--svg", &svg)) || (r = cli_opt(&a, "--reduce", &reduce)) ||
+            (r = cli_opt(&a, "--json", &json)) || (r = cli_opt(&a, "--order", &order))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
@@ -68,8 +78,9 @@ int cmd_graph(int argc, char **argv)
         if ((r = cli_operand(&a, "MODEL", &model))) return r;
     }
     if (!model) return cli_usage(a.cmd, "missing MODEL");
-    int red = reduce ? jg_graph_reduce_parse(reduce) : reduced ? JG_GRAPH_REDUCE_MARKOWITZ : JG_GRAPH_REDUCE_NONE;
-    if (red < 0) return cli_usage(a.cmd, "unknown --reduce '%s' (markowitz, none, full)", reduce);
+    const jg_graph_strategy_t *strat;
+    if ((r = cli_strategy(a.cmd, reduce, order, reduced ? "markowitz" : "none", &strat))) return r;
+    int red = strcmp(jg_graph_strategy_spec(strat), "none") != 0;
     jg_model_t *md;
     jg_program_t *p;
     jg_lin_t *l = NULL;
@@ -79,7 +90,14 @@ int cmd_graph(int argc, char **argv)
     int rc = cli_load(model, &md, &p);
     if (rc) return rc;
     if ((rc = cli_lin(p, &io, &l))) goto done;
-    if (jg_lin_graph(l, (jg_graph_reduce_t)red, &g, &err)) {
+    if (json) {   /* the graph before elimination, whatever --reduce says */
+        const jg_graph_t *g0;
+        if (jg_lin_graph(l, JG_GRAPH_REDUCE_NONE, &g0, &err) || jg_io_save_graph_json(json, g0, &err)) {
+            rc = cli_fail(&err);
+            goto done;
+        }
+    }
+    if (jg_lin_graph_strategy(l, strat, &g, &err)) {
         rc = cli_fail(&err);
         goto done;
     }
@@ -87,7 +105,7 @@ int cmd_graph(int argc, char **argv)
     jg_graph_stats(g, &st);
     char title[512];
     snprintf(title, sizeof title, "%s: Jacobian graph%s%s (V:%lld E:%lld)", jg_program_name(p),
-             red ? ", reduced by " : "", red ? jg_graph_reduce_name((jg_graph_reduce_t)red) : "",
+             red ? ", reduced by " : "", red ? jg_graph_strategy_spec(strat) : "",
              (long long)st.v_after, (long long)st.e_after);
     long long nv = red ? st.v_after : st.v_before;   /* the graph drawn */
     if (svg && !force && nv > SVG_MAX_VERTICES) {   /* refused before any file is written */
@@ -126,7 +144,7 @@ int cmd_graph(int argc, char **argv)
     if (red)
         printf("V:%lld E:%lld -> V:%lld E:%lld (%s)\n", (long long)st.v_before,
                (long long)st.e_before, (long long)st.v_after, (long long)st.e_after,
-               jg_graph_reduce_name((jg_graph_reduce_t)red));
+               jg_graph_strategy_spec(strat));
     else
         printf("V:%lld E:%lld\n", (long long)st.v_before, (long long)st.e_before);
 done:

@@ -31,6 +31,9 @@ static const char help[] =
     "  --rtol R --atol A   its tolerances (default 1e-6, 1e-9)\n"
     "  --format F          text (default), json, mm (Matrix Market of J_x on stdout,\n"
     "                      state names in comments)\n"
+    "  --reduce S          the vertex elimination the pattern and the analytical\n"
+    "                      methods take J_x from (default full; any strategy of\n"
+    "                      'jacgraph strategies --list'); --order FILE: order:FILE\n"
     "  --pattern-svg FILE  spy plot of the pattern: one square per entry (black:\n"
     "                      nonzero here, grey: structural zero), state names as\n"
     "                      labels up to 40 states\n";
@@ -38,7 +41,7 @@ static const char help[] =
 int cmd_jacobian(int argc, char **argv)
 {
     cli_args_t a = {argc, 1, argv, "jacobian"};
-    const char *model = NULL, *method = "auto", *format = "text", *svg = NULL;
+    const char *model = NULL, *method = "auto", *format = "text", *svg = NULL, *reduce = NULL, *order = NULL;
     jg_sim_opts_t o = {.solver = JG_SOLVER_ODE45, .so = {.rtol = 1e-6, .atol = 1e-9}};
     const char *solver = "ode45";
     double at = NAN;
@@ -49,13 +52,16 @@ int cmd_jacobian(int argc, char **argv)
             {"--at", &at, 0}, {"--start", &o.t0, 0}, {"--rtol", &o.so.rtol, 0}, {"--atol", &o.so.atol, 0}};
         if ((r = cli_nums(&a, nums, sizeof nums / sizeof *nums)) ||
             (r = cli_opt(&a, "--method", &method)) || (r = cli_opt(&a, "--format", &format)) ||
-            (r = cli_opt(&a, "--pattern-svg", &svg)) || (r = cli_opt(&a, "--solver", &solver))) {
+            (r = cli_opt(&a, "--pattern-svg", &svg)) || (r = cli_opt(&a, "--solver", &solver)) ||
+            (r = cli_opt(&a, "--reduce", &reduce)) || (r = cli_opt(&a, "--order", &order))) {
             if (r < 0) return EXIT_USAGE;
             continue;
         }
         if ((r = cli_operand(&a, "MODEL", &model))) return r;
     }
     if (!model) return cli_usage(a.cmd, "missing MODEL");
+    const jg_graph_strategy_t *strat = NULL;
+    if ((reduce || order) && (r = cli_strategy(a.cmd, reduce, order, NULL, &strat))) return r;
     jg_io_jac_format_t fmt = !strcmp(format, "text") ? JG_IO_JAC_TEXT
                              : !strcmp(format, "json") ? JG_IO_JAC_JSON
                              : !strcmp(format, "mm")   ? JG_IO_JAC_MM
@@ -75,7 +81,7 @@ int cmd_jacobian(int argc, char **argv)
     /* the point: the simulation's, so that discrete blocks hold what they
      * held there (at the start time: after the first major step) */
     if (jg_sim_create(p, &o, &s, &err) || jg_sim_run(s, at, NULL, NULL, &err) ||
-        jg_solverjac_create(p, o.jacobian, jg_sim_work(s), &sj, &err)) {
+        jg_solverjac_create_strategy(p, o.jacobian, jg_sim_work(s), strat, &sj, &err)) {
         rc = cli_fail(&err);
         goto done;
     }

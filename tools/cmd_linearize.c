@@ -29,8 +29,7 @@ static const char help[] =
     "the states, inputs and outputs.\n"
     "\n"
     "  --method graph|matrix|perturb   algorithm (default graph: the Jacobian graph)\n"
-    "  --reduce markowitz|none|full    vertex elimination for --method graph\n"
-    "                                  (default markowitz, the paper's heuristic)\n"
+CLI_STRATEGY_HELP
     "  --op FILE           operating point: {\"t\": T, \"states\": {...}, \"inputs\": {...}}\n"
     "                      (default: t = 0, initial states, zero inputs)\n"
     "  --input BLOCK:N     linearization input on output port N of BLOCK (repeatable);\n"
@@ -67,12 +66,12 @@ static const char help[] =
     "                      the graph and the matrix algorithms (runs both); after the\n"
     "                      matrices in the text format, on stderr with json and mm\n";
 
-static void print_stats(FILE *f, jg_graph_reduce_t r, const jg_lin_stats_t *g, const jg_lin_stats_t *m)
+static void print_stats(FILE *f, const jg_graph_strategy_t *r, const jg_lin_stats_t *g, const jg_lin_stats_t *m)
 {
     const jg_graph_stats_t *gs = &g->graph;
     fprintf(f, "Jacobian graph (%s): V:%lld E:%lld -> V:%lld E:%lld, %lld vertices eliminated, "
                "%lld replay operations\n",
-            jg_graph_reduce_name(r), (long long)gs->v_before, (long long)gs->e_before,
+            jg_graph_strategy_spec(r), (long long)gs->v_before, (long long)gs->e_before,
             (long long)gs->v_after, (long long)gs->e_after, (long long)gs->eliminated,
             (long long)gs->ops);
     double red = m->bytes_matrix ? 100.0 * ((double)g->bytes_lft - (double)m->bytes_matrix) /
@@ -106,8 +105,8 @@ int cmd_linearize(int argc, char **argv)
     cli_args_t a = {argc, 1, argv, "linearize"};
     cli_io_t io = {0};
     cli_time_t tm = {0};
-    const char *model = NULL, *method = "graph", *reduce = "markowitz", *format = "text",
-               *out = NULL, *digits_s = NULL, *at_s = NULL;
+    const char *model = NULL, *method = "graph", *reduce = NULL, *format = "text",
+               *out = NULL, *digits_s = NULL, *at_s = NULL, *order = NULL;
     const char *solver_s = NULL, *rtol_s = NULL, *atol_s = NULL, *hmax_s = NULL;
     int stats = 0, r;
     const char *sparse_s = "auto";
@@ -115,7 +114,7 @@ int cmd_linearize(int argc, char **argv)
         if (cli_help(&a, help)) return 0;
         if ((r = cli_io_opt(&a, &io)) || (r = cli_time_opt(&a, &tm)) || (r = cli_opt(&a, "--method", &method)) ||
             (r = cli_opt(&a, "--reduce", &reduce)) || (r = cli_opt(&a, "--format", &format)) ||
-            (r = cli_opt(&a, "--sparse", &sparse_s)) ||
+            (r = cli_opt(&a, "--order", &order)) || (r = cli_opt(&a, "--sparse", &sparse_s)) ||
             (r = cli_opt(&a, "--out", &out)) || (r = cli_opt(&a, "--digits", &digits_s)) ||
             (r = cli_opt(&a, "--at", &at_s)) || (r = cli_opt(&a, "--solver", &solver_s)) ||
             (r = cli_opt(&a, "--rtol", &rtol_s)) || (r = cli_opt(&a, "--atol", &atol_s)) ||
@@ -130,9 +129,10 @@ int cmd_linearize(int argc, char **argv)
         if ((r = cli_operand(&a, "MODEL", &model))) return r;
     }
     if (!model) return cli_usage(a.cmd, "missing MODEL");
-    int m = jg_lin_method_parse(method), red = jg_graph_reduce_parse(reduce), digits = 6;
+    int m = jg_lin_method_parse(method), digits = 6;
+    const jg_graph_strategy_t *red;
     if (m < 0) return cli_usage(a.cmd, "unknown --method '%s' (graph, matrix, perturb)", method);
-    if (red < 0) return cli_usage(a.cmd, "unknown --reduce '%s' (markowitz, none, full)", reduce);
+    if ((r = cli_strategy(a.cmd, reduce, order, "markowitz", &red))) return r;
     if ((r = cli_time_check(a.cmd, &tm, &io))) return r;
     if (tm.delays == JG_LIN_DELAYS_EXACT && !strcmp(format, "mm"))
         return cli_usage(a.cmd, "--delays exact: --format mm cannot hold the delays (json, m, py, mat, text can)");
@@ -237,7 +237,7 @@ int cmd_linearize(int argc, char **argv)
         }
         jg_lin_sys_free(s);
         s = NULL;
-        if (jg_lin_run(l, (jg_lin_method_t)m, (jg_graph_reduce_t)red, &s, &st, &err)) {
+        if (cli_lin_run(l, (jg_lin_method_t)m, red, &s, &st, &err)) {
             rc = cli_fail(&err);
             goto done;
         }
@@ -250,7 +250,7 @@ int cmd_linearize(int argc, char **argv)
         double perturb_err = st.perturb_err;   /* the graph run below overwrites st */
         if (first && stats && m != JG_LIN_GRAPH) {   /* the comparison needs the graph figures */
             jg_lin_sys_t *sg = NULL;
-            if (jg_lin_run(l, JG_LIN_GRAPH, (jg_graph_reduce_t)red, &sg, &st, &err)) {
+            if (jg_lin_run_strategy(l, red, &sg, &st, &err)) {
                 rc = cli_fail(&err);
                 goto done;
             }
@@ -259,7 +259,7 @@ int cmd_linearize(int argc, char **argv)
         /* json and mm files hold only the system: the statistics the
          * comparison runs were for go to stderr, never nowhere */
         if (first && stats && strcmp(format, "text")) {
-            print_stats(stderr, (jg_graph_reduce_t)red, &st, &stm);
+            print_stats(stderr, red, &st, &stm);
             if (m == JG_LIN_PERTURB) print_perturb_err(stderr, perturb_err);
         }
         if (!strcmp(format, "mm")) {
@@ -298,7 +298,7 @@ int cmd_linearize(int argc, char **argv)
         if (k) fputc('\n', f);
         fprintf(f, "%s: linearized at t = %g by the %s method%s%s%s\n", jg_program_name(p), s->t,
                 jg_lin_method_name((jg_lin_method_t)m), m == JG_LIN_GRAPH ? " (" : "",
-                m == JG_LIN_GRAPH ? jg_graph_reduce_name((jg_graph_reduce_t)red) : "",
+                m == JG_LIN_GRAPH ? jg_graph_strategy_spec(red) : "",
                 m == JG_LIN_GRAPH ? " elimination)" : "");
         if (s->Ts > 0) fprintf(f, "discrete time, Ts = %g\n", s->Ts);
         fprintf(f, "states: %lld, inputs: %lld, outputs: %lld\n\n", (long long)s->nx,
@@ -309,7 +309,7 @@ int cmd_linearize(int argc, char **argv)
         }
         if (first && stats) {
             fputc('\n', f);
-            print_stats(f, (jg_graph_reduce_t)red, &st, &stm);
+            print_stats(f, red, &st, &stm);
             if (m == JG_LIN_PERTURB) print_perturb_err(f, perturb_err);
         }
     }

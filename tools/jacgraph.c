@@ -9,6 +9,8 @@ int cmd_jacobian(int argc, char **argv);   /* cmd_jacobian.c */
 int cmd_sparsing(int argc, char **argv);   /* cmd_sparsing.c */
 int cmd_trim(int argc, char **argv);       /* cmd_trim.c */
 int cmd_analyze(int argc, char **argv);    /* cmd_analyze.c */
+int cmd_strategies(int argc, char **argv); /* cmd_strategies.c */
+int cmd_batch(int argc, char **argv);      /* cmd_batch.c */
 
 static const char usage[] =
     "usage: jacgraph COMMAND MODEL [options]\n"
@@ -17,11 +19,15 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  linearize   A, B, C, D at an operating point (graph, matrix or perturbation)\n"
+    "  batch       A, B, C, D at many operating points and parameter values, on\n"
+    "              every core, into one JSON Lines, MAT or HDF5 file\n"
     "  trim        an operating point from a specification (steady states, known\n"
     "              inputs and outputs, bounds), written for linearize --op\n"
     "  analyze     poles, zeros, DC gain, controllability, minimal realization,\n"
     "              transfer functions; Bode, step, impulse and pole-zero plots\n"
-    "  graph       the Jacobian graph as Graphviz dot / SVG\n"
+    "  graph       the Jacobian graph as Graphviz dot / SVG / JSON\n"
+    "  strategies  every elimination strategy on a model: counted costs, sizes,\n"
+    "              times, agreement with the matrix method, a Pareto plot\n"
     "  info        blocks, states, sorted order, algebraic loops, feedthrough\n"
     "  check       graph (each reduction) vs matrix vs perturbation\n"
     "  simulate    integrate a model and log states and signals to CSV\n"
@@ -82,9 +88,11 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "linearize")) return cmd_linearize(argc - 1, argv + 1);
+    if (!strcmp(cmd, "batch")) return cmd_batch(argc - 1, argv + 1);
     if (!strcmp(cmd, "trim")) return cmd_trim(argc - 1, argv + 1);
     if (!strcmp(cmd, "analyze")) return cmd_analyze(argc - 1, argv + 1);
     if (!strcmp(cmd, "graph")) return cmd_graph(argc - 1, argv + 1);
+    if (!strcmp(cmd, "strategies")) return cmd_strategies(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
     if (!strcmp(cmd, "simulate")) return cmd_simulate(argc - 1, argv + 1);

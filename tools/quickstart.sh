@@ -3,8 +3,8 @@
 # build, then either run jacgraph or run the whole test suite.
 #
 #   tools/quickstart.sh run ARGS...   build, then: jacgraph ARGS...
-#   tools/quickstart.sh test          build (plain, ASan+UBSan and, with clang, the
-#                                     libFuzzer targets), run all tests;
+#   tools/quickstart.sh test          build (plain, ASan+UBSan, MPI and, with clang,
+#                                     the libFuzzer targets), run all tests;
 #                                     the last line is "N passed, N failed"
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,7 +12,8 @@ cd "$top"
 
 packages="build-essential meson ninja-build pkg-config libsuitesparse-dev libigraph-dev
           libopenblas-dev liblapacke-dev libgraphviz-dev libjansson-dev libsundials-dev python3
-          libzip-dev libxml2-dev libmatio-dev python3-numpy python3-scipy clang libclang-rt-dev"
+          libzip-dev libxml2-dev libmatio-dev libhdf5-dev python3-numpy python3-scipy python3-h5py
+          libopenmpi-dev openmpi-bin clang libclang-rt-dev"
 
 install_missing() {
     local missing=""
@@ -60,7 +61,11 @@ test)
     build build
     build build-asan -Db_sanitize=address,undefined -Db_lundef=false
     build_fuzz
+    # `mpirun -np 2 jacgraph batch` (tests/batch_mpi_test.sh): the binary only
+    [ -f build-mpi/build.ninja ] || meson setup build-mpi -Dmpi=enabled >&2
+    ninja -C build-mpi tools/jacgraph >&2
     export JG_FUZZ_BUILD=$top/build-fuzz
+    export JG_MPI_BUILD=$top/build-mpi
     export OPENBLAS_NUM_THREADS=1
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     export ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0

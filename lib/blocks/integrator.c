@@ -367,10 +367,21 @@ static int integ_zc(const jg_block_t *b, jg_eval_t *e)
     return 0;
 }
 
+/* The plain integrator's y = x and, without limits, dx = u as kernels of
+ * the evaluation plan (block_impl.h); without limits, reset or IC port its
+ * update() returns at once. */
+static void integ_kernel(const jg_block_t *b, jg_kernel_t *k)
+{
+    const integ_t *d = b->data;
+    if (!d->limited && d->q_sat < 0 && d->q_state < 0) k->outputs = JG_KERNEL_STATE;
+    if (!d->limited) k->derivatives = JG_KERNEL_INPUT;
+    k->no_update = d->p_reset < 0 && d->p_ic < 0 && !d->limited;
+}
+
 const jg_block_type_t jg_block_integrator = {
     .name = "Integrator", .flags = JG_BT_LINEAR,
     .setup = integ_setup, .widths = integ_widths, .pattern = integ_pattern,
     .init = integ_init, .outputs = integ_outputs, .derivatives = integ_derivatives,
     .jacobian = integ_jacobian, .init_discrete = integ_init_discrete, .update = integ_update,
-    .zc = integ_zc,
+    .zc = integ_zc, .kernel = integ_kernel,
 };

@@ -276,16 +276,37 @@ static int elem_jacobian(const jg_block_t *b, jg_eval_t *e)
     return 0;
 }
 
+static double square(double u) { return u * u; }
+static double reciprocal(double u) { return 1 / u; }
+
+/* A one-input operator as a kernel of the evaluation plan (block_impl.h):
+ * elem_apply computes exactly fn(u), and every domain error it reports has a
+ * NaN or Inf fn(u) (log, log10, sqrt, asin, acos of NaN or outside their
+ * domain; reciprocal of 0), as does an overflow. */
+static void elem_kernel(const jg_block_t *b, jg_kernel_t *k)
+{
+    const elem_op_t *op = ((const elem_t *)b->data)->op;
+    static double (*const fn[])(double) = {
+        [OP_EXP] = exp, [OP_LOG] = log, [OP_LOG10] = log10, [OP_SQUARE] = square,
+        [OP_SQRT] = sqrt, [OP_RECIPROCAL] = reciprocal, [OP_SIN] = sin, [OP_COS] = cos,
+        [OP_TAN] = tan, [OP_ASIN] = asin, [OP_ACOS] = acos, [OP_ATAN] = atan,
+        [OP_SINH] = sinh, [OP_COSH] = cosh, [OP_TANH] = tanh,
+    };
+    if (op->nin != 1 || b->in_w[0] != b->out_w[0] || !fn[op->op]) return;
+    k->outputs = JG_KERNEL_FN;
+    k->fn = fn[op->op];
+}
+
 const jg_block_type_t jg_block_math = {
     .name = "Math", .flags = 0,
     .setup = math_setup, .widths = elem_widths, .pattern = elem_pattern,
-    .outputs = elem_outputs, .jacobian = elem_jacobian,
+    .outputs = elem_outputs, .jacobian = elem_jacobian, .kernel = elem_kernel,
 };
 
 const jg_block_type_t jg_block_trigonometry = {
     .name = "Trigonometry", .flags = 0,
     .setup = trig_setup, .widths = elem_widths, .pattern = elem_pattern,
-    .outputs = elem_outputs, .jacobian = elem_jacobian,
+    .outputs = elem_outputs, .jacobian = elem_jacobian, .kernel = elem_kernel,
 };
 
 /* ------------------------------------------------------------ Saturation */

@@ -150,6 +150,25 @@ typedef struct jg_ts {
 /* Direction of a zero-crossing signal (as in Simulink). */
 enum { JG_ZC_EITHER = 0, JG_ZC_RISING = 1, JG_ZC_FALLING = -1 };
 
+/* The element-wise kernels a block instance may declare (kernel() below).
+ *   outputs JG_KERNEL_STATE: outputs() is exactly y[0] = x (nout 1, out_w[0]
+ *     = nx) and never fails.
+ *   outputs JG_KERNEL_FN: outputs() is y[0][i] = fn(u[0][i]) bit for bit
+ *     whenever it succeeds (nin 1, nout 1, in_w[0] = out_w[0]), and when it
+ *     fails some fn(u[0][i]) is Inf or NaN (the plan then calls outputs() to
+ *     word the error); no states, discrete states or update.
+ *   derivatives JG_KERNEL_INPUT: derivatives() is exactly dx = u[0] (in_w[0]
+ *     = nx) and never fails.
+ *   no_update 1: update() does nothing for this instance, whatever e holds
+ *     (the plan does not call it). */
+enum { JG_KERNEL_NONE = 0, JG_KERNEL_STATE, JG_KERNEL_FN, JG_KERNEL_INPUT };
+typedef struct jg_kernel {
+    int outputs;              /* JG_KERNEL_NONE, _STATE or _FN */
+    double (*fn)(double);     /* JG_KERNEL_FN */
+    int derivatives;          /* JG_KERNEL_NONE or _INPUT */
+    int no_update;            /* update() is a no-op */
+} jg_kernel_t;
+
 typedef struct jg_block_type {
     const char *name;          /* Simulink BlockType, e.g. "Gain" */
     unsigned flags;
@@ -179,6 +198,13 @@ typedef struct jg_block_type {
      * with discrete states and without it (no silent differences). */
     int (*djacobian)(const jg_block_t *b, jg_eval_t *e, double *ad, double *const *bd,
                      double *const *cd);
+    /* optional: describe this instance's outputs() / derivatives() as one of
+     * the element-wise kernels of jg_kernel_t, which lib/eval's evaluation
+     * plan may then run for many blocks in one loop instead of calling them
+     * (scalar blocks in long chains).  Fill *k (zeroed by the caller).  The
+     * plan checks a JG_KERNEL_FN against outputs() on probe inputs before
+     * using it. */
+    void (*kernel)(const jg_block_t *b, jg_kernel_t *k);
 } jg_block_type_t;
 
 /* A linear discrete-time block type of a family of realizations that share
@@ -223,7 +249,7 @@ struct jg_block {
     int npart;
     jg_jac_part_t *part;      /* Jacobian parts in declaration order */
     void *data;               /* type-specific parsed parameters (arena) */
-    const void *src;          /* the block's JSON object (json_t *), compile-time only */
+    const void *src;          /* the block's JSON object (const jg__jv_t *), compile-time only */
     int32_t sys;              /* index of the system (subsystem scope) it belongs to */
     int32_t port;             /* JG_BT_PORT_* blocks: their 1-based "Port" (setup); 0 */
     int64_t ninv;             /* invariants of its continuous states (projection), 0: none */

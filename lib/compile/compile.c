@@ -59,8 +59,10 @@ static jg_status_t check_unknown_params(jg__cctx_t *c, const jg_block_t *b)
     static const char *const structural[] = {"name", "type", "blocks", "lines", "parameters",
                                              "description"};
     const char *key;
-    const json_t *v;
-    json_object_foreach((json_t *)b->src, key, v) {
+    const jg__jv_t *v;
+    size_t i;
+    jg__jv_obj_foreach((const jg__jv_t *)b->src, i, key, v) {
+        (void)v;
         int known = 0;
         for (size_t k = 0; !known && k < sizeof structural / sizeof *structural; k++)
             known = !strcmp(key, structural[k]);
@@ -222,11 +224,14 @@ jg_status_t jg_program_compile(const jg_model_t *m, jg_program_t **out, jg_error
     p->sys = jg_arena_alloc(&p->arena, sizeof(struct jg_sys) * (size_t)(ns + 1));
     for (p->hcap = 16; p->hcap < 2 * (int64_t)nb + 2; p->hcap *= 2) {}
     p->htab = jg_arena_alloc(&p->arena, sizeof(int32_t) * (size_t)p->hcap);
-    if (!p->name || !p->blocks || !p->sys || !p->htab) {
+    c.ltab_cap = p->hcap;
+    c.ltab = malloc(sizeof(int32_t) * (size_t)c.ltab_cap);
+    if (!p->name || !p->blocks || !p->sys || !p->htab || !c.ltab) {
         st = jg_error_set(err, JG_NOMEM, "out of memory");
         goto fail;
     }
     for (int64_t k = 0; k < p->hcap; k++) p->htab[k] = -1;
+    memset(c.ltab, 0xff, sizeof(int32_t) * (size_t)c.ltab_cap);
     if ((st = jg__flatten(&c, jg__model_root(m), -1, -1, err))) goto fail;
     if ((st = setup_blocks(&c, &s))) goto fail;
     if ((st = jg__connect_lines(&c))) goto fail;
@@ -249,11 +254,13 @@ jg_status_t jg_program_compile(const jg_model_t *m, jg_program_t **out, jg_error
     for (int32_t b = 0; b < p->nblocks; b++) p->blocks[b].src = NULL;  /* the model may go */
     free(cs.ptr);
     free(cs.idx);
+    free(c.ltab);
     *out = p;
     return JG_OK;
 fail:
     free(cs.ptr);
     free(cs.idx);
+    free(c.ltab);
     jg_program_free(p);
     return st ? st : JG_INTERNAL;
 }

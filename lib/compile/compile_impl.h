@@ -1,7 +1,6 @@
 /* Compiler context and stages shared by the files of lib/compile. */
 #ifndef JG_COMPILE_IMPL_H
 #define JG_COMPILE_IMPL_H
-#include <jansson.h>
 #include "program_impl.h"
 
 /* Compiler-private data of a SubSystem block: its inner port blocks. */
@@ -23,6 +22,9 @@ typedef struct jg__cctx {
     int nseen;
     struct jg__wscache *wsc;  /* evaluated workspace entries (setup.c; in the arena) */
     jg_limits_t lim;      /* the model's limits, defaults applied (limits.c) */
+    int32_t *ltab;        /* blocks by (system, name), ltab_cap slots (flatten.c): a line's
+                             "BLOCK:N" found without building and comparing its path */
+    int64_t ltab_cap;
 } jg__cctx_t;
 
 /* Remember that the block being set up read parameter `name`. */
@@ -49,12 +51,14 @@ jg_status_t jg__check_totals(jg__cctx_t *c, jg_setup_t *s);
 /* The stages of jg_program_compile (compile.c), in their order; each returns
  * JG_OK or an error set in c->err (or err). */
 /* flatten.c: upper bounds of the blocks and systems jg__flatten makes */
-void jg__count_blocks(const json_t *sys, int32_t *nb, int32_t *ns);
+void jg__count_blocks(const jg__jv_t *sys, int32_t *nb, int32_t *ns);
 /* flatten.c: copy name[0..len) to d with every '/' doubled; returns the bytes written */
 size_t jg__put_escaped(char *d, const char *name, size_t len);
 /* flatten.c: depth-first blocks and systems of sysj, paths in the hash table */
-jg_status_t jg__flatten(jg__cctx_t *c, const json_t *sysj, int32_t parent_sys,
+jg_status_t jg__flatten(jg__cctx_t *c, const jg__jv_t *sysj, int32_t parent_sys,
                         int32_t sys_block, jg_error_t *err);
+/* flatten.c: the block named name[0..len) (unescaped) directly in system sy, -1: none */
+int32_t jg__find_local(const jg__cctx_t *c, int32_t sy, const char *name, size_t len);
 /* lines.c: global ports, each input's driver, signal names */
 jg_status_t jg__connect_lines(jg__cctx_t *c);
 /* widths.c: the consumers of each output port (cs->ptr, cs->idx: malloc'd, the

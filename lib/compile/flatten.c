@@ -36,20 +36,50 @@ static int hash_insert(jg_program_t *p, int32_t b)
     }
 }
 
+/* (system, name): the key of the lines' lookups */
+static uint64_t hash_local(int32_t sy, const char *name, size_t len)
+{
+    uint64_t h = 1469598103934665603ull ^ ((uint64_t)(uint32_t)sy * 0x9E3779B97F4A7C15ull);
+    for (size_t k = 0; k < len; k++) h = (h ^ (unsigned char)name[k]) * 1099511628211ull;
+    return h ^ (h >> 29);
+}
+
+int32_t jg__find_local(const jg__cctx_t *c, int32_t sy, const char *name, size_t len)
+{
+    const jg_program_t *p = c->p;
+    uint64_t mask = (uint64_t)(c->ltab_cap - 1);
+    for (uint64_t k = hash_local(sy, name, len) & mask;; k = (k + 1) & mask) {
+        int32_t b = c->ltab[k];
+        if (b < 0) return -1;
+        const jg_block_t *B = &p->blocks[b];
+        if (B->sys == sy && !strncmp(B->name, name, len) && !B->name[len]) return b;
+    }
+}
+
+/* After the path's insertion: names are unique in their system */
+static void local_insert(jg__cctx_t *c, int32_t b)
+{
+    const jg_block_t *B = &c->p->blocks[b];
+    uint64_t mask = (uint64_t)(c->ltab_cap - 1);
+    uint64_t k = hash_local(B->sys, B->name, strlen(B->name)) & mask;
+    while (c->ltab[k] >= 0) k = (k + 1) & mask;
+    c->ltab[k] = b;
+}
+
 /* ------------------------------------------------------------- flatten */
 
 /* Upper bounds of the blocks and systems jg__flatten() makes, to size its arrays:
  * it descends into the blocks of JG_BT_SUBSYSTEM types, whose "blocks" array
  * the model's reader has checked; counting every "blocks" array found here
  * spares a type lookup per block and only over-counts odd models. */
-void jg__count_blocks(const json_t *sys, int32_t *nb, int32_t *ns)
+void jg__count_blocks(const jg__jv_t *sys, int32_t *nb, int32_t *ns)
 {
     size_t i;
-    const json_t *b;
+    const jg__jv_t *b;
     if (*ns < INT32_MAX) (*ns)++;   /* saturating: the caller refuses such counts */
-    json_array_foreach(json_object_get(sys, "blocks"), i, b) {
+    jg__jv_foreach(jg__jv_get(sys, "blocks"), i, b) {
         if (*nb < INT32_MAX) (*nb)++;
-        if (json_is_array(json_object_get(b, "blocks"))) jg__count_blocks(b, nb, ns);
+        if (jg__jv_is_arr(jg__jv_get(b, "blocks"))) jg__count_blocks(b, nb, ns);
     }
 }
 
@@ -89,7 +119,7 @@ static char *join_path(jg_arena_t *a, const char *sys, const char *name, size_t 
 }
 
 /* Depth first: a SubSystem's blocks follow it directly (the state layout). */
-jg_status_t jg__flatten(jg__cctx_t *c, const json_t *sysj, int32_t parent_sys,
+jg_status_t jg__flatten(jg__cctx_t *c, const jg__jv_t *sysj, int32_t parent_sys,
                            int32_t sys_block, jg_error_t *err)
 {
     jg_program_t *p = c->p;
@@ -98,16 +128,16 @@ jg_status_t jg__flatten(jg__cctx_t *c, const json_t *sysj, int32_t parent_sys,
     sy->parent = parent_sys;
     sy->block = sys_block;
     sy->path = sys_block >= 0 ? p->blocks[sys_block].path : "";
-    sy->params = json_object_get(sysj, "parameters");
+    sy->params = jg__jv_get(sysj, "parameters");
     sy->json = sysj;
     sy->first = p->nblocks;
     size_t i;
-    const json_t *bj;
-    json_array_foreach(json_object_get(sysj, "blocks"), i, bj) {
+    const jg__jv_t *bj;
+    jg__jv_foreach(jg__jv_get(sysj, "blocks"), i, bj) {
         int32_t id = p->nblocks++;
         jg_block_t *b = &p->blocks[id];
-        const char *name = json_string_value(json_object_get(bj, "name"));
-        const char *type = json_string_value(json_object_get(bj, "type"));
+        const char *name = jg__jv_str(jg__jv_get(bj, "name"));
+        const char *type = jg__jv_str(jg__jv_get(bj, "type"));
         b->id = id;
         b->parent = sys_block;
         b->sys = si;
@@ -140,6 +170,7 @@ jg_status_t jg__flatten(jg__cctx_t *c, const json_t *sysj, int32_t parent_sys,
                                 p->blocks[o].name, *os ? os : "<root>", name,
                                 *sy->path ? sy->path : "<root>", b->path);
         }
+        local_insert(c, id);
         /* a port block is the model's input or output at the root, and its
          * SubSystem's port inside one: virtual there, like the SubSystem */
         int port_blk = (b->type->flags & (JG_BT_PORT_IN | JG_BT_PORT_OUT)) != 0;

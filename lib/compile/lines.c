@@ -17,20 +17,10 @@ static jg_status_t parse_ref(jg__cctx_t *c, int32_t sy, const char *ref, int is_
                             "system '%s': bad port reference \"%s\": expected \"BLOCK:N\" with N "
                             ">= 1",
                             where, ref);
-    /* the line names a block of its own system: its path is the system's
-     * path and the name with '/' doubled (join_path) */
-    size_t len = (size_t)(colon - ref), ls = strlen(p->sys[sy].path), need = ls + 2 * len + 2;
-    char local[512], *path = need <= sizeof local ? local : malloc(need);
-    if (!path) return jg_error_set(c->err, JG_NOMEM, "out of memory");
-    if (ls) {
-        memcpy(path, p->sys[sy].path, ls);
-        path[ls++] = '/';
-    }
-    ls += jg__put_escaped(path + ls, ref, len);
-    path[ls] = '\0';
-    int32_t b = jg_program_find_block(p, path);
-    if (path != local) free(path);
-    if (b < 0 || p->blocks[b].sys != sy)
+    /* the line names a block of its own system */
+    size_t len = (size_t)(colon - ref);
+    int32_t b = jg__find_local(c, sy, ref, len);
+    if (b < 0)
         return jg_error_set(c->err, JG_MODEL, "system '%s': line %s \"%s\": no block named '%.*s' here",
                             where, is_src ? "source" : "destination", ref, (int)len, ref);
     const jg_block_t *B = &p->blocks[b];
@@ -50,10 +40,10 @@ static jg_status_t parse_ref(jg__cctx_t *c, int32_t sy, const char *ref, int is_
  * branches of one signal) may repeat it; a second, different name is a
  * warning and the first one stays, as a port has one signal.  "" is no name
  * (Simulink writes Name "" for an unnamed line). */
-static jg_status_t name_signal(jg__cctx_t *c, const json_t *line, int32_t sb, int sp)
+static jg_status_t name_signal(jg__cctx_t *c, const jg__jv_t *line, int32_t sb, int sp)
 {
     jg_program_t *p = c->p;
-    const char *nm = json_string_value(json_object_get(line, "name"));
+    const char *nm = jg__jv_str(jg__jv_get(line, "name"));
     if (!nm || !*nm) return JG_OK;
     const char **slot = &p->sig_name[jg__outport(p, sb, sp)];
     if (!*slot) {
@@ -101,20 +91,20 @@ jg_status_t jg__connect_lines(jg__cctx_t *c)
         }
     }
     for (int32_t sy = 0; sy < p->nsys; sy++) {
-        const json_t *lines = json_object_get(p->sys[sy].json, "lines");
+        const jg__jv_t *lines = jg__jv_get(p->sys[sy].json, "lines");
         size_t i;
-        const json_t *l;
-        json_array_foreach(lines, i, l) {
+        const jg__jv_t *l;
+        jg__jv_foreach(lines, i, l) {
             int32_t sb, db;
             int sp, dp;
             jg_status_t st =
-                parse_ref(c, sy, json_string_value(json_object_get(l, "src")), 1, &sb, &sp);
+                parse_ref(c, sy, jg__jv_str(jg__jv_get(l, "src")), 1, &sb, &sp);
             if (st) return st;
             if ((st = name_signal(c, l, sb, sp))) return st;
-            const json_t *dst = json_object_get(l, "dst");
-            size_t nd = json_is_array(dst) ? json_array_size(dst) : 1;
+            const jg__jv_t *dst = jg__jv_get(l, "dst");
+            size_t nd = jg__jv_is_arr(dst) ? jg__jv_len(dst) : 1;
             for (size_t k = 0; k < nd; k++) {
-                const char *ref = json_string_value(json_is_array(dst) ? json_array_get(dst, k) : dst);
+                const char *ref = jg__jv_str(jg__jv_is_arr(dst) ? jg__jv_at(dst, k) : dst);
                 if ((st = parse_ref(c, sy, ref, 0, &db, &dp))) return st;
                 int64_t gi = jg__inport(p, db, dp);
                 if (p->in_drv[gi] >= 0) {

@@ -1,7 +1,7 @@
 /* Private structure of jg_program, shared by compile/, eval/, graph/ and linearize/. */
 #ifndef JG_PROGRAM_IMPL_H
 #define JG_PROGRAM_IMPL_H
-#include <jansson.h>
+#include "../model/model_internal.h"
 #include "jacgraph/program.h"
 #include "../core/arena.h"
 #include "block_impl.h"
@@ -65,8 +65,8 @@ struct jg_program {
         const char *path;       /* "" for root */
         int32_t parent;         /* parent system, -1 for root */
         int32_t block;          /* the SubSystem block, -1 for root */
-        const json_t *params;   /* "parameters" object or NULL */
-        const json_t *json;     /* the system object */
+        const jg__jv_t *params;   /* "parameters" object or NULL */
+        const jg__jv_t *json;     /* the system object */
         int32_t first, n;       /* its own blocks: ids first..first+n-1 */
     } *sys;
     /* path lookup: open addressing table of block ids */

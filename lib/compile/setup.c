@@ -44,48 +44,48 @@ int jg_eval_error(const jg_block_t *b, jg_eval_t *e, const char *fmt, ...)
 }
 
 /* Convert a JSON number / nested array to a row-major value. */
-static int json_to_value(jg_block_t *b, jg_setup_t *s, const char *name, const json_t *j,
+static int json_to_value(jg_block_t *b, jg_setup_t *s, const char *name, const jg__jv_t *j,
                          jg_value_t *out)
 {
     jg__cctx_t *c = s->priv;
-    if (json_is_number(j)) {
+    if (jg__jv_is_num(j)) {
         out->rows = out->cols = 1;
         out->x = jg_arena_alloc(&c->p->arena, sizeof(double));
         if (!out->x) return jg_setup_error(b, s, JG_NOMEM, name, "out of memory");
-        out->x[0] = json_number_value(j);
+        out->x[0] = jg__jv_num(j);
         return 1;
     }
-    if (!json_is_array(j))
+    if (!jg__jv_is_arr(j))
         return jg_setup_error(b, s, JG_PARAM, name,
                               "expected a number, an array of numbers, an array of rows, or "
                               "an expression string");
-    size_t n = json_array_size(j);
+    size_t n = jg__jv_len(j);
     if (n == 0) {
         out->rows = out->cols = 0;
         out->x = NULL;
         return 1;
     }
-    int nested = json_is_array(json_array_get(j, 0));
-    size_t cols = nested ? json_array_size(json_array_get(j, 0)) : n;
+    int nested = jg__jv_is_arr(jg__jv_at(j, 0));
+    size_t cols = nested ? jg__jv_len(jg__jv_at(j, 0)) : n;
     size_t rows = nested ? n : 1;
     out->rows = (int64_t)rows;
     out->cols = (int64_t)cols;
     out->x = jg_arena_alloc(&c->p->arena, sizeof(double) * (rows * cols + 1));
     if (!out->x) return jg_setup_error(b, s, JG_NOMEM, name, "out of memory");
     for (size_t r = 0; r < rows; r++) {
-        const json_t *row = nested ? json_array_get(j, r) : j;
-        if (nested && (!json_is_array(row) || json_array_size(row) != cols))
+        const jg__jv_t *row = nested ? jg__jv_at(j, r) : j;
+        if (nested && (!jg__jv_is_arr(row) || jg__jv_len(row) != cols))
             return jg_setup_error(b, s, JG_PARAM, name,
                                   "row %zu has %zu elements but row 1 has %zu: expected a "
                                   "rectangular matrix",
-                                  r + 1, json_is_array(row) ? json_array_size(row) : (size_t)1,
+                                  r + 1, jg__jv_is_arr(row) ? jg__jv_len(row) : (size_t)1,
                                   cols);
         for (size_t k = 0; k < cols; k++) {
-            const json_t *v = json_array_get(row, nested ? k : r * 0 + k);
-            if (!json_is_number(v))
+            const jg__jv_t *v = jg__jv_at(row, nested ? k : r * 0 + k);
+            if (!jg__jv_is_num(v))
                 return jg_setup_error(b, s, JG_PARAM, name,
                                       "element (%zu,%zu) is not a number", r + 1, k + 1);
-            out->x[r * cols + k] = json_number_value(v);
+            out->x[r * cols + k] = jg__jv_num(v);
         }
     }
     return 1;
@@ -132,9 +132,9 @@ typedef struct {
     int32_t own_next;
 } wslk_t;
 
-static const json_t *root_key(const jg__cctx_t *c, const char *key)
+static const jg__jv_t *root_key(const jg__cctx_t *c, const char *key)
 {
-    return json_object_get(c->p->sys[0].json, key);
+    return jg__jv_get(c->p->sys[0].json, key);
 }
 
 static int32_t outer_scope(const jg__cctx_t *c, int32_t k)
@@ -161,8 +161,8 @@ static void looked_in(const jg__cctx_t *c, int32_t start, char *buf, size_t n)
         snprintf(buf, n, "no outer workspace");
         return;
     }
-    const json_t *o = root_key(c, "overrides");
-    if (o && json_object_size(o)) len += (size_t)snprintf(buf, n, "the overrides, ");
+    const jg__jv_t *o = root_key(c, "overrides");
+    if (o && jg__jv_size(o)) len += (size_t)snprintf(buf, n, "the overrides, ");
     for (int32_t k = start; k >= 0 && k < c->p->nsys && len < n; k = c->p->sys[k].parent)
         if (k == 0 || c->p->sys[k].params)
             len += (size_t)snprintf(buf + len, n - len, k ? "SubSystem '%s' parameters, "
@@ -265,43 +265,43 @@ static void detail_set(wsres_t *R, const char *fmt, ...)
 }
 
 /* A JSON number / array entry as a value (malloc). */
-static int ws_json(wsres_t *R, const char *name, int32_t key, const json_t *j, jg_expr_value_t *out)
+static int ws_json(wsres_t *R, const char *name, int32_t key, const jg__jv_t *j, jg_expr_value_t *out)
 {
     char where[256];
     memset(out, 0, sizeof *out);
-    if (json_is_number(j)) {
-        if (jg_expr_value_scalar(out, json_number_value(j))) goto nomem;
+    if (jg__jv_is_num(j)) {
+        if (jg_expr_value_scalar(out, jg__jv_num(j))) goto nomem;
         return 1;
     }
     scope_desc(R->c, key, where, sizeof where);
-    if (!json_is_array(j)) {
+    if (!jg__jv_is_arr(j)) {
         detail_set(R, "workspace entry '%s' (%s): expected a number, an array or an expression "
                    "string", name, where);
         return -1;
     }
-    size_t n = json_array_size(j);
+    size_t n = jg__jv_len(j);
     if (n == 0) return 1;   /* [] */
-    int nested = json_is_array(json_array_get(j, 0));
-    size_t cols = nested ? json_array_size(json_array_get(j, 0)) : n, rows = nested ? n : 1;
+    int nested = jg__jv_is_arr(jg__jv_at(j, 0));
+    size_t cols = nested ? jg__jv_len(jg__jv_at(j, 0)) : n, rows = nested ? n : 1;
     out->kind = JG_EXPR_NUM;
     out->rows = (int64_t)rows;
     out->cols = (int64_t)cols;
     if (!(out->x = malloc(sizeof(double) * (rows * cols + 1)))) goto nomem;
     for (size_t r = 0; r < rows; r++) {
-        const json_t *row = nested ? json_array_get(j, r) : j;
-        if (nested && (!json_is_array(row) || json_array_size(row) != cols)) {
+        const jg__jv_t *row = nested ? jg__jv_at(j, r) : j;
+        if (nested && (!jg__jv_is_arr(row) || jg__jv_len(row) != cols)) {
             detail_set(R, "workspace entry '%s' (%s): row %zu has a different length than row 1",
                        name, where, r + 1);
             goto fail;
         }
         for (size_t k = 0; k < cols; k++) {
-            const json_t *v = json_array_get(row, k);
-            if (!json_is_number(v)) {
+            const jg__jv_t *v = jg__jv_at(row, k);
+            if (!jg__jv_is_num(v)) {
                 detail_set(R, "workspace entry '%s' (%s): element (%zu,%zu) is not a number", name,
                            where, r + 1, k + 1);
                 goto fail;
             }
-            out->x[r * cols + k] = json_number_value(v);
+            out->x[r * cols + k] = jg__jv_num(v);
         }
     }
     return 1;
@@ -332,16 +332,16 @@ static int ws_lookup_cb(void *ctx, const char *name, jg_expr_value_t *out, jg_ex
 
 /* The value of entry `name` = j of scope `key`; string entries evaluate with
  * names from `start`, their own name from `own_next`. */
-static int ws_entry(wsres_t *R, int32_t key, const char *name, const json_t *j, int32_t start,
+static int ws_entry(wsres_t *R, int32_t key, const char *name, const jg__jv_t *j, int32_t start,
                     int32_t own_next, jg_expr_value_t *out, jg_expr_error_t *err)
 {
     jg__cctx_t *c = R->c;
-    if (!json_is_string(j)) {
+    if (!jg__jv_is_str(j)) {
         int r = ws_json(R, name, key, j, out);
         if (r < 0) snprintf(err->msg, sizeof err->msg, "workspace entry '%s' is invalid", name);
         return r;
     }
-    const char *src = json_string_value(j);
+    const char *src = jg__jv_str(j);
     double x;
     if (jg_expr_is_number(src, &x)) {
         if (!jg_expr_value_scalar(out, x)) return 1;
@@ -405,14 +405,14 @@ static int ws_resolve(wsres_t *R, const char *name, int32_t start, int skip_over
     int32_t base = c->p->nsys;
     if (start == NO_SCOPE) return 0;
     if (!skip_overrides) {
-        const json_t *o = root_key(c, "overrides"), *v = o ? json_object_get(o, name) : NULL;
+        const jg__jv_t *o = root_key(c, "overrides"), *v = o ? jg__jv_get(o, name) : NULL;
         if (v) return ws_entry(R, base + 1 + start, name, v, start, start, out, err);
     }
     for (int32_t k = start; k >= 0 && k < base; k = c->p->sys[k].parent) {
-        const json_t *par = c->p->sys[k].params, *v = par ? json_object_get(par, name) : NULL;
+        const jg__jv_t *par = c->p->sys[k].params, *v = par ? jg__jv_get(par, name) : NULL;
         if (v) return ws_entry(R, k, name, v, k, outer_scope(c, k), out, err);
     }
-    const json_t *w = root_key(c, "workspace"), *v = w ? json_object_get(w, name) : NULL;
+    const jg__jv_t *w = root_key(c, "workspace"), *v = w ? jg__jv_get(w, name) : NULL;
     if (v) return ws_entry(R, base, name, v, base, NO_SCOPE, out, err);
     return 0;
 }
@@ -504,9 +504,9 @@ int jg_setup_num(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *out
 {
     jg__cctx_t *c = s->priv;
     jg__seen(c, name);
-    const json_t *j = json_object_get((const json_t *)b->src, name);
+    const jg__jv_t *j = jg__jv_get((const jg__jv_t *)b->src, name);
     if (!j) return 0;
-    if (json_is_string(j)) return expr_param(b, s, name, json_string_value(j), out, 0);
+    if (jg__jv_is_str(j)) return expr_param(b, s, name, jg__jv_str(j), out, 0);
     return json_to_value(b, s, name, j, out) < 0 ? -1 : 1;
 }
 
@@ -541,13 +541,13 @@ int jg_setup_num_def(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t 
 int jg_setup_str(jg_block_t *b, jg_setup_t *s, const char *name, const char **out)
 {
     jg__seen(s->priv, name);
-    const json_t *j = json_object_get((const json_t *)b->src, name);
+    const jg__jv_t *j = jg__jv_get((const jg__jv_t *)b->src, name);
     if (!j) return 0;
-    if (!json_is_string(j)) {
+    if (!jg__jv_is_str(j)) {
         jg_setup_error(b, s, JG_PARAM, name, "expected a string");
         return -1;
     }
-    *out = json_string_value(j);
+    *out = jg__jv_str(j);
     return 1;
 }
 
@@ -555,10 +555,10 @@ int jg_setup_str_or_num(jg_block_t *b, jg_setup_t *s, const char *name, const ch
                         jg_value_t *num)
 {
     jg__seen(s->priv, name);
-    const json_t *j = json_object_get((const json_t *)b->src, name);
+    const jg__jv_t *j = jg__jv_get((const jg__jv_t *)b->src, name);
     if (!j) return 0;
-    if (!json_is_string(j)) return json_to_value(b, s, name, j, num) < 0 ? -1 : 2;
-    const char *v = json_string_value(j);
+    if (!jg__jv_is_str(j)) return json_to_value(b, s, name, j, num) < 0 ? -1 : 2;
+    const char *v = jg__jv_str(j);
     /* sign and operator lists (Sum "|+-", Product "*" and "/" strings) are never expressions */
     if (!v[strspn(v, "+-*/| \t")]) {
         *str = v;

@@ -33,6 +33,18 @@ int jg__dense_solve(int64_t n, double *A, int64_t nrhs, double *B)
     return r;
 }
 
+size_t jg__dense_ipiv_bytes(int64_t n) { return sizeof(lapack_int) * (size_t)(n > 0 ? n : 1); }
+
+int jg__dense_inverse_ws(int64_t n, double *A, void *ipiv, double *work, int64_t lwork)
+{
+    if (n == 0) return 0;
+    int r = factor(n, A, ipiv);
+    if (!r)
+        r = LAPACKE_dgetri_work(LAPACK_COL_MAJOR, (lapack_int)n, A, (lapack_int)n, ipiv, work,
+                                (lapack_int)lwork) ? -1 : 0;
+    return r;
+}
+
 int jg__dense_inverse(int64_t n, double *A)
 {
     if (n == 0) return 0;

@@ -125,5 +125,15 @@ jg_status_t jg__plan_update(jg_eval_work_t *w, int init, const signed char *fire
 jg_eval_t *jg__plan_ctx(jg_eval_work_t *w, int32_t b, jg_error_t *err);
 /* Gather the inputs the plan left stale (fused blocks, ports read in place). */
 void jg__plan_gather_stale(jg_eval_work_t *w);
+/* The shape of the work's plan (all 0 before it is built), for tests. */
+typedef struct {
+    int32_t steps, calls, fused;   /* steps; block calls and loops; fused (LIN) steps */
+    int32_t segs, kernel_segs;     /* segments; of them COPY and FN rows */
+    int32_t runs;                  /* segments that are runs */
+    int64_t longest_run;           /* rows */
+    int32_t deriv_calls;           /* derivatives() called */
+    int64_t deriv_copies;          /* runs of dx = u copies */
+} jg__plan_shape_t;
+void jg__plan_shape(const jg_eval_work_t *w, jg__plan_shape_t *s);
 
 #endif

@@ -98,6 +98,12 @@ void jg__eval_set_mode(jg_eval_work_t *w, int sim, int major);
 unsigned char *jg__eval_rate_hits(jg_eval_work_t *w);
 /* evaluate as the simulation does (1) or as linearization does (0) */
 void jg__eval_set_sim(jg_eval_work_t *w, int sim);
+/* Build the work's evaluation plan now, before any evaluation (otherwise the
+ * first jg_eval_outputs with the program's own connection builds it): the
+ * simulation compiles it with the rest of its set-up.  Nothing is evaluated.
+ * Errors: JG_NOMEM.  Cost: O(n log n) in the blocks, plus O(signals + block
+ * Jacobian entries). */
+jg_status_t jg__eval_prepare(jg_eval_work_t *w, jg_error_t *err);
 /* a major step (major = 1; first = 1 at t0) or a minor one (0, 0) */
 void jg__eval_set_major(jg_eval_work_t *w, int major, int first);
 /* the discrete states (p->nd), as the blocks' update() left them */

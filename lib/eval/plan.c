@@ -1,6 +1,7 @@
 /* The fused evaluation plan: jg_eval_outputs on the program's own connection
  * compiled once into block calls with prebuilt contexts, loop solves and
- * batches of sparse rows for the pure linear blocks (described below). */
+ * batches of rows for the pure linear blocks and the blocks with element-wise
+ * kernels (described below). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,11 +32,24 @@
  *    zeros included), so the plan's signals are bit for bit those of the
  *    block-by-block evaluation; a block whose arithmetic does not match (a
  *    one-input Sum "-") stays a block call.
- *  - outputs are checked for Inf/NaN once, over y, after the evaluation; only
+ *  - blocks whose type declares an element-wise kernel for the instance
+ *    (block_impl.h, jg_kernel_t: the plain Integrator's y = x, one-input
+ *    Math and Trigonometry operators' y = fn(u)) join the batches as rows
+ *    too: COPY rows y[tgt] = x[col] and FN rows y[tgt] = fn(y[col]) (the
+ *    function checked against outputs() on probe inputs first).  Within a
+ *    level of a batch the blocks are ordered by shape (bkey_t), so that the
+ *    scalar blocks of a chain's sections line up into runs with a stride:
+ *    one loop per kind of block over the whole chain, no call per block.
+ *    dx = u of the Integrators without limits is copied from y the same way
+ *    in jg_eval_derivatives, and an update() declared a no-op is not called.
+ *  - outputs are checked for Inf/NaN once, over y, after the evaluation (the
+ *    strided runs sum what they write instead, and the pass skips them); only
  *    when that finds one are the blocks searched in sorted order, so the error
  *    names the same block, output, element and time as a check after every
- *    block would.  When a block or loop fails, the fused blocks before it are
- *    evaluated and searched first, for the same reason.
+ *    block would; a kernel function's block found there calls its own
+ *    outputs() to word its domain error or overflow.  When a block or loop
+ *    fails, the fused blocks before it are evaluated and searched first, for
+ *    the same reason.
  *
  * The inputs u of fused blocks and of ports read in place are not gathered;
  * jg_eval_jacobians gathers them when it needs them (w->planned).  Any other
@@ -53,18 +67,37 @@ typedef struct {
     jg_eval_t *e;             /* BLOCK: B's context */
 } plan_step_t;
 
-/* Segments of rows of one dependency level.  A run is m rows with targets
- * t0, t0 + 1, ... whose term j reads c_j + i d_j (d_j 0 or 1) in row i: an
- * element-wise block over contiguous signals; its values are stored term by
- * term (term j of row i at rp[r0] + j m + i) and it is evaluated term by
- * term over the whole run (the rows of one level read no row of the level). */
-enum { SEG_ONE, SEG_ACC, SEG_ONE_RUN, SEG_ACC_RUN };
+/* Segments of rows of one dependency level, in this order of kinds:
+ *   COPY  y[tgt] = x[col]          (the outputs of JG_KERNEL_STATE blocks)
+ *   FN    y[tgt] = fn(y[col])      (JG_KERNEL_FN blocks, one fn per segment)
+ *   ONE   y[tgt] = val * y[col]    (fused linear blocks' one-term rows, bare)
+ *   ACC   y[tgt] = 0 + sum of val * y[col]
+ * A run is m rows with targets t0, t0 + ts, t0 + 2 ts, ... whose term j
+ * reads c_j + i d_j in row i: an element-wise block over contiguous signals
+ * (ts 1, d_j 0 or 1), or as many scalar blocks of one shape over signals laid
+ * out with a stride (a chain of sections: ts and d_j the section's size).  A
+ * run's values are stored term by term (term j of row i at rp[r0] + j m + i);
+ * the rows of one level read no row of the level, so a run can be evaluated
+ * term by term or row by row. */
+enum { SEG_COPY, SEG_FN, SEG_ONE, SEG_ACC };
 typedef struct {
-    int kind;         /* ONE: y[tgt] = val * y[col]; ACC: y[tgt] = 0 + sum of val * y[col] */
+    int kind;         /* SEG_* */
+    int run;          /* the rows form a run */
     int32_t k;        /* runs: terms per row; ACC: 2 or 3 when every row has that many, else 0 */
     int64_t r0, r1;   /* rows */
+    int64_t ts;       /* runs: target stride */
     int64_t cd;       /* runs: (c_j, d_j) at P->cd[cd + 2 j] */
+    double (*fn)(double);   /* FN */
+    int uniform;      /* ACC runs of 2 or 3 terms: every term's values are one value and
+                         every d_j is d_0 (the Sums of a chain's sections) */
+    int fold;         /* strided runs: the loop sums what it writes, for the finiteness
+                         check (run_lin), and the final pass skips these targets */
 } plan_seg_t;
+
+/* Derivatives dx[x0 + i xs] = y[y0 + i ys], i < m, of JG_KERNEL_INPUT blocks. */
+typedef struct {
+    int64_t x0, xs, y0, ys, m;
+} plan_dcopy_t;
 
 /* A block with states, for jg_eval_derivatives. */
 typedef struct {
@@ -104,8 +137,13 @@ struct jg_plan {
     int64_t *cd;              /* runs' term sources (c_j, d_j) */
     int32_t nderiv;
     plan_deriv_t *deriv;
+    int64_t ndcopy;
+    plan_dcopy_t *dcopy;
+    unsigned char *fnb;       /* per block: 1 when a JG_KERNEL_FN row computes its outputs */
     int32_t nupd;
     plan_upd_t *upd;
+    int64_t nchk, *chk;       /* the signals the finiteness pass reads: ranges
+                                 chk[2k]..chk[2k+1]-1 (the others' sums are folded) */
 };
 
 void jg__plan_free(struct jg_plan *P)
@@ -128,7 +166,10 @@ void jg__plan_free(struct jg_plan *P)
     free(P->val);
     free(P->cd);
     free(P->deriv);
+    free(P->dcopy);
+    free(P->fnb);
     free(P->upd);
+    free(P->chk);
     free(P);
 }
 
@@ -301,6 +342,70 @@ static int fusable(const jg_program_t *p, int32_t b)
     return 1;
 }
 
+/* Block b's element-wise kernels (block_impl.h) the plan may use, in *k
+ * (zeroed when none): outputs STATE or FN, derivatives INPUT, each checked
+ * against the block's shape. */
+static void kernels_of(const jg_program_t *p, int32_t b, jg_kernel_t *k)
+{
+    const jg_block_t *B = &p->blocks[b];
+    memset(k, 0, sizeof *k);
+    if (!B->type->kernel || B->virt || p->blk_loop[b] >= 0 || B->rate >= 0 || B->is_root_port ||
+        !B->type->outputs)
+        return;
+    B->type->kernel(B, k);
+    if (k->outputs == JG_KERNEL_STATE && !(B->nout == 1 && B->out_w[0] == B->nx))
+        k->outputs = JG_KERNEL_NONE;
+    if (k->outputs == JG_KERNEL_FN &&
+        !(k->fn && B->nin == 1 && B->nout == 1 && B->in_w[0] == B->out_w[0] && !B->nx && !B->nd &&
+          !B->nzc && !B->type->update && !B->type->zc))
+        k->outputs = JG_KERNEL_NONE;
+    if (k->outputs != JG_KERNEL_STATE && k->outputs != JG_KERNEL_FN) k->outputs = JG_KERNEL_NONE;
+    if (!(k->derivatives == JG_KERNEL_INPUT && B->nx > 0 && B->nin >= 1 && B->in_w[0] == B->nx &&
+          B->type->derivatives))
+        k->derivatives = JG_KERNEL_NONE;
+}
+
+/* Does block b's outputs() agree with y = fn(u) on probe inputs (+0, -0,
+ * values of both signs and many magnitudes, outside the usual domains too):
+ * equal bit for bit where it succeeds, fn non-finite somewhere where it
+ * fails?  1 yes, 0 no, -1 out of memory. */
+static int probe_fn(jg_eval_work_t *w, int32_t b, double (*fn)(double), rowpool_t *R)
+{
+    static const double pv[] = {0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.75, -3.5, 1e-9, -7e-300,
+                                0.999999, 1.25e3, -800.0, 1e300, 0x1p-1074};
+    const int64_t n = sizeof pv / sizeof *pv;
+    const jg_program_t *p = w->p;
+    const jg_block_t *B = &p->blocks[b];
+    int64_t nw = B->in_w[0];
+    if (grow((void **)&R->pu, &R->cappu, nw + 1, sizeof(double)) ||
+        grow((void **)&R->py, &R->cappy, nw + 1, sizeof(double)) ||
+        grow((void **)&R->up, &R->capup, 2, sizeof(double *)) ||
+        grow((void **)&R->yp, &R->capyp, 2, sizeof(double *)))
+        return -1;
+    double *u = R->pu, *y = R->py;
+    R->up[0] = u;
+    R->yp[0] = y;
+    for (int64_t probe = 0; probe < n; probe++) {
+        int bad = 0;
+        for (int64_t i = 0; i < nw; i++) u[i] = pv[(probe + i) % n];
+        jg_error_t e2 = {0};
+        jg_eval_t e;
+        jg__eval_make_eval(w, b, &e, &e2);
+        e.u = R->up;
+        e.y = R->yp;
+        if (B->type->outputs(B, &e)) {
+            for (int64_t i = 0; i < nw; i++) bad |= !isfinite(fn(u[i]));
+            if (!bad) return 0;
+            continue;
+        }
+        for (int64_t i = 0; i < nw; i++) {
+            double v = fn(u[i]);
+            if (memcmp(&v, &y[i], sizeof v)) return 0;
+        }
+    }
+    return 1;
+}
+
 /* Grow *a (elements of size bytes) to hold need elements. */
 static int grow(void **a, int64_t *cap, int64_t need, size_t size)
 {
@@ -314,6 +419,15 @@ static int grow(void **a, int64_t *cap, int64_t need, size_t size)
     return 0;
 }
 
+/* The key that orders the blocks of one level and kind in a batch: blocks of
+ * one shape (function, rows, terms, and for a one-row block where its terms
+ * read relative to its target) come together, so that the scalar blocks of a
+ * chain's sections line up into runs; equal keys keep the sorted order. */
+typedef struct {
+    int64_t a[6];
+    int32_t i;      /* place in the pending list */
+} bkey_t;
+
 /* The plan under construction. */
 typedef struct {
     jg_eval_work_t *w;
@@ -321,10 +435,15 @@ typedef struct {
     int64_t nrow, capstep, capseg, captgt, caprp, capcol, capval, ncd, capcd;
     rowpool_t R;              /* rows of the fused blocks */
     signed char *mode;        /* per block: 0 not fused, 1 / 2 (probe_mode) */
+    signed char *kmode;       /* per block: JG_KERNEL_STATE / _FN when a kernel row computes
+                                 its outputs, else 0 */
+    double (**kfn)(double);   /* per block: the fn of a JG_KERNEL_FN */
     int32_t *pend, npend;     /* deferred fused blocks, sorted order */
     int32_t *level;           /* per block: dependency level in its batch */
     int32_t *sig_batch, *sig_level;   /* per signal: producing batch (-1) and its level */
     int32_t batch;
+    bkey_t *keys;             /* flush's scratch, one per pending block, */
+    int32_t *ord, *lstart;    /* and the pending blocks by level */
 } pbuild_t;
 
 static int add_step(pbuild_t *c, plan_step_t s)
@@ -357,6 +476,7 @@ static void defer(pbuild_t *c, int32_t b)
     const jg_block_t *B = &p->blocks[b];
     int32_t lv = 0;
     for (int k = 0; k < B->nin; k++) {
+        if (!p->feedthrough[jg__inport(p, b, k)]) continue;   /* (a state's copy: level 0) */
         int64_t o = p->u_off[jg__inport(p, b, k)];
         for (int64_t e = 0; e < B->in_w[k]; e++) {
             int64_t s = c->P->gsrc[o + e];
@@ -378,7 +498,7 @@ static void defer(pbuild_t *c, int32_t b)
 static int add_seg(pbuild_t *c, plan_seg_t g)
 {
     if (g.r1 == g.r0) return 0;
-    if (g.kind == SEG_ACC) {   /* rows of 2 or 3 terms each (a Sum "+-", "-++"): unrolled */
+    if (g.kind == SEG_ACC && !g.run) {   /* rows of 2 or 3 terms each (a Sum "+-", "-++"): unrolled */
         const int64_t *rp = c->P->rp;
         int64_t k = rp[g.r0 + 1] - rp[g.r0];
         for (int64_t r = g.r0; k && r < g.r1; r++)
@@ -393,25 +513,26 @@ static int add_seg(pbuild_t *c, plan_seg_t g)
 /* Rows i.. that form a run (see plan_seg_t), at most r1 - i. */
 static int64_t run_length(const struct jg_plan *P, int64_t i, int64_t r1)
 {
-    const int64_t *rp = P->rp, *col = P->col;
+    const int64_t *rp = P->rp, *col = P->col, *tgt = P->tgt;
     int64_t k = rp[i + 1] - rp[i], m = 1;
-    if (k == 0 || i + 1 >= r1) return 1;
+    if (k == 0 || i + 1 >= r1 || tgt[i + 1] == tgt[i]) return 1;
+    const int64_t ts = tgt[i + 1] - tgt[i];
     for (; i + m < r1; m++) {
         int64_t r = i + m;
-        if (P->tgt[r] != P->tgt[i] + m || rp[r + 1] - rp[r] != k) break;
+        if (tgt[r] != tgt[i] + m * ts || rp[r + 1] - rp[r] != k) break;
         int ok = 1;
         for (int64_t j = 0; ok && j < k; j++) {
             int64_t d = col[rp[i + 1] + j] - col[rp[i] + j];
-            ok = (d == 0 || d == 1) && col[rp[r] + j] == col[rp[i] + j] + m * d;
+            ok = col[rp[r] + j] == col[rp[i] + j] + m * d;
         }
         if (!ok) break;
     }
     return m;
 }
 
-/* Split rows r0..r1-1 (one level, one kind) into runs of at least 4 rows and
- * segments of the rows between them. */
-static int segments(pbuild_t *c, int kind, int64_t r0, int64_t r1)
+/* Split rows r0..r1-1 (one level, one kind, one fn) into runs of at least 4
+ * rows and segments of the rows between them. */
+static int segments(pbuild_t *c, int kind, double (*fn)(double), int64_t r0, int64_t r1)
 {
     struct jg_plan *P = c->P;
     int64_t g0 = r0;
@@ -422,7 +543,7 @@ static int segments(pbuild_t *c, int kind, int64_t r0, int64_t r1)
             continue;
         }
         int64_t k = P->rp[i + 1] - P->rp[i], v0 = P->rp[i];
-        if (add_seg(c, (plan_seg_t){.kind = kind, .r0 = g0, .r1 = i}) ||
+        if (add_seg(c, (plan_seg_t){.kind = kind, .r0 = g0, .r1 = i, .fn = fn}) ||
             grow((void **)&P->cd, &c->capcd, c->ncd + 2 * k, sizeof(int64_t)))
             return -1;
         for (int64_t j = 0; j < k; j++) {
@@ -435,50 +556,144 @@ static int segments(pbuild_t *c, int kind, int64_t r0, int64_t r1)
             for (int64_t j = 0; j < k; j++) tmp[j * m + t] = P->val[v0 + t * k + j];
         memcpy(P->val + v0, tmp, sizeof(double) * (size_t)(m * k));
         free(tmp);
-        if (add_seg(c, (plan_seg_t){.kind = kind == SEG_ONE ? SEG_ONE_RUN : SEG_ACC_RUN,
-                                    .k = (int32_t)k, .r0 = i, .r1 = i + m, .cd = c->ncd}))
+        int uniform = kind == SEG_ACC && (k == 2 || k == 3);
+        for (int64_t j = 0; uniform && j < k; j++) {
+            uniform = P->cd[c->ncd + 2 * j + 1] == P->cd[c->ncd + 1];
+            for (int64_t t = 1; uniform && t < m; t++)
+                uniform = !memcmp(&P->val[v0 + j * m + t], &P->val[v0 + j * m], sizeof(double));
+        }
+        int fold = kind == SEG_FN || P->tgt[i + 1] - P->tgt[i] != 1;
+        for (int64_t j = 0; j < k; j++) {
+            int64_t d = P->cd[c->ncd + 2 * j + 1];
+            fold |= kind == SEG_ACC ? d != 0 && d != 1 : d != 1;
+        }
+        if (add_seg(c, (plan_seg_t){.kind = kind, .run = 1, .k = (int32_t)k, .r0 = i, .r1 = i + m,
+                                    .ts = P->tgt[i + 1] - P->tgt[i], .cd = c->ncd, .fn = fn,
+                                    .uniform = uniform, .fold = fold}))
             return -1;
         c->ncd += 2 * k;
         i += m;
         g0 = i;
     }
-    return add_seg(c, (plan_seg_t){.kind = kind, .r0 = g0, .r1 = r1});
+    return add_seg(c, (plan_seg_t){.kind = kind, .r0 = g0, .r1 = r1, .fn = fn});
 }
 
-/* Emit the deferred blocks as one LIN step: per level, the bare one-term rows,
- * then the accumulated ones, each in sorted order.  Every row reads signals of
- * lower levels or of blocks evaluated before the step. */
+static int cmp_bkey(const void *x, const void *y)
+{
+    const bkey_t *p = x, *q = y;
+    for (int j = 0; j < 6; j++)
+        if (p->a[j] != q->a[j]) return p->a[j] < q->a[j] ? -1 : 1;
+    return (p->i > q->i) - (p->i < q->i);
+}
+
+/* Append row: target t, terms (col[j], val[j]), j < n. */
+static int add_row(pbuild_t *c, int64_t t, const int64_t *col, const double *val, int64_t n)
+{
+    struct jg_plan *P = c->P;
+    int64_t n0 = P->rp[c->nrow];
+    if (grow((void **)&P->tgt, &c->captgt, c->nrow + 1, sizeof(int64_t)) ||
+        grow((void **)&P->rp, &c->caprp, c->nrow + 2, sizeof(int64_t)) ||
+        grow((void **)&P->col, &c->capcol, n0 + n, sizeof(int64_t)) ||
+        grow((void **)&P->val, &c->capval, n0 + n, sizeof(double)))
+        return -1;
+    P->tgt[c->nrow] = t;
+    memcpy(P->col + n0, col, sizeof(int64_t) * (size_t)n);
+    memcpy(P->val + n0, val, sizeof(double) * (size_t)n);
+    P->rp[++c->nrow] = n0 + n;
+    return 0;
+}
+
+/* Block b's rows of the given kind (rows whose terms are signals: gsrc
+ * applied): appended when out != NULL, else only the key of the first. */
+static int block_kind_rows(pbuild_t *c, int32_t b, int kind, bkey_t *key)
+{
+    const jg_program_t *p = c->w->p;
+    const jg_block_t *B = &p->blocks[b];
+    struct jg_plan *P = c->P;
+    if (kind <= SEG_FN) {   /* kernel blocks: one row per output element */
+        if (c->kmode[b] != (kind == SEG_COPY ? JG_KERNEL_STATE : JG_KERNEL_FN)) return 0;
+        int64_t t0 = p->y_off[jg__outport(p, b, 0)];
+        int64_t s0 = kind == SEG_COPY ? B->x_off : 0, u0 = kind == SEG_FN ? p->u_off[jg__inport(p, b, 0)] : 0;
+        for (int64_t e = 0; e < B->out_w[0]; e++) {
+            int64_t col = kind == SEG_COPY ? s0 + e : P->gsrc[u0 + e];
+            double one = 1;
+            if (key) {
+                *key = (bkey_t){{(int64_t)(uintptr_t)c->kfn[b], B->out_w[0], 1, t0 - col, 0, 0}, 0};
+                return 1;
+            }
+            if (add_row(c, t0 + e, &col, &one, 1)) return -1;
+        }
+        return 0;
+    }
+    if (!c->mode[b]) return 0;
+    const brows_t rv = block_view(&c->R, b), *r = &rv;
+    for (int64_t k = 0; k < r->nrow; k++) {
+        int64_t a = r->rp[k], z = r->rp[k + 1];
+        if ((c->mode[b] == 1 && z - a == 1) != (kind == SEG_ONE)) continue;
+        if (key) {
+            *key = (bkey_t){{0, r->nrow, z - a, 0, 0, 0}, 0};
+            for (int64_t j = a; j < z && j - a < 3 && r->nrow == 1; j++)
+                key->a[3 + j - a] = r->tgt[k] - P->gsrc[r->ui[j]];
+            return 1;
+        }
+        int64_t n0 = P->rp[c->nrow];
+        if (grow((void **)&P->tgt, &c->captgt, c->nrow + 1, sizeof(int64_t)) ||
+            grow((void **)&P->rp, &c->caprp, c->nrow + 2, sizeof(int64_t)) ||
+            grow((void **)&P->col, &c->capcol, n0 + (z - a), sizeof(int64_t)) ||
+            grow((void **)&P->val, &c->capval, n0 + (z - a), sizeof(double)))
+            return -1;
+        P->tgt[c->nrow] = r->tgt[k];
+        for (int64_t j = a; j < z; j++) {
+            P->col[n0 + j - a] = P->gsrc[r->ui[j]];
+            P->val[n0 + j - a] = r->val[j];
+        }
+        P->rp[++c->nrow] = n0 + (z - a);
+    }
+    return 0;
+}
+
+/* Emit the deferred blocks as one LIN step: per level, the states' copies,
+ * the kernel functions, the bare one-term rows, then the accumulated ones,
+ * the blocks of each ordered by their keys (bkey_t).  Every row reads
+ * signals of lower levels or of blocks evaluated before the step. */
 static int flush(pbuild_t *c)
 {
     if (!c->npend) return 0;
     struct jg_plan *P = c->P;
-    int32_t maxl = 0, s0 = P->nseg;
+    int32_t maxl = 0, s0 = P->nseg, *at = c->lstart;
     for (int32_t i = 0; i < c->npend; i++)
         if (c->level[c->pend[i]] > maxl) maxl = c->level[c->pend[i]];
+    /* the pending blocks by level (a counting sort, stable): ord[at[l]..at[l+1]-1] */
+    memset(at, 0, sizeof(int32_t) * (size_t)(maxl + 2));
+    for (int32_t i = 0; i < c->npend; i++) at[c->level[c->pend[i]] + 1]++;
+    for (int32_t l = 0; l <= maxl; l++) at[l + 1] += at[l];
+    for (int32_t i = 0; i < c->npend; i++) c->ord[at[c->level[c->pend[i]]]++] = i;
+    for (int32_t l = maxl; l > 0; l--) at[l] = at[l - 1];
+    at[0] = 0;
     for (int32_t l = 0; l <= maxl; l++)
-        for (int kind = SEG_ONE; kind <= SEG_ACC; kind++) {
-            int64_t r0 = c->nrow;
-            for (int32_t i = 0; i < c->npend; i++) {
-                int32_t b = c->pend[i];
-                if (c->level[b] != l) continue;
-                const brows_t rv = block_view(&c->R, b), *r = &rv;
-                for (int64_t k = 0; k < r->nrow; k++) {
-                    int64_t a = r->rp[k], z = r->rp[k + 1], n0 = P->rp[c->nrow];
-                    if ((c->mode[b] == 1 && z - a == 1) != (kind == SEG_ONE)) continue;
-                    if (grow((void **)&P->tgt, &c->captgt, c->nrow + 1, sizeof(int64_t)) ||
-                        grow((void **)&P->rp, &c->caprp, c->nrow + 2, sizeof(int64_t)) ||
-                        grow((void **)&P->col, &c->capcol, n0 + (z - a), sizeof(int64_t)) ||
-                        grow((void **)&P->val, &c->capval, n0 + (z - a), sizeof(double)))
-                        return -1;
-                    P->tgt[c->nrow] = r->tgt[k];
-                    for (int64_t j = a; j < z; j++) {
-                        P->col[n0 + j - a] = P->gsrc[r->ui[j]];
-                        P->val[n0 + j - a] = r->val[j];
-                    }
-                    P->rp[++c->nrow] = n0 + (z - a);
-                }
+        for (int kind = SEG_COPY; kind <= SEG_ACC; kind++) {
+            int32_t nk = 0;
+            for (int32_t j = at[l]; j < at[l + 1]; j++) {
+                int32_t i = c->ord[j], b = c->pend[i];
+                int r = block_kind_rows(c, b, kind, &c->keys[nk]);
+                if (r < 0) return -1;
+                if (r) c->keys[nk++].i = i;
             }
-            if (segments(c, kind, r0, c->nrow)) return -1;
+            if (!nk) continue;
+            qsort(c->keys, (size_t)nk, sizeof *c->keys, cmp_bkey);
+            int64_t r0 = c->nrow;
+            for (int32_t j = 0; j < nk; j++) {
+                int32_t b = c->pend[c->keys[j].i];
+                /* a new function starts a new group of segments */
+                if (kind == SEG_FN && j && c->kfn[b] != c->kfn[c->pend[c->keys[j - 1].i]]) {
+                    if (segments(c, kind, c->kfn[c->pend[c->keys[j - 1].i]], r0, c->nrow)) return -1;
+                    r0 = c->nrow;
+                }
+                if (block_kind_rows(c, b, kind, NULL)) return -1;
+            }
+            if (segments(c, kind, kind == SEG_FN ? c->kfn[c->pend[c->keys[nk - 1].i]] : NULL, r0,
+                         c->nrow))
+                return -1;
         }
     if (add_step(c, (plan_step_t){.kind = ST_LIN, .rate = -1, .pos = -1, .a0 = s0, .a1 = P->nseg}))
         return -1;
@@ -506,6 +721,13 @@ static int aliasable(const jg_program_t *p, const int64_t *gsrc, int32_t b, int 
     }
     return 1;
 }
+
+/* A kernel function probed (probe_fn) for a type's outputs(). */
+typedef struct {
+    block_fn_t outputs;
+    double (*fn)(double);
+    int ok;
+} probed_t;
 
 static jg_status_t plan_build(jg_eval_work_t *w, jg_error_t *err)
 {
@@ -535,6 +757,14 @@ static jg_status_t plan_build(jg_eval_work_t *w, jg_error_t *err)
     c.level = malloc(sizeof(int32_t) * (size_t)(nblk + 1));
     c.sig_batch = malloc(sizeof(int32_t) * (size_t)(p->ny + 1));
     c.sig_level = malloc(sizeof(int32_t) * (size_t)(p->ny + 1));
+    c.kmode = calloc((size_t)nblk + 1, 1);
+    c.kfn = calloc((size_t)nblk + 1, sizeof *c.kfn);
+    c.keys = malloc(sizeof(bkey_t) * (size_t)(p->nsorted + 1));
+    c.ord = malloc(sizeof(int32_t) * (size_t)(p->nsorted + 1));
+    c.lstart = malloc(sizeof(int32_t) * (size_t)(p->nsorted + 2));
+    P->fnb = calloc((size_t)nblk + 1, 1);
+    P->dcopy = malloc(sizeof(plan_dcopy_t) * (size_t)(p->nx + 1));
+    if (!c.kmode || !c.kfn || !c.keys || !c.ord || !c.lstart || !P->fnb || !P->dcopy) goto nomem;
     if (!P->gsrc || !P->ctx_of || !P->uptr || !P->glo || !P->ghi || !P->ctx_g ||
         !P->regather || !P->stale || !P->deriv || !P->upd || !P->rp || !c.R.row0 ||
         !c.R.nrows || !c.mode || !c.pend || !c.level || !c.sig_batch || !c.sig_level)
@@ -558,6 +788,31 @@ static jg_status_t plan_build(jg_eval_work_t *w, jg_error_t *err)
         if (block_rows(w, b, &c.R) || (mode = probe_mode(w, b, &c.R, err)) < 0) goto nomem;
         c.mode[b] = (signed char)mode;
         if (c.mode[b]) P->stale[P->nstale++] = b;
+    }
+
+    /* which blocks' outputs are element-wise kernels (block_impl.h); a
+     * function is probed on the first block of each type that declares it
+     * (the answer is the type's code, not the instance's: a million scalar
+     * sines are probed once) */
+    probed_t probed[16];
+    int nprobed = 0;
+    for (int32_t i = 0; i < p->nsorted; i++) {
+        int32_t b = p->sorted[i];
+        if (c.mode[b]) continue;
+        jg_kernel_t k;
+        kernels_of(p, b, &k);
+        if (k.outputs == JG_KERNEL_FN) {
+            int r = -2;
+            for (int j = 0; j < nprobed && r == -2; j++)
+                if (probed[j].outputs == p->blocks[b].type->outputs && probed[j].fn == k.fn) r = probed[j].ok;
+            if (r == -2 && (r = probe_fn(w, b, k.fn, &c.R)) >= 0 && nprobed < 16)
+                probed[nprobed++] = (probed_t){p->blocks[b].type->outputs, k.fn, r};
+            if (r < 0) goto nomem;
+            if (!r) continue;
+            c.kfn[b] = k.fn;
+            P->fnb[b] = 1;
+        }
+        c.kmode[b] = (signed char)k.outputs;
     }
 
     /* contexts of the other real blocks: inputs read from y where a port
@@ -587,7 +842,7 @@ static jg_status_t plan_build(jg_eval_work_t *w, jg_error_t *err)
                 P->ghi[ng++] = o + B->in_w[q];
             }
         }
-        if (aliased) P->stale[P->nstale++] = b;
+        if (aliased || c.kmode[b]) P->stale[P->nstale++] = b;
         jg__eval_make_eval(w, b, &P->ctx[k], NULL);
         P->ctx[k].u = (const double *const *)(P->uptr + p->in_base[b]);
     }
@@ -596,13 +851,36 @@ static jg_status_t plan_build(jg_eval_work_t *w, jg_error_t *err)
         int32_t k = P->ctx_of[w->regather[i]];
         if (k >= 0 && P->ctx_g[k + 1] > P->ctx_g[k]) P->regather[P->nregather++] = k;
     }
+    /* derivatives: dx = u as copies from y (in runs), the others called */
     for (int32_t i = 0; i < w->nwith_x; i++) {
         const jg_block_t *B = &p->blocks[w->with_x[i]];
-        P->deriv[P->nderiv++] =
-            (plan_deriv_t){B, B->type->derivatives, &P->ctx[P->ctx_of[B->id]], B->x_off};
+        jg_kernel_t k;
+        kernels_of(p, B->id, &k);
+        if (k.derivatives != JG_KERNEL_INPUT) {
+            P->deriv[P->nderiv++] =
+                (plan_deriv_t){B, B->type->derivatives, &P->ctx[P->ctx_of[B->id]], B->x_off};
+            continue;
+        }
+        int64_t u0 = p->u_off[jg__inport(p, B->id, 0)];
+        for (int64_t e = 0; e < B->nx; e++) {
+            int64_t xi = B->x_off + e, yi = P->gsrc[u0 + e];
+            plan_dcopy_t *d = P->ndcopy ? &P->dcopy[P->ndcopy - 1] : NULL;
+            if (d && d->m == 1 && xi != d->x0) {
+                d->xs = xi - d->x0;
+                d->ys = yi - d->y0;
+                d->m = 2;
+            } else if (d && d->m > 1 && xi == d->x0 + d->m * d->xs && yi == d->y0 + d->m * d->ys) {
+                d->m++;
+            } else {
+                P->dcopy[P->ndcopy++] = (plan_dcopy_t){xi, 1, yi, 1, 1};
+            }
+        }
     }
     for (int32_t i = 0; i < w->nwith_upd; i++) {
         const jg_block_t *B = &p->blocks[w->with_upd[i]];
+        jg_kernel_t k = {0};
+        if (B->type->kernel) B->type->kernel(B, &k);
+        if (k.no_update) continue;   /* (a plain Integrator) */
         P->upd[P->nupd++] = (plan_upd_t){B, B->type->update, &P->ctx[P->ctx_of[B->id]],
                                          w->xd + B->d_off, w->x + B->x_off,
                                          B->nzc ? B->zc_off : -1, B->rate, B->ts.period == 0};
@@ -624,7 +902,7 @@ static jg_status_t plan_build(jg_eval_work_t *w, jg_error_t *err)
             i += p->loop_ptr[l + 1] - p->loop_ptr[l];
             continue;
         }
-        if (c.mode[b]) {
+        if (c.mode[b] || c.kmode[b]) {
             defer(&c, b);
         } else {
             int32_t k = P->ctx_of[b];
@@ -638,6 +916,28 @@ static jg_status_t plan_build(jg_eval_work_t *w, jg_error_t *err)
         i++;
     }
     if (flush(&c)) goto nomem;
+    /* the finiteness pass: every signal but the folding runs' targets */
+    {
+        unsigned char *cov = calloc((size_t)p->ny + 1, 1);
+        if (!cov) goto nomem;
+        for (int32_t i = 0; i < P->nseg; i++) {
+            const plan_seg_t *g = &P->seg[i];
+            for (int64_t r = 0; g->fold && r < g->r1 - g->r0; r++) cov[P->tgt[g->r0] + r * g->ts] = 1;
+        }
+        int64_t n = 0;
+        for (int64_t k = 0; k < p->ny; k++) n += !cov[k] && (k == 0 || cov[k - 1]);
+        P->chk = malloc(sizeof(int64_t) * (size_t)(2 * n + 1));
+        if (!P->chk) {
+            free(cov);
+            goto nomem;
+        }
+        for (int64_t k = 0; k < p->ny; k++) {
+            if (cov[k]) continue;
+            if (k == 0 || cov[k - 1]) P->chk[2 * P->nchk++] = k;
+            P->chk[2 * P->nchk - 1] = k + 1;
+        }
+        free(cov);
+    }
     w->plan = P;
     P = NULL;
     goto done;
@@ -651,6 +951,11 @@ done:
     free(c.level);
     free(c.sig_batch);
     free(c.sig_level);
+    free(c.kmode);
+    free(c.kfn);
+    free(c.keys);
+    free(c.ord);
+    free(c.lstart);
     return st;
 }
 
@@ -681,22 +986,163 @@ static inline void axpy_run(double *yt, const double *v, const double *u, int64_
         yt[i] = acc == 0 ? v[i] * u[i] : acc == 1 ? 0.0 + v[i] * u[i] : yt[i] + v[i] * u[i];
 }
 
-/* The rows of LIN segments s0..s1-1. */
-static void run_lin(const struct jg_plan *P, double *y, int32_t s0, int32_t s1)
+/* A run of ACC rows with a target stride or term strides other than 0 and
+ * 1: row by row, each from +0 in term order (as term by term would).  The
+ * loops step pointers (no index products) and hoist uniform values; the sum
+ * of the values written is returned (plan_seg_t fold). */
+static double acc_run_rows(const struct jg_plan *P, const plan_seg_t *g, double *y)
+{
+    const int64_t m = g->r1 - g->r0, ts = g->ts, *cd = P->cd + g->cd;
+    const double *v = P->val + P->rp[g->r0];
+    double *yt = y + P->tgt[g->r0], f0 = 0, f1 = 0;
+    if (g->uniform) {   /* one stride d for every term, one value per term */
+        const double *u = y + cd[0];
+        const int64_t d = cd[1], o1 = cd[2] - cd[0], o2 = g->k == 3 ? cd[4] - cd[0] : 0;
+        const double a0 = v[0], a1 = v[m], a2 = g->k == 3 ? v[2 * m] : 0;
+        int64_t i = 0;
+        if (g->k == 3) {
+            for (; i + 2 <= m; i += 2, u += 2 * d, yt += 2 * ts) {
+                double p = ((0.0 + a0 * u[0]) + a1 * u[o1]) + a2 * u[o2];
+                double q = ((0.0 + a0 * u[d]) + a1 * u[d + o1]) + a2 * u[d + o2];
+                yt[0] = p;
+                yt[ts] = q;
+                f0 += p;
+                f1 += q;
+            }
+            if (i < m) f0 += *yt = ((0.0 + a0 * u[0]) + a1 * u[o1]) + a2 * u[o2];
+        } else {
+            for (; i + 2 <= m; i += 2, u += 2 * d, yt += 2 * ts) {
+                double p = (0.0 + a0 * u[0]) + a1 * u[o1], q = (0.0 + a0 * u[d]) + a1 * u[d + o1];
+                yt[0] = p;
+                yt[ts] = q;
+                f0 += p;
+                f1 += q;
+            }
+            if (i < m) f0 += *yt = (0.0 + a0 * u[0]) + a1 * u[o1];
+        }
+        return f0 + f1;
+    }
+    if (g->k == 3) {
+        const double *u0 = y + cd[0], *u1 = y + cd[2], *u2 = y + cd[4];
+        const int64_t d0 = cd[1], d1 = cd[3], d2 = cd[5];
+        for (int64_t i = 0; i < m; i++, u0 += d0, u1 += d1, u2 += d2, yt += ts)
+            f0 += *yt = ((0.0 + v[i] * *u0) + v[m + i] * *u1) + v[2 * m + i] * *u2;
+        return f0;
+    }
+    if (g->k == 2) {
+        const double *u0 = y + cd[0], *u1 = y + cd[2];
+        const int64_t d0 = cd[1], d1 = cd[3];
+        for (int64_t i = 0; i < m; i++, u0 += d0, u1 += d1, yt += ts)
+            f0 += *yt = (0.0 + v[i] * *u0) + v[m + i] * *u1;
+        return f0;
+    }
+    for (int64_t i = 0; i < m; i++) {
+        double acc = 0;
+        for (int32_t j = 0; j < g->k; j++) acc += v[j * m + i] * y[cd[2 * j] + i * cd[2 * j + 1]];
+        f0 += yt[i * ts] = acc;
+    }
+    return f0;
+}
+
+/* A run (plan_seg_t) of kind COPY, FN, ONE or ACC; returns the sum of the
+ * values written when the run folds its finiteness check, else 0.  The
+ * strided loops do two rows per turn: both read before either is written,
+ * which the rows of one level allow (they read no row of the level). */
+static double run_seg_run(const struct jg_plan *P, const plan_seg_t *g, double *y, const double *x)
+{
+    const int64_t m = g->r1 - g->r0, ts = g->ts, c = P->cd[g->cd], d = P->cd[g->cd + 1];
+    double *yt = y + P->tgt[g->r0], f0 = 0, f1 = 0;
+    const double *v = P->val + P->rp[g->r0];
+    int64_t i = 0;
+    switch (g->kind) {
+    case SEG_COPY: {
+        const double *u = x + c;
+        if (!g->fold) {   /* ts 1, d 1 */
+            memcpy(yt, u, sizeof(double) * (size_t)m);
+            return 0;
+        }
+        for (; i + 2 <= m; i += 2, u += 2 * d, yt += 2 * ts) {
+            double a = u[0], b = u[d];
+            yt[0] = a;
+            yt[ts] = b;
+            f0 += a;
+            f1 += b;
+        }
+        if (i < m) f0 += *yt = *u;
+        return f0 + f1;
+    }
+    case SEG_FN: {   /* always folded */
+        double (*fn)(double) = g->fn;
+        const double *u = y + c;
+        for (; i < m; i++, u += d, yt += ts) f0 += *yt = fn(*u);
+        return f0;
+    }
+    case SEG_ONE: {
+        const double *u = y + c;
+        if (!g->fold) {
+            axpy_run(yt, v, u, m, 0);
+            return 0;
+        }
+        for (; i + 2 <= m; i += 2, u += 2 * d, yt += 2 * ts) {
+            double a = v[i] * u[0], b = v[i + 1] * u[d];
+            yt[0] = a;
+            yt[ts] = b;
+            f0 += a;
+            f1 += b;
+        }
+        if (i < m) f0 += *yt = v[i] * *u;
+        return f0 + f1;
+    }
+    default:
+        break;
+    }
+    if (g->fold) return acc_run_rows(P, g, y);
+    /* SEG_ACC, contiguous: term by term in SSE2 pairs, from +0 */
+    for (int32_t j = 0; j < g->k; j++) {
+        const double *vj = v + j * m, *u = y + P->cd[g->cd + 2 * j];
+        if (P->cd[g->cd + 2 * j + 1])
+            axpy_run(yt, vj, u, m, j == 0 ? 1 : 2);
+        else if (j == 0)
+            for (i = 0; i < m; i++) yt[i] = 0.0 + vj[i] * u[0];
+        else
+            for (i = 0; i < m; i++) yt[i] += vj[i] * u[0];
+    }
+    return 0;
+}
+
+/* The rows of LIN segments s0..s1-1 (x: the states, for COPY rows); the
+ * sum of the folding runs' values. */
+static double run_lin(const struct jg_plan *P, double *y, const double *x, int32_t s0, int32_t s1)
 {
     const int64_t *tgt = P->tgt, *rp = P->rp, *col = P->col;
     const double *val = P->val;
+    double fin = 0;
     for (int32_t s = s0; s < s1; s++) {
         const plan_seg_t *g = &P->seg[s];
-        int64_t r0 = g->r0, r1 = g->r1, m = r1 - r0;
+        int64_t r0 = g->r0, r1 = g->r1;
+        if (g->run) {
+            fin += run_seg_run(P, g, y, x);
+            continue;
+        }
         switch (g->kind) {
+        case SEG_COPY: {
+            const int64_t *c = col + rp[r0] - r0;
+            for (int64_t r = r0; r < r1; r++) y[tgt[r]] = x[c[r]];
+            break;
+        }
+        case SEG_FN: {
+            const int64_t *c = col + rp[r0] - r0;
+            double (*fn)(double) = g->fn;
+            for (int64_t r = r0; r < r1; r++) y[tgt[r]] = fn(y[c[r]]);
+            break;
+        }
         case SEG_ONE: {
             const int64_t *c = col + rp[r0] - r0;
             const double *v = val + rp[r0] - r0;
             for (int64_t r = r0; r < r1; r++) y[tgt[r]] = v[r] * y[c[r]];
             break;
         }
-        case SEG_ACC:
+        default:   /* SEG_ACC */
             if (g->k == 3) {
                 const int64_t *c = col + rp[r0] - 3 * r0;
                 const double *v = val + rp[r0] - 3 * r0;
@@ -718,31 +1164,9 @@ static void run_lin(const struct jg_plan *P, double *y, int32_t s0, int32_t s1)
                 y[tgt[r]] = acc;
             }
             break;
-        case SEG_ONE_RUN: {
-            double *yt = y + tgt[r0];
-            const double *v = val + rp[r0], *u = y + P->cd[g->cd];
-            if (P->cd[g->cd + 1])
-                axpy_run(yt, v, u, m, 0);
-            else
-                for (int64_t i = 0; i < m; i++) yt[i] = v[i] * u[0];
-            break;
-        }
-        default: {   /* SEG_ACC_RUN: term by term, from +0 */
-            double *yt = y + tgt[r0];
-            for (int32_t j = 0; j < g->k; j++) {
-                const double *v = val + rp[r0] + j * m, *u = y + P->cd[g->cd + 2 * j];
-                int64_t d = P->cd[g->cd + 2 * j + 1];
-                if (d)
-                    axpy_run(yt, v, u, m, j == 0 ? 1 : 2);
-                else if (j == 0)
-                    for (int64_t i = 0; i < m; i++) yt[i] = 0.0 + v[i] * u[0];
-                else
-                    for (int64_t i = 0; i < m; i++) yt[i] += v[i] * u[0];
-            }
-            break;
-        }
         }
     }
+    return fin;
 }
 
 static inline void gather_range(const int64_t *restrict g, double *restrict u,
@@ -757,23 +1181,38 @@ static inline void plan_gather(const struct jg_plan *P, double *u, const double 
         gather_range(P->gsrc, u, y, P->glo[g], P->ghi[g]);
 }
 
-/* Every element of y[0..n-1] finite?  x * 0 is 0 for finite x and NaN for
- * Inf and NaN; sums of pairs (SSE2 registers) keep the loop free of
- * branches. */
+/* Every element of y[0..n-1] finite?  Their sum is finite when they are
+ * (an Inf or NaN stays one through any sum); it may overflow on huge finite
+ * signals, a false alarm the caller's search settles.  Four sums of pairs
+ * (SSE2 registers) keep the loop short and free of branches. */
 static int all_finite(const double *y, int64_t n)
 {
-    jg_v2d a = {0, 0}, b = {0, 0};
+    jg_v2d a = {0, 0}, b = {0, 0}, c = {0, 0}, d = {0, 0};
     int64_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        jg_v2d p, q;
+    for (; i + 8 <= n; i += 8) {
+        jg_v2d p, q, r, s;
         memcpy(&p, y + i, sizeof p);
         memcpy(&q, y + i + 2, sizeof q);
-        a += p * 0.0;
-        b += q * 0.0;
+        memcpy(&r, y + i + 4, sizeof r);
+        memcpy(&s, y + i + 6, sizeof s);
+        a += p;
+        b += q;
+        c += r;
+        d += s;
     }
-    double s = (a[0] + a[1]) + (b[0] + b[1]);
-    for (; i < n; i++) s += y[i] * 0.0;
-    return s == 0;
+    a += b + (c + d);
+    double t = a[0] + a[1];
+    for (; i < n; i++) t += y[i];
+    return t - t == 0;
+}
+
+static inline void ctx_set(jg_eval_t *e, const jg_eval_work_t *w, jg_error_t *err)
+{
+    e->t = w->t;
+    e->err = err;
+    e->sim = w->sim;
+    e->major = w->major;
+    e->first = w->first;
 }
 
 /* The first block (in sorted order, before position end) that ran in this
@@ -788,25 +1227,28 @@ static jg_status_t first_nonfinite(jg_eval_work_t *w, int32_t end, jg_error_t *e
         if (B->rate >= 0 && !w->rate_hit[B->rate]) continue;
         for (int q = 0; q < B->nout; q++) {
             const double *y = w->y + p->y_off[jg__outport(p, B->id, q)];
-            for (int64_t k = 0; k < B->out_w[q]; k++)
-                if (!isfinite(y[k]))
-                    return jg_error_set(err, JG_NUMERIC,
+            for (int64_t k = 0; k < B->out_w[q]; k++) {
+                if (isfinite(y[k])) continue;
+                if (w->plan->fnb[B->id]) {
+                    /* a kernel function's row: the block's own outputs()
+                     * words its domain error or overflow (on the same inputs,
+                     * to the same values) */
+                    int32_t c = w->plan->ctx_of[B->id];
+                    jg_eval_t *e = &w->plan->ctx[c];
+                    plan_gather(w->plan, w->u, w->y, c);
+                    ctx_set(e, w, err);
+                    if (B->type->outputs(B, e)) return jg__eval_fail(err);
+                }
+                return jg_error_set(err, JG_NUMERIC,
                                         "block '%s' (%s) at t = %g: output %d element %lld is %g",
                                         B->path, B->type->name, w->t, q + 1, (long long)k + 1,
                                         y[k]);
+            }
         }
     }
     return JG_OK;
 }
 
-static inline void ctx_set(jg_eval_t *e, const jg_eval_work_t *w, jg_error_t *err)
-{
-    e->t = w->t;
-    e->err = err;
-    e->sim = w->sim;
-    e->major = w->major;
-    e->first = w->first;
-}
 
 static jg_status_t plan_run(jg_eval_work_t *w, jg_error_t *err)
 {
@@ -817,6 +1259,7 @@ static jg_status_t plan_run(jg_eval_work_t *w, jg_error_t *err)
     const double t = w->t;
     const int sim = w->sim, major = w->major, first = w->first;
     jg_status_t st = JG_OK;
+    double fin = 0;
     int32_t s;
     w->planned = 1;
     for (s = 0; s < P->nstep; s++) {
@@ -838,7 +1281,7 @@ static jg_status_t plan_run(jg_eval_work_t *w, jg_error_t *err)
                 break;
             }
         } else if (S->kind == ST_LIN) {
-            run_lin(P, y, S->a0, S->a1);
+            fin += run_lin(P, y, w->x, S->a0, S->a1);
         } else if ((st = jg__eval_solve_loop(w, S->a0, err))) {
             break;
         }
@@ -847,16 +1290,25 @@ static jg_status_t plan_run(jg_eval_work_t *w, jg_error_t *err)
         /* the fused blocks sorted before the failed one were perhaps not
          * evaluated yet; a non-finite output before it is the first error */
         for (int32_t r = s + 1; r < P->nstep; r++)
-            if (P->step[r].kind == ST_LIN) run_lin(P, y, P->step[r].a0, P->step[r].a1);
+            if (P->step[r].kind == ST_LIN) run_lin(P, y, w->x, P->step[r].a0, P->step[r].a1);
         jg_status_t st2 = first_nonfinite(w, P->step[s].pos, err);
         return st2 ? st2 : st;
     }
     for (int32_t i = 0; i < P->nregather; i++) plan_gather(P, u, y, P->regather[i]);
-    if (!all_finite(y, p->ny)) return first_nonfinite(w, p->nsorted, err);
+    int ok = fin - fin == 0;
+    for (int64_t k = 0; ok && k < P->nchk; k++)
+        ok = all_finite(y + P->chk[2 * k], P->chk[2 * k + 1] - P->chk[2 * k]);
+    if (!ok) return first_nonfinite(w, p->nsorted, err);
     return JG_OK;
 }
 
 /* ------------------------------------------------ calls from eval.c */
+
+jg_status_t jg__eval_prepare(jg_eval_work_t *w, jg_error_t *err)
+{
+    if (w->plan || !jg__plan_applies(w)) return JG_OK;
+    return plan_build(w, err);
+}
 
 jg_status_t jg__plan_outputs(jg_eval_work_t *w, jg_error_t *err)
 {
@@ -875,6 +1327,25 @@ jg_eval_t *jg__plan_ctx(jg_eval_work_t *w, int32_t b, jg_error_t *err)
 jg_status_t jg__plan_derivatives(jg_eval_work_t *w, double *dx, jg_error_t *err)
 {
     const struct jg_plan *P = w->plan;
+    const double *y = w->y;
+    /* dx = u of the JG_KERNEL_INPUT blocks, read where their gather would */
+    for (int64_t i = 0; i < P->ndcopy; i++) {
+        const plan_dcopy_t *d = &P->dcopy[i];
+        double *dt = dx + d->x0;
+        const double *u = y + d->y0;
+        const int64_t xs = d->xs, ys = d->ys, m = d->m;
+        int64_t k = 0;
+        if (xs == 1 && ys == 1) {
+            memcpy(dt, u, sizeof(double) * (size_t)m);
+            continue;
+        }
+        for (; k + 2 <= m; k += 2, u += 2 * ys, dt += 2 * xs) {
+            double a = u[0], b = u[ys];
+            dt[0] = a;
+            dt[xs] = b;
+        }
+        if (k < m) *dt = *u;
+    }
     for (int32_t i = 0; i < P->nderiv; i++) {
         const plan_deriv_t *d = &P->deriv[i];
         jg_eval_t *e = d->e;
@@ -914,4 +1385,27 @@ jg_status_t jg__plan_update(jg_eval_work_t *w, int init, const signed char *fire
         if (st) return st;
     }
     return JG_OK;
+}
+
+void jg__plan_shape(const jg_eval_work_t *w, jg__plan_shape_t *s)
+{
+    memset(s, 0, sizeof *s);
+    const struct jg_plan *P = w->plan;
+    if (!P) return;
+    s->steps = P->nstep;
+    for (int32_t i = 0; i < P->nstep; i++) {
+        if (P->step[i].kind == ST_LIN)
+            s->fused++;
+        else
+            s->calls++;
+    }
+    s->segs = P->nseg;
+    for (int32_t i = 0; i < P->nseg; i++) {
+        const plan_seg_t *g = &P->seg[i];
+        s->kernel_segs += g->kind == SEG_COPY || g->kind == SEG_FN;
+        s->runs += g->run;
+        if (g->run && g->r1 - g->r0 > s->longest_run) s->longest_run = g->r1 - g->r0;
+    }
+    s->deriv_calls = P->nderiv;
+    s->deriv_copies = P->ndcopy;
 }

@@ -68,6 +68,12 @@ static jg_status_t connect(jg_graph_t *g, int64_t dst, scratch_t *s, int64_t n)
         int64_t mat = jg__gmat_new(g, m, nc, colp, rowi);
         if (mat < 0 || jg__gedge_add(g, src, dst, mat) < 0) return JG_NOMEM;
         memcpy(g->x + g->mat[mat].xoff, cnt, sizeof(double) * (size_t)nz);
+        /* a connection identity (the cost model's phi = 0): a signal passed
+         * element by element, each once */
+        int ident = m == nc && nz == nc;
+        for (int64_t j = 0; ident && j < nc; j++)
+            ident = colp[j + 1] - colp[j] == 1 && rowi[colp[j]] == j && cnt[colp[j]] == 1;
+        g->mat[mat].ident = ident;
         a = b;
     }
     return JG_OK;

@@ -1,6 +1,6 @@
 /* Vertex elimination on patterns (Han, Mosterman & Zhang, Def. 3 and
- * Fig. 5) and the orderings that choose which algebraic vertices to
- * eliminate.
+ * Fig. 5), one vertex at a time, with its cost counted; the strategies that
+ * choose the vertices are strategy.c and strat_*.c.
  *
  * Eliminating v adds, for every pair e -> v -> f, the edge e -> f with matrix
  * Kf (I - Dv)^-1 Ke, summed into an existing e -> f (Def. 2); Dv is v's
@@ -24,7 +24,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "graph_impl.h"
+#include "strategy_impl.h"
 
 /* Growable int64 buffer for pattern work. */
 typedef struct {
@@ -54,17 +54,20 @@ typedef struct {
     buf_t colp, rowi, tmp;
 } pat_t;
 
-/* Pattern of A*B into pt->colp / pt->rowi (rows sorted).  mark[] has length
- * >= rows of A and holds -1 on entry and exit. */
-static int pattern_mult(const jg_gmat_t *A, const jg_gmat_t *B, int64_t *mark, pat_t *pt)
+/* Pattern of A*B into pt->colp / pt->rowi (rows sorted), and *phi the
+ * multiply-adds of the product (sum over B's entries (k, j) of |A(:, k)|).
+ * mark[] has length >= rows of A and holds -1 on entry and exit. */
+static int pattern_mult(const jg_gmat_t *A, const jg_gmat_t *B, int64_t *mark, pat_t *pt,
+                        int64_t *phi)
 {
     if (buf_reserve(&pt->colp, B->n + 1)) return -1;
-    int64_t nz = 0;
+    int64_t nz = 0, f = 0;
     for (int64_t j = 0; j < B->n; j++) {
         pt->colp.a[j] = nz;
         int64_t start = nz;
         for (int64_t kk = B->p[j]; kk < B->p[j + 1]; kk++) {
             int64_t k = B->i[kk];
+            f += A->p[k + 1] - A->p[k];
             for (int64_t ii = A->p[k]; ii < A->p[k + 1]; ii++) {
                 int64_t i = A->i[ii];
                 if (mark[i] == j) continue;
@@ -77,6 +80,7 @@ static int pattern_mult(const jg_gmat_t *A, const jg_gmat_t *B, int64_t *mark, p
         if (nz - start > 1) qsort(pt->rowi.a + start, (size_t)(nz - start), sizeof(int64_t), cmp_i64);
     }
     pt->colp.a[B->n] = nz;
+    *phi = f;
     return 0;
 }
 
@@ -118,6 +122,24 @@ static int pattern_union(pat_t *pt, const jg_gmat_t *C, int64_t **ucolp, int64_t
     return 0;
 }
 
+/* Size of the union of pattern (colp, rowi) and C. */
+static int64_t pattern_union_nnz(const int64_t *colp, const int64_t *rowi, const jg_gmat_t *C)
+{
+    int64_t nz = 0;
+    for (int64_t j = 0; j < C->n; j++) {
+        int64_t a = colp[j], b = C->p[j];
+        while (a < colp[j + 1] || b < C->p[j + 1]) {
+            int64_t ra = a < colp[j + 1] ? rowi[a] : INT64_MAX;
+            int64_t rb = b < C->p[j + 1] ? C->i[b] : INT64_MAX;
+            int64_t r = ra < rb ? ra : rb;
+            if (ra == r) a++;
+            if (rb == r) b++;
+            nz++;
+        }
+    }
+    return nz;
+}
+
 static void list_remove(int64_t *arr, int32_t *n, int64_t id)
 {
     for (int32_t k = 0; k < *n; k++)
@@ -134,6 +156,35 @@ typedef struct {
     double *s;
     int64_t cap;
 } num_t;
+
+/* The scratch of the elimination in progress (g->el). */
+struct jg_elim {
+    pat_t pt;
+    buf_t kin, nb, hat;
+    num_t nm;
+    int64_t maxdense;   /* widest dense pivot recorded (the replay's inverse workspace) */
+};
+
+static struct jg_elim *elim_get(jg_graph_t *g)
+{
+    if (!g->el) g->el = calloc(1, sizeof *g->el);
+    return g->el;
+}
+
+void jg__elim_free(jg_graph_t *g)
+{
+    struct jg_elim *e = g->el;
+    if (!e) return;
+    free(e->pt.colp.a);
+    free(e->pt.rowi.a);
+    free(e->pt.tmp.a);
+    free(e->kin.a);
+    free(e->nb.a);
+    free(e->hat.a);
+    free(e->nm.s);
+    free(e);
+    g->el = NULL;
+}
 
 /* Record operation (code, a, b, c) and, in a numeric elimination, execute it. */
 static int push(jg_graph_t *g, const num_t *nm, jg_opcode_t code, int64_t a, int64_t b, int64_t c)
@@ -168,13 +219,30 @@ static int pivot_ok(jg_graph_t *g, int64_t v, num_t *nm)
     return c <= JG__GRAPH_PIVOT_COND_MAX;
 }
 
-/* Eliminate vertex v: record the numeric operations and rewire the graph. */
-static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, pat_t *pt, buf_t *kin,
-                                    const num_t *nm)
+/* The pattern of a product with a connection identity: the other factor's
+ * (identity times X is X), copied into pt (g->mat may move). */
+static int pattern_copy(const jg_gmat_t *X, pat_t *pt)
 {
+    int64_t nz = jg__nnz(X);
+    if (buf_reserve(&pt->colp, X->n + 1) || buf_reserve(&pt->rowi, nz ? nz : 1)) return -1;
+    memcpy(pt->colp.a, X->p, sizeof(int64_t) * (size_t)(X->n + 1));
+    memcpy(pt->rowi.a, X->i, sizeof(int64_t) * (size_t)nz);
+    return 0;
+}
+
+static int64_t edge_nnz(const jg_graph_t *g, int64_t e) { return jg__nnz(&g->mat[g->e[e].mat]); }
+
+/* Eliminate vertex v: record the numeric operations, count the cost into c
+ * (the model of jacgraph/graph.h) and rewire the graph. */
+static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, struct jg_elim *el, jg_vcost_t *c)
+{
+    pat_t *pt = &el->pt;
+    buf_t *kin = &el->kin;
+    const num_t *nm = &el->nm;
     jg_gvert_t *V = &g->v[v];
-    int64_t wv = V->width, S = -1;
+    int64_t wv = V->width, S = -1, tmp = 0, live0 = g->live_nnz;
     int diag = 0;
+    *c = (jg_vcost_t){0};
     if (V->self >= 0 && g->e[V->self].alive) {
         int64_t D = g->e[V->self].mat;
         /* S = (I - Dv)^-1: diagonal when Dv is (a vector's elementwise loop,
@@ -187,6 +255,9 @@ static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, pat_t *pt, buf_t *
         for (int64_t k = 0; k < nz; k++) pt->rowi.a[k] = diag ? k : k % wv;
         S = jg__gmat_new(g, wv, wv, pt->colp.a, pt->rowi.a);
         if (S < 0 || push(g, nm, diag ? OP_INVD : OP_INV, D, v, S)) return JG_NOMEM;
+        c->inv = diag ? wv : wv * wv * wv;
+        tmp += nz;
+        if (!diag && wv > el->maxdense) el->maxdense = wv;
     }
     /* effective in-matrices: Ke, or S*Ke: Ke's pattern for a diagonal S,
      * else full columns where Ke has entries */
@@ -195,13 +266,11 @@ static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, pat_t *pt, buf_t *
         int64_t m = g->e[V->in[k]].mat;
         if (diag) {
             /* copy the pattern: jg__gmat_new may move g->mat */
-            const jg_gmat_t *Ke = &g->mat[m];
-            int64_t n = Ke->n, kn = jg__nnz(Ke);
-            if (buf_reserve(&pt->colp, n + 1) || buf_reserve(&pt->rowi, kn)) return JG_NOMEM;
-            memcpy(pt->colp.a, Ke->p, sizeof(int64_t) * (size_t)(n + 1));
-            memcpy(pt->rowi.a, Ke->i, sizeof(int64_t) * (size_t)kn);
-            int64_t T = jg__gmat_new(g, wv, n, pt->colp.a, pt->rowi.a);
+            if (pattern_copy(&g->mat[m], pt)) return JG_NOMEM;
+            int64_t T = jg__gmat_new(g, wv, g->mat[m].n, pt->colp.a, pt->rowi.a);
             if (T < 0 || push(g, nm, OP_SCALED, S, m, T)) return JG_NOMEM;
+            c->scale += jg__nnz(&g->mat[m]);
+            tmp += jg__nnz(&g->mat[T]);
             m = T;
         } else if (S >= 0) {
             const jg_gmat_t *Ke = &g->mat[m];
@@ -214,8 +283,10 @@ static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, pat_t *pt, buf_t *
                     for (int64_t i = 0; i < wv; i++) pt->rowi.a[nz++] = i;
             }
             pt->colp.a[Ke->n] = nz;
+            c->scale += wv * jg__nnz(Ke);
             int64_t T = jg__gmat_new(g, wv, Ke->n, pt->colp.a, pt->rowi.a);
             if (T < 0 || push(g, nm, OP_SCALE, S, m, T)) return JG_NOMEM;
+            tmp += nz;
             m = T;
         }
         kin->a[k] = m;
@@ -223,202 +294,220 @@ static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, pat_t *pt, buf_t *
     for (int32_t o = 0; o < V->nout; o++) {
         int64_t fe = V->out[o], f = g->e[fe].dst, Kf = g->e[fe].mat;
         for (int32_t k = 0; k < V->nin; k++) {
-            int64_t e = g->e[V->in[k]].src, Ke = kin->a[k];
+            int64_t e = g->e[V->in[k]].src, Ke = kin->a[k], phi = 0;
             /* g->mat may move when matrices are added: keep sizes, not pointers */
             const jg_gmat_t *A = &g->mat[Kf], *B = &g->mat[Ke];
             int64_t am = A->m, bn = B->n;
+            int ia = A->ident, ib = B->ident;
             int scalar = A->m == 1 && A->n == 1 && B->n == 1 && jg__nnz(A) && jg__nnz(B);
-            if (scalar) {
+            if (ia || ib) {
+                /* a connection identity: the product is the other factor,
+                 * copied, not multiplied (phi = 0) */
+                if (pattern_copy(ia ? B : A, pt)) return JG_NOMEM;
+            } else if (scalar) {
                 if (buf_reserve(&pt->colp, 2) || buf_reserve(&pt->rowi, 1)) return JG_NOMEM;
                 pt->colp.a[0] = 0;
                 pt->colp.a[1] = 1;
                 pt->rowi.a[0] = 0;
-            } else if (pattern_mult(A, B, g->ws_mark, pt)) {
+                phi = 1;
+            } else if (pattern_mult(A, B, g->ws_mark, pt, &phi)) {
                 return JG_NOMEM;
             }
-            if (pt->colp.a[bn] == 0) continue;   /* structurally zero product */
+            int64_t pnz = pt->colp.a[bn];
+            if (pnz == 0) continue;   /* structurally zero product */
             int64_t ex = jg__gedge_find(g, e, f), C;
             if (ex < 0) {
                 C = jg__gmat_new(g, am, bn, pt->colp.a, pt->rowi.a);
                 if (C < 0 || jg__gedge_add(g, e, f, C) < 0) return JG_NOMEM;
+                g->mat[C].ident = ia && ib;   /* I * I into a new edge: I */
+                g->live_nnz += pnz;
+                c->fill_edges++;
             } else {
                 C = g->e[ex].mat;
+                c->adds += pnz;
                 if (!pattern_subset(pt->colp.a, pt->rowi.a, &g->mat[C])) {
-                    int64_t *uc, *ur;
+                    int64_t *uc, *ur, old = jg__nnz(&g->mat[C]);
                     if (pattern_union(pt, &g->mat[C], &uc, &ur)) return JG_NOMEM;
                     int64_t C2 = jg__gmat_new(g, am, bn, uc, ur);
                     if (C2 < 0 || push(g, nm, OP_EXPAND, C, -1, C2)) return JG_NOMEM;
                     g->e[ex].mat = C = C2;
+                    g->live_nnz += jg__nnz(&g->mat[C2]) - old;
                 }
+                g->mat[C].ident = 0;   /* a sum is no identity */
             }
-            if (push(g, nm, OP_MULADD, Kf, Ke, C)) return JG_NOMEM;
+            if (ia || ib) {
+                if (push(g, nm, OP_ADD, ia ? Ke : Kf, -1, C)) return JG_NOMEM;
+            } else {
+                if (push(g, nm, OP_MULADD, Kf, Ke, C)) return JG_NOMEM;
+                c->prod += phi;
+            }
         }
     }
+    /* the peak: v's edges, the new products and the temporaries S, S K_e
+     * are all alive at this point */
+    if (g->live_nnz + tmp > g->cost.peak_nnz) g->cost.peak_nnz = g->live_nnz + tmp;
     /* remove v and its edges */
     for (int32_t k = 0; k < V->nin; k++) {
         jg_gedge_t *E = &g->e[V->in[k]];
         jg_gvert_t *s = &g->v[E->src];
+        g->live_nnz -= edge_nnz(g, V->in[k]);
         list_remove(s->out, &s->nout, V->in[k]);
         E->alive = 0;
     }
     for (int32_t o = 0; o < V->nout; o++) {
         jg_gedge_t *E = &g->e[V->out[o]];
         jg_gvert_t *d = &g->v[E->dst];
+        g->live_nnz -= edge_nnz(g, V->out[o]);
         list_remove(d->in, &d->nin, V->out[o]);
         E->alive = 0;
     }
-    if (V->self >= 0) g->e[V->self].alive = 0;
+    if (V->self >= 0 && g->e[V->self].alive) {
+        g->live_nnz -= edge_nnz(g, V->self);
+        g->e[V->self].alive = 0;
+    }
     V->self = -1;
     V->nin = V->nout = 0;
     V->alive = 0;
     g->st.eliminated++;
+    c->fma = c->inv + c->scale + c->prod;
+    c->delta_nnz = g->live_nnz - live0;
+    jg_graph_cost_t *gc = &g->cost;
+    gc->eliminated++;
+    gc->fma_inv += c->inv;
+    gc->fma_scale += c->scale;
+    gc->fma_prod += c->prod;
+    gc->fma += c->fma;
+    gc->adds += c->adds;
+    g->order[g->norder++] = v;
     return JG_OK;
 }
 
-/* An algebraic vertex the strategies may eliminate.  The output of an
- * Algebraic Constraint (y = y + u, JG_BT_SELFLOOP) is left to the LFT: its
- * self-loop is exactly 1 until the rest of its loop has been folded into it,
- * and eliminating it early would divide by 1 - 1. */
-static int algebraic(const jg_graph_t *g, const jg_gvert_t *v)
-{
-    if (!v->alive || (v->kind != JG_V_INPUT && v->kind != JG_V_OUTPUT)) return 0;
-    return !(v->kind == JG_V_OUTPUT && v->block >= 0 &&
-             (g->prog->blocks[v->block].type->flags & JG_BT_SELFLOOP));
-}
-
-/* Min-heap of (key, vertex) with lazy deletion, for the "full" ordering. */
-typedef struct {
-    int64_t key, v;
-} hent_t;
-
-static int heap_push(hent_t **h, int64_t *n, int64_t *cap, int64_t key, int64_t v)
-{
-    if (*n == *cap) {
-        int64_t c = *cap ? 2 * *cap : 256;
-        hent_t *nh = realloc(*h, sizeof *nh * (size_t)c);
-        if (!nh) return -1;
-        *h = nh;
-        *cap = c;
-    }
-    hent_t *a = *h;
-    int64_t i = (*n)++;
-    a[i] = (hent_t){key, v};
-    while (i > 0) {
-        int64_t par = (i - 1) / 2;
-        if (a[par].key < a[i].key || (a[par].key == a[i].key && a[par].v <= a[i].v)) break;
-        hent_t t = a[par];
-        a[par] = a[i];
-        a[i] = t;
-        i = par;
-    }
-    return 0;
-}
-
-static hent_t heap_pop(hent_t *a, int64_t *n)
-{
-    hent_t top = a[0];
-    a[0] = a[--(*n)];
-    for (int64_t i = 0;;) {
-        int64_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < *n && (a[l].key < a[m].key || (a[l].key == a[m].key && a[l].v < a[m].v))) m = l;
-        if (r < *n && (a[r].key < a[m].key || (a[r].key == a[m].key && a[r].v < a[m].v))) m = r;
-        if (m == i) break;
-        hent_t t = a[i];
-        a[i] = a[m];
-        a[m] = t;
-        i = m;
-    }
-    return top;
-}
-
-/* Neighbors of v (before its elimination) that are algebraic, into nb. */
-static int neighbors(const jg_graph_t *g, int64_t v, buf_t *nb)
+int jg__strat_eliminable(const jg_graph_t *g, int64_t v)
 {
     const jg_gvert_t *V = &g->v[v];
-    nb->n = 0;
-    if (buf_reserve(nb, (int64_t)V->nin + V->nout)) return -1;
-    for (int32_t k = 0; k < V->nin; k++) nb->a[nb->n++] = g->e[V->in[k]].src;
-    for (int32_t k = 0; k < V->nout; k++) nb->a[nb->n++] = g->e[V->out[k]].dst;
-    return 0;
+    if (!V->alive || (V->kind != JG_V_INPUT && V->kind != JG_V_OUTPUT)) return 0;
+    return !(V->kind == JG_V_OUTPUT && V->block >= 0 &&
+             (g->prog->blocks[V->block].type->flags & JG_BT_SELFLOOP));
 }
 
-jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_graph_reduce_t how, const jg_eval_work_t *w,
-                                jg_error_t *err)
+int64_t jg__graph_live_nnz(const jg_graph_t *g)
 {
-    jg_status_t st = JG_OK;
-    num_t nm = {w != NULL, NULL, 0};
-    int ok;
-    if (w) jg__graph_load(g, w);
-    pat_t pt = {{0}, {0}, {0}};
-    buf_t kin = {0}, nb = {0};
-    int64_t *queue = NULL;
-    unsigned char *inq = NULL;
-    hent_t *heap = NULL;
-    int64_t nh = 0, caph = 0;
-    if (how == JG_GRAPH_REDUCE_NONE) goto done;
-    if (how == JG_GRAPH_REDUCE_MARKOWITZ) {
-        /* FIFO worklist: a vertex is retried when a neighbor's elimination
-         * changes its degrees; the ring holds each vertex at most once */
-        int64_t cap = g->nv + 1, head = 0, tail = 0;
-        queue = malloc(sizeof(int64_t) * (size_t)cap);
-        inq = calloc((size_t)cap, 1);
-        if (!queue || !inq) goto nomem;
-        for (int64_t v = 0; v < g->nv; v++)
-            if (algebraic(g, &g->v[v])) {
-                queue[tail++] = v;
-                inq[v] = 1;
-            }
-        tail %= cap;
-        while (head != tail) {
-            int64_t v = queue[head];
-            head = (head + 1) % cap;
-            inq[v] = 0;
-            const jg_gvert_t *V = &g->v[v];
-            if (!algebraic(g, V)) continue;
-            int64_t din = V->nin, dout = V->nout;
-            if (!(din * dout < din + dout)) continue;
-            if ((ok = pivot_ok(g, v, &nm)) < 0) goto nomem;
-            if (!ok) continue;   /* back in the queue when a neighbor goes */
-            if (neighbors(g, v, &nb)) goto nomem;
-            if ((st = eliminate_vertex(g, v, &pt, &kin, &nm))) goto fail;
-            for (int64_t k = 0; k < nb.n; k++) {
-                int64_t u = nb.a[k];
-                if (algebraic(g, &g->v[u]) && !inq[u]) {
-                    inq[u] = 1;
-                    queue[tail] = u;
-                    tail = (tail + 1) % cap;
+    int64_t n = 0;
+    for (int64_t k = 0; k < g->ne; k++)
+        if (g->e[k].alive) n += edge_nnz(g, k);
+    return n;
+}
+
+jg_status_t jg__strat_vcost(jg_strat_run_t *r, int64_t v, jg_vcost_t *c)
+{
+    jg_graph_t *g = r->g;
+    struct jg_elim *el = elim_get(g);
+    if (!el) return JG_NOMEM;
+    pat_t *pt = &el->pt;
+    buf_t *hat = &el->hat;
+    const jg_gvert_t *V = &g->v[v];
+    int64_t wv = V->width;
+    int S = 0, diag = 0;
+    *c = (jg_vcost_t){0};
+    if (V->self >= 0 && g->e[V->self].alive) {
+        S = 1;
+        diag = wv > 1 && jg__gmat_diagonal(g, g->e[V->self].mat);
+        c->inv = diag ? wv : wv * wv * wv;
+        c->delta_nnz -= edge_nnz(g, V->self);
+    }
+    for (int32_t k = 0; k < V->nin; k++) {
+        const jg_gmat_t *Ke = &g->mat[g->e[V->in[k]].mat];
+        jg_gmat_t B = *Ke;   /* K^_e: Ke, or the dense columns of S Ke */
+        c->delta_nnz -= jg__nnz(Ke);
+        if (S) {
+            c->scale += diag ? jg__nnz(Ke) : wv * jg__nnz(Ke);
+            B.ident = 0;
+            if (!diag) {
+                if (buf_reserve(hat, Ke->n + 1 + wv * Ke->n + 1)) return JG_NOMEM;
+                int64_t *hp = hat->a, *hi = hat->a + Ke->n + 1, nz = 0;
+                for (int64_t j = 0; j < Ke->n; j++) {
+                    hp[j] = nz;
+                    if (Ke->p[j + 1] > Ke->p[j])
+                        for (int64_t i = 0; i < wv; i++) hi[nz++] = i;
                 }
+                hp[Ke->n] = nz;
+                B.m = wv;
+                B.p = hp;
+                B.i = hi;
             }
         }
-    } else {
-        /* full: always the live algebraic vertex of least Markowitz degree
-         * (indeg*outdeg now), a greedy minimum-fill order */
-        for (int64_t v = 0; v < g->nv; v++)
-            if (algebraic(g, &g->v[v]) &&
-                heap_push(&heap, &nh, &caph, (int64_t)g->v[v].nin * g->v[v].nout, v))
-                goto nomem;
-        while (nh > 0) {
-            hent_t h = heap_pop(heap, &nh);
-            const jg_gvert_t *V = &g->v[h.v];
-            if (!algebraic(g, V) || h.key != (int64_t)V->nin * V->nout) continue;   /* stale */
-            if ((ok = pivot_ok(g, h.v, &nm)) < 0) goto nomem;
-            if (!ok) continue;   /* pushed again when a neighbor goes */
-            if (neighbors(g, h.v, &nb)) goto nomem;
-            if ((st = eliminate_vertex(g, h.v, &pt, &kin, &nm))) goto fail;
-            for (int64_t k = 0; k < nb.n; k++) {
-                const jg_gvert_t *U = &g->v[nb.a[k]];
-                if (algebraic(g, U) &&
-                    heap_push(&heap, &nh, &caph, (int64_t)U->nin * U->nout, nb.a[k]))
-                    goto nomem;
+        int64_t e = g->e[V->in[k]].src;
+        for (int32_t o = 0; o < V->nout; o++) {
+            const jg_gmat_t *A = &g->mat[g->e[V->out[o]].mat];
+            int64_t phi = 0, f = g->e[V->out[o]].dst;
+            if (A->ident || B.ident) {
+                if (pattern_copy(A->ident ? &B : A, pt)) return JG_NOMEM;
+            } else if (pattern_mult(A, &B, g->ws_mark, pt, &phi)) {
+                return JG_NOMEM;
+            }
+            int64_t pnz = pt->colp.a[B.n];
+            if (pnz == 0) continue;
+            c->prod += phi;
+            int64_t ex = jg__gedge_find(g, e, f);
+            if (ex < 0) {
+                c->fill_edges++;
+                c->delta_nnz += pnz;
+            } else {
+                const jg_gmat_t *C = &g->mat[g->e[ex].mat];
+                c->adds += pnz;
+                c->delta_nnz += pattern_union_nnz(pt->colp.a, pt->rowi.a, C) - jg__nnz(C);
             }
         }
     }
-    goto done;
-nomem:
-    st = JG_NOMEM;
-fail:
-    jg_error_set(err, st, "out of memory while eliminating vertices");
-done:
+    for (int32_t o = 0; o < V->nout; o++) c->delta_nnz -= edge_nnz(g, V->out[o]);
+    c->fma = c->inv + c->scale + c->prod;
+    return JG_OK;
+}
+
+/* ---- the elimination of a run, one vertex at a time (strategy.c) */
+
+jg_status_t jg__elim_begin(jg_graph_t *g, const jg_eval_work_t *w)
+{
+    struct jg_elim *el = elim_get(g);
+    free(g->order);
+    g->order = malloc(sizeof(int64_t) * (size_t)(g->nv + 1));
+    if (!el || !g->order) return JG_NOMEM;
+    el->nm.on = w != NULL;
+    if (w) jg__graph_load(g, w);
+    g->norder = 0;
+    g->cost = (jg_graph_cost_t){.bound = -1};
+    g->live_nnz = g->cost.nnz_before = g->cost.peak_nnz = jg__graph_live_nnz(g);
+    return JG_OK;
+}
+
+int jg__elim_pivot_ok(jg_graph_t *g, int64_t v)
+{
+    struct jg_elim *el = elim_get(g);
+    return el ? pivot_ok(g, v, &el->nm) : -1;
+}
+
+jg_status_t jg__elim_vertex(jg_graph_t *g, int64_t v, const int64_t **nb, int64_t *nnb)
+{
+    struct jg_elim *el = elim_get(g);
+    if (!el) return JG_NOMEM;
+    const jg_gvert_t *V = &g->v[v];
+    buf_t *b = &el->nb;
+    b->n = 0;
+    if (buf_reserve(b, (int64_t)V->nin + V->nout + 1)) return JG_NOMEM;
+    for (int32_t k = 0; k < V->nin; k++) b->a[b->n++] = g->e[V->in[k]].src;
+    for (int32_t k = 0; k < V->nout; k++) b->a[b->n++] = g->e[V->out[k]].dst;
+    jg_vcost_t c;
+    jg_status_t st = eliminate_vertex(g, v, el, &c);
+    if (nb) *nb = b->a;
+    if (nnb) *nnb = b->n;
+    return st;
+}
+
+jg_status_t jg__elim_end(jg_graph_t *g, jg_status_t st, jg_error_t *err)
+{
+    struct jg_elim *el = g->el;
+    int on = el && el->nm.on;
+    if (st == JG_NOMEM) jg_error_set(err, st, "out of memory while eliminating vertices");
     if (!st) {
         jg_graph_count(g, &g->st.v_after, &g->st.e_after);
         free(g->live);   /* the surviving edges, for every later extraction */
@@ -431,26 +520,70 @@ done:
                 if (g->e[k].alive) g->live[g->nlive++] = k;
         }
     }
+    if (!st && el && el->maxdense > g->inv_cap) {
+        /* the replay's dense inverses use this workspace: no allocation there */
+        if (jg__graph_inverse_reserve(g, el->maxdense))
+            st = jg_error_set(err, JG_NOMEM, "out of memory");
+    }
     if (!st) {
         g->st.ops = g->ops_n;
         /* a numeric elimination leaves the values of a replay at w */
-        g->replayed = nm.on;
-        if (nm.on)
+        g->replayed = on;
+        if (on)
             for (int64_t v = 0; v < g->nv; v++)
-                if (algebraic(g, &g->v[v]) && g->v[v].self >= 0 && g->e[g->v[v].self].alive)
-                    g->st.refused += pivot_ok(g, v, &nm) == 0;
+                if (jg__strat_eliminable(g, v) && g->v[v].self >= 0 && g->e[g->v[v].self].alive)
+                    g->st.refused += pivot_ok(g, v, &el->nm) == 0;
         g->st.bytes_graph = g->arena.used + sizeof(jg_gvert_t) * (size_t)g->nv +
                             sizeof(jg_gedge_t) * (size_t)g->ne + sizeof(jg_gmat_t) * (size_t)g->nmat +
                             sizeof(double) * (size_t)g->nx + sizeof(jg_gop_t) * (size_t)g->ops_n;
+        jg_graph_cost_t *c = &g->cost;
+        c->v_after = g->st.v_after;
+        c->e_after = g->st.e_after;
+        c->nnz_after = g->live_nnz;
+        c->bytes = g->st.bytes_graph;
     }
-    free(pt.colp.a);
-    free(pt.rowi.a);
-    free(pt.tmp.a);
-    free(kin.a);
-    free(nb.a);
-    free(queue);
-    free(inq);
-    free(heap);
-    free(nm.s);
+    jg__elim_free(g);
+    return st;
+}
+
+/* ---- structural trial eliminations (exact, anneal) */
+
+jg_status_t jg__graph_scratch(const jg_graph_t *g, jg_graph_t **out, jg_error_t *err)
+{
+    jg_status_t st = jg__graph_build(g->prog, g->io, out, err);
+    if (!st && jg__elim_begin(*out, NULL)) {
+        jg_graph_free(*out);
+        *out = NULL;
+        st = jg_error_set(err, JG_NOMEM, "out of memory");
+    }
+    return st;
+}
+
+jg_status_t jg__graph_eliminate_one(jg_graph_t *g, int64_t v, jg_vcost_t *c, jg_error_t *err)
+{
+    struct jg_elim *el = elim_get(g);
+    jg_vcost_t c0;
+    if (!el) return jg_error_set(err, JG_NOMEM, "out of memory");
+    if (!g->order && jg__elim_begin(g, NULL)) return jg_error_set(err, JG_NOMEM, "out of memory");
+    if (!jg__strat_eliminable(g, v))
+        return jg_error_set(err, JG_ARG, "vertex %lld is not eliminable", (long long)v);
+    int ok = pivot_ok(g, v, &el->nm);
+    if (ok < 0) return jg_error_set(err, JG_NOMEM, "out of memory");
+    if (!ok)
+        return jg_error_set(err, JG_ARG, "vertex %lld: its pivot block is not diagonal and wider than %d",
+                            (long long)v, JG__GRAPH_DENSE_PIVOT_MAX);
+    jg_status_t st = eliminate_vertex(g, v, el, c ? c : &c0);
+    if (st) return jg_error_set(err, st, "out of memory while eliminating vertices");
+    g->cost.nnz_after = g->live_nnz;
+    return JG_OK;
+}
+
+jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_graph_reduce_t how, const jg_eval_work_t *w,
+                                jg_error_t *err)
+{
+    jg_graph_strategy_t *s = jg_graph_strategy_from_reduce(how);
+    if (!s) return jg_error_set(err, JG_NOMEM, "out of memory");
+    jg_status_t st = jg__graph_eliminate_strategy(g, s, w, err);
+    jg_graph_strategy_free(s);
     return st;
 }

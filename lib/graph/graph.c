@@ -2,7 +2,7 @@
  * the replay tape, and the read-only queries. */
 #include <stdlib.h>
 #include <string.h>
-#include "graph_impl.h"
+#include "strategy_impl.h"
 
 static const char *const reduce_names[] = {"none", "markowitz", "full"};
 
@@ -83,6 +83,7 @@ int64_t jg__gmat_new(jg_graph_t *g, int64_t m, int64_t n, const int64_t *p, cons
         memcpy(a->i, i, sizeof(int64_t) * (size_t)nz);
     }
     a->xoff = g->nx;
+    a->ident = 0;
     memset(g->x + g->nx, 0, sizeof(double) * (size_t)nz);
     g->nx += nz;
     return g->nmat++;
@@ -164,6 +165,7 @@ void jg_graph_vertex(const jg_graph_t *g, int64_t v, jg_vertex_info_t *info)
     info->width = a->width;
     info->alive = a->alive;
     info->self_loop = a->self >= 0 && g->e[a->self].alive ? a->self : -1;
+    info->eliminable = jg__strat_eliminable(g, v);
 }
 
 void jg_graph_edge(const jg_graph_t *g, int64_t e, jg_edge_info_t *info)
@@ -179,6 +181,7 @@ void jg_graph_edge(const jg_graph_t *g, int64_t e, jg_edge_info_t *info)
     info->x = g->replayed ? g->x + m->xoff : NULL;
     info->p = m->p;
     info->i = m->i;
+    info->identity = m->ident;
 }
 
 const char *jg_graph_vertex_label(const jg_graph_t *g, int64_t v)
@@ -212,6 +215,24 @@ void jg_graph_count(const jg_graph_t *g, int64_t *nv, int64_t *ne)
 
 void jg_graph_stats(const jg_graph_t *g, jg_graph_stats_t *st) { *st = g->st; }
 
+void jg_graph_cost(const jg_graph_t *g, jg_graph_cost_t *c)
+{
+    *c = g->cost;
+    if (!g->order) {   /* nothing eliminated yet: the graph as built */
+        c->bound = -1;
+        c->v_after = g->st.v_after;
+        c->e_after = g->st.e_after;
+        c->nnz_before = c->nnz_after = c->peak_nnz = jg__graph_live_nnz(g);
+        c->bytes = g->st.bytes_graph;
+    }
+}
+
+int64_t jg_graph_order(const jg_graph_t *g, const int64_t **order)
+{
+    *order = g->norder ? g->order : NULL;
+    return g->norder;
+}
+
 void jg_graph_free(jg_graph_t *g)
 {
     if (!g) return;
@@ -226,6 +247,10 @@ void jg_graph_free(jg_graph_t *g)
     free(g->ws);
     free(g->ws_mark);
     free(g->live);
+    free(g->order);
+    free(g->inv_ipiv);
+    free(g->inv_work);
+    jg__elim_free(g);
     jg_arena_free(&g->arena);
     free(g);
 }

@@ -10,6 +10,8 @@ typedef struct jg_gmat {
     int64_t m, n;
     int64_t *p, *i;
     int64_t xoff;
+    int ident;               /* a connection identity (jacgraph/graph.h's cost model): the
+                                product with it is a copy, never multiplied */
 } jg_gmat_t;
 
 static inline int64_t jg__nnz(const jg_gmat_t *a) { return a->p[a->n]; }
@@ -33,7 +35,7 @@ typedef struct jg_gvert {
     const char *label;
 } jg_gvert_t;
 
-typedef enum { OP_INV, OP_SCALE, OP_MULADD, OP_EXPAND, OP_INVD, OP_SCALED } jg_opcode_t;
+typedef enum { OP_INV, OP_SCALE, OP_MULADD, OP_EXPAND, OP_INVD, OP_SCALED, OP_ADD } jg_opcode_t;
 
 /* One step of the numeric replay. */
 typedef struct jg_gop {
@@ -41,7 +43,7 @@ typedef struct jg_gop {
     int64_t a, b, c;         /* matrices: INV c=(I-a)^-1 [b = vertex]; SCALE c=a*b;
                                 MULADD c+=a*b; EXPAND c=scatter(a); INVD, SCALED:
                                 INV, SCALE for a diagonal a (c diagonal, c = b's
-                                pattern) */
+                                pattern); ADD c+=a (a product with an identity) */
 } jg_gop_t;
 
 struct jg_graph {
@@ -72,6 +74,18 @@ struct jg_graph {
     double piv_cond;
     int64_t guard_v;
     double guard_cond;
+    /* the elimination's cost (jacgraph/graph.h) and order, and the scratch
+     * of the elimination in progress (eliminate.c; freed with g) */
+    jg_graph_cost_t cost;
+    int64_t *order, norder;
+    int64_t live_nnz;
+    struct jg_elim *el;      /* eliminate.c */
+    /* the replay's dense inverse without allocating: pivot indices and
+     * LAPACK work for the widest dense pivot of the tape */
+    void *inv_ipiv;          /* lapack_int[inv_cap] */
+    double *inv_work;
+    int64_t inv_cap;
+    int64_t *fma_count;      /* non-NULL: the replay counts its FMA here (inv, scale, prod) */
 };
 
 /* The largest condition max(1, |D|) |(I - D)^-1| (1-norms) of an eliminated
@@ -116,6 +130,11 @@ int64_t jg__gmat_new(jg_graph_t *g, int64_t m, int64_t n, const int64_t *p, cons
 int64_t jg__gedge_add(jg_graph_t *g, int64_t src, int64_t dst, int64_t mat);
 /* Find the live edge src->dst, -1 when there is none. */
 int64_t jg__gedge_find(const jg_graph_t *g, int64_t src, int64_t dst);
+/* Free the scratch of an elimination in progress (eliminate.c). */
+void jg__elim_free(jg_graph_t *g);
+/* Make the replay's dense-inverse workspace fit pivots of width n (replay.c);
+ * -1 out of memory. */
+int jg__graph_inverse_reserve(jg_graph_t *g, int64_t n);
 int jg__gop_push(jg_graph_t *g, jg_opcode_t code, int64_t a, int64_t b, int64_t c);
 
 #endif

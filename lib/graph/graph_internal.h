@@ -19,6 +19,25 @@ jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_gra
  * replay at w (jg__graph_replayed is 1); with w NULL it is structural only. */
 jg_status_t jg__graph_eliminate(jg_graph_t *g, jg_graph_reduce_t how, const jg_eval_work_t *w,
                                 jg_error_t *err);
+/* The same by any strategy (strategy.c; jacgraph/graph.h's spec grammar):
+ * jg__graph_eliminate(g, r, ...) is this with jg_graph_strategy_from_reduce(r).
+ * Errors: a strategy's own (an order file naming a bad vertex: JG_ARG),
+ * JG_NOMEM. */
+jg_status_t jg__graph_eliminate_strategy(jg_graph_t *g, const jg_graph_strategy_t *s,
+                                         const jg_eval_work_t *w, jg_error_t *err);
+/* A copy of s (NULL when out of memory). */
+jg_graph_strategy_t *jg__graph_strategy_dup(const jg_graph_strategy_t *s);
+/* 1 when a and b are the same strategy (spec and time limit). */
+int jg__graph_strategy_same(const jg_graph_strategy_t *a, const jg_graph_strategy_t *b);
+/* The classic reduction s stands for (its spec is "none", "markowitz" or
+ * "full"), -1 for every other strategy. */
+int jg__graph_strategy_reduce(const jg_graph_strategy_t *s);
+/* The replay with its FMA counted: as jg__graph_replay, and fma[0..2] get
+ * the multiply-adds actually executed by the inversions, the scalings and
+ * the products (jacgraph/graph.h's inv, scale, prod; a dense inversion by
+ * LAPACK counts w^3).  The normal replay does not count. */
+jg_status_t jg__graph_replay_count(jg_graph_t *g, const jg_eval_work_t *w, int64_t fma[3],
+                                   jg_error_t *err);
 /* Numeric phase (replay.c): values from the work's block Jacobians, then the
  * tape; allocates nothing for scalar and diagonal pivots.  JG_SINGULAR_LOOP names the
  * vertex and its loop.  A pivot that is regular but ill-conditioned at this
@@ -33,6 +52,17 @@ jg_status_t jg__graph_replay(jg_graph_t *g, const jg_eval_work_t *w, jg_error_t 
 int64_t jg__graph_pivots(const jg_graph_t *g, double *cond);
 /* 1 once g has been replayed. */
 int jg__graph_replayed(const jg_graph_t *g);
+
+/* ---- views for threads (share.c) */
+
+/* A graph sharing g's structure, elimination tape and labels (read-only: g
+ * must outlive it, be eliminated already and have every vertex label built,
+ * jg_graph_vertex_label) with its own edge values (a copy of g's) and replay
+ * workspace: jg__graph_replay and the extraction work on it as on g, from
+ * another thread.  NULL when out of memory.  Cost: O(values + widest vertex). */
+jg_graph_t *jg__graph_share(const jg_graph_t *g);
+/* Free a view of jg__graph_share (never jg_graph_free); NULL is fine. */
+void jg__graph_share_free(jg_graph_t *c);
 
 /* ---- extraction (extract.c) */
 

@@ -1,18 +1,25 @@
 /* Numeric phase of the Jacobian graph: load the edge values of the current
- * block Jacobians and replay the elimination tape.  Allocates nothing for
- * scalar and diagonal pivots (a dense pivot's LU takes its pivot indices). */
+ * block Jacobians and replay the elimination tape.  Allocates nothing: a
+ * dense pivot's LU uses the workspace the symbolic phase sized
+ * (jg__graph_inverse_reserve).  A counting mode (jg__graph_replay_count)
+ * counts the multiply-adds it executes. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "graph_impl.h"
 #include "../core/dense.h"
 
-/* C += A * B; C's pattern contains the product's (decided symbolically). */
-static void muladd(jg_graph_t *g, const jg_gmat_t *A, const jg_gmat_t *B, const jg_gmat_t *C)
+/* C += A * B; C's pattern contains the product's (decided symbolically).
+ * cnt non-NULL: add the multiply-adds executed (inlined twice, so the
+ * normal replay has no counting in its loop). */
+static inline __attribute__((always_inline)) void
+muladd_impl(jg_graph_t *g, const jg_gmat_t *A, const jg_gmat_t *B, const jg_gmat_t *C, int64_t *cnt)
 {
     const double *ax = g->x + A->xoff, *bx = g->x + B->xoff;
     double *cx = g->x + C->xoff, *ws = g->ws;
     if (A->m == 1 && A->n == 1 && B->n == 1 && C->p[1] == 1 && B->p[1] == 1 && A->p[1] == 1) {
         cx[0] += ax[0] * bx[0];   /* scalar signals: the common case */
+        if (cnt) ++*cnt;
         return;
     }
     for (int64_t j = 0; j < B->n; j++) {
@@ -20,12 +27,54 @@ static void muladd(jg_graph_t *g, const jg_gmat_t *A, const jg_gmat_t *B, const 
             int64_t k = B->i[kk];
             double bkj = bx[kk];
             for (int64_t ii = A->p[k]; ii < A->p[k + 1]; ii++) ws[A->i[ii]] += ax[ii] * bkj;
+            if (cnt) *cnt += A->p[k + 1] - A->p[k];
         }
         for (int64_t cc = C->p[j]; cc < C->p[j + 1]; cc++) {
             cx[cc] += ws[C->i[cc]];
             ws[C->i[cc]] = 0;
         }
     }
+}
+
+static void muladd(jg_graph_t *g, const jg_gmat_t *A, const jg_gmat_t *B, const jg_gmat_t *C)
+{
+    if (g->fma_count)
+        muladd_impl(g, A, B, C, &g->fma_count[2]);
+    else
+        muladd_impl(g, A, B, C, NULL);
+}
+
+/* C += A where C's pattern contains A's (a product with a connection
+ * identity: no multiplication). */
+static void add(jg_graph_t *g, const jg_gmat_t *A, const jg_gmat_t *C)
+{
+    const double *ax = g->x + A->xoff;
+    double *cx = g->x + C->xoff;
+    for (int64_t j = 0; j < A->n; j++) {
+        int64_t c = C->p[j];
+        for (int64_t k = A->p[j]; k < A->p[j + 1]; k++) {
+            while (C->i[c] < A->i[k]) c++;
+            cx[c] += ax[k];
+        }
+    }
+}
+
+int jg__graph_inverse_reserve(jg_graph_t *g, int64_t n)
+{
+    if (n <= g->inv_cap) return 0;
+    void *ip = malloc(jg__dense_ipiv_bytes(n));
+    double *w = malloc(sizeof(double) * (size_t)n * 64);
+    if (!ip || !w) {
+        free(ip);
+        free(w);
+        return -1;
+    }
+    free(g->inv_ipiv);
+    free(g->inv_work);
+    g->inv_ipiv = ip;
+    g->inv_work = w;
+    g->inv_cap = n;
+    return 0;
 }
 
 /* Largest column sum of |x| over n columns of an n-row dense matrix. */
@@ -67,7 +116,11 @@ double jg__graph_pivot(jg_graph_t *g, int64_t dmat, int64_t n, double *s)
             }
         dn = fmax(dn, c);
     }
-    if (jg__dense_inverse(n, s)) return INFINITY;   /* LU with partial pivoting */
+    /* LU with partial pivoting, in the workspace the symbolic phase sized
+     * (the elimination's own trials, before it is sized, allocate) */
+    int r = n <= g->inv_cap ? jg__dense_inverse_ws(n, s, g->inv_ipiv, g->inv_work, n * 64)
+                            : jg__dense_inverse(n, s);
+    if (r) return INFINITY;
     double c = fmax(1.0, dn) * norm1_dense(n, s);
     return isfinite(c) ? c : INFINITY;
 }
@@ -104,6 +157,9 @@ int jg__gmat_diagonal(const jg_graph_t *g, int64_t dmat)
 static int invert(jg_graph_t *g, int64_t dmat, int64_t v, const jg_gmat_t *S)
 {
     double c = jg__graph_pivot(g, dmat, S->m, g->x + S->xoff);
+    /* LAPACK's LU and inverse (getrf + getri) take about n^3 multiply-adds;
+     * the count cannot look inside them and takes the model's n^3 */
+    if (g->fma_count) g->fma_count[0] += S->m * S->m * S->m;
     if (c > g->piv_cond) g->piv_cond = c;
     if (c > JG__GRAPH_PIVOT_COND_MAX && g->guard_v < 0) {
         g->guard_v = v;
@@ -116,6 +172,7 @@ static int invert(jg_graph_t *g, int64_t dmat, int64_t v, const jg_gmat_t *S)
 static int invert_diag(jg_graph_t *g, int64_t dmat, int64_t v, const jg_gmat_t *S)
 {
     double c = jg__graph_pivot_diag(g, dmat, S->m, g->x + S->xoff);
+    if (g->fma_count) g->fma_count[0] += S->m;   /* one reciprocal per entry */
     if (c > g->piv_cond) g->piv_cond = c;
     if (c > JG__GRAPH_PIVOT_COND_MAX && g->guard_v < 0) {
         g->guard_v = v;
@@ -138,6 +195,7 @@ static void scale(jg_graph_t *g, const jg_gmat_t *S, const jg_gmat_t *K, const j
             int64_t k = K->i[kk];
             double v = kx[kk];
             for (int64_t i = 0; i < n; i++) col[i] += s[k * n + i] * v;
+            if (g->fma_count) g->fma_count[1] += n;
         }
     }
 }
@@ -149,6 +207,7 @@ static void scale_diag(jg_graph_t *g, const jg_gmat_t *S, const jg_gmat_t *K, co
     const double *s = g->x + S->xoff, *kx = g->x + K->xoff;
     double *tx = g->x + T->xoff;
     for (int64_t kk = 0; kk < jg__nnz(K); kk++) tx[kk] = s[K->i[kk]] * kx[kk];
+    if (g->fma_count) g->fma_count[1] += jg__nnz(K);
 }
 
 /* Scatter old's values into new's larger pattern (new is zero). */
@@ -189,6 +248,7 @@ int jg__gop_exec(jg_graph_t *g, int64_t k)
     case OP_INV: return invert(g, op->a, op->b, &g->mat[op->c]);
     case OP_SCALED: scale_diag(g, &g->mat[op->a], &g->mat[op->b], &g->mat[op->c]); break;
     case OP_INVD: return invert_diag(g, op->a, op->b, &g->mat[op->c]);
+    case OP_ADD: add(g, &g->mat[op->a], &g->mat[op->c]); break;
     }
     return 0;
 }
@@ -211,4 +271,14 @@ jg_status_t jg__graph_replay(jg_graph_t *g, const jg_eval_work_t *w, jg_error_t 
     }
     g->replayed = 1;
     return JG_OK;
+}
+
+jg_status_t jg__graph_replay_count(jg_graph_t *g, const jg_eval_work_t *w, int64_t fma[3],
+                                   jg_error_t *err)
+{
+    fma[0] = fma[1] = fma[2] = 0;
+    g->fma_count = fma;
+    jg_status_t st = jg__graph_replay(g, w, err);
+    g->fma_count = NULL;
+    return st;
 }

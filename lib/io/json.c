@@ -5,18 +5,19 @@
 #include <jansson.h>
 #include "jacgraph/io.h"
 #include "io_impl.h"
+#include "batch_impl.h"   /* these pieces also make the batch JSON Lines */
 
 #define DUMP_FLAGS (JSON_ENCODE_ANY | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
 
 /* JSON has no inf or nan; they are written as null rather than failing the
  * whole file. */
-static json_t *real(double v)
+json_t *jg__io_json_real(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
 }
 
 /* NULL when out of memory or a name is not UTF-8 (jansson refuses it). */
-static json_t *names(char *const *v, int64_t n, char pfx)
+json_t *jg__io_json_names(char *const *v, int64_t n, char pfx)
 {
     json_t *a = json_array();
     char buf[32];
@@ -31,7 +32,7 @@ static json_t *names(char *const *v, int64_t n, char pfx)
     return a;
 }
 
-static json_t *matrix(const cs_dl *M)
+json_t *jg__io_json_matrix(const cs_dl *M)
 {
     cs_dl *S = jg__io_sorted(M);
     json_t *ri = json_array(), *cj = json_array(), *vx = json_array(), *o = NULL;
@@ -40,7 +41,7 @@ static json_t *matrix(const cs_dl *M)
         for (int64_t p = S->p[j]; p < S->p[j + 1]; p++)
             if (json_array_append_new(ri, json_integer((json_int_t)S->i[p]))
                 || json_array_append_new(cj, json_integer((json_int_t)j))
-                || json_array_append_new(vx, real(S->x[p])))
+                || json_array_append_new(vx, jg__io_json_real(S->x[p])))
                 goto done;
     o = json_pack("{s:I, s:I, s:O, s:O, s:O}", "rows", (json_int_t)S->m, "cols",
                   (json_int_t)S->n, "i", ri, "j", cj, "x", vx);
@@ -68,12 +69,12 @@ jg_status_t jg_io_write_linsys_json(FILE *f, const jg_lin_sys_t *s, jg_error_t *
 
     /* "o" steals each reference; jansson releases them all if any is NULL */
     json_t *root = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-                             "states", names(s->state_names, s->nx, 'x'),
-                             "inputs", names(s->input_names, s->nu, 'u'),
-                             "outputs", names(s->output_names, s->ny, 'y'),
-                             "t", real(s->t), "Ts", real(s->Ts),
-                             "A", matrix(s->A), "B", matrix(s->B),
-                             "C", matrix(s->C), "D", matrix(s->D));
+                             "states", jg__io_json_names(s->state_names, s->nx, 'x'),
+                             "inputs", jg__io_json_names(s->input_names, s->nu, 'u'),
+                             "outputs", jg__io_json_names(s->output_names, s->ny, 'y'),
+                             "t", jg__io_json_real(s->t), "Ts", jg__io_json_real(s->Ts),
+                             "A", jg__io_json_matrix(s->A), "B", jg__io_json_matrix(s->B),
+                             "C", jg__io_json_matrix(s->C), "D", jg__io_json_matrix(s->D));
     if (!root)
         return jg_error_set(err, JG_NOMEM,
                             "JSON output: out of memory (or a name is not valid UTF-8)");
@@ -82,7 +83,7 @@ jg_status_t jg_io_write_linsys_json(FILE *f, const jg_lin_sys_t *s, jg_error_t *
     if (s->ndelays > 0) {
         json_t *d = json_array();
         for (int64_t k = 0; d && k < s->ndelays; k++)
-            if (json_array_append_new(d, real(s->delays[k]))) json_decref(d), d = NULL;
+            if (json_array_append_new(d, jg__io_json_real(s->delays[k]))) json_decref(d), d = NULL;
         if (!d || json_object_set_new(root, "InternalDelay", d)) {
             json_decref(root);
             return jg_error_set(err, JG_NOMEM, "JSON output: out of memory");

@@ -104,6 +104,7 @@ jg_status_t jg_lft(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, const c
         if (info) {
             info->rcond = rcond;
             info->nnz_lu = N->L->p[ny] + N->U->p[ny];
+            info->lu_fma = jg__lft_lu_fma(N);
         }
         if (!(rcond > 1e-14)) {
             st = jg_error_set(err, JG_SINGULAR_LOOP,

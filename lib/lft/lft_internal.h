@@ -26,4 +26,31 @@ cs_dl *jg__lft_pattern(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, con
  * triangular solves of order m. */
 double jg__lft_condest(const cs_dl *K, int64_t *worst);
 
+/* The multiplications (divisions included) of CSparse's left-looking LU
+ * whose factors are N (lu_cost.c): sum over pivots J of (|L(:, J)| - 1)
+ * |U(J, :)|, the updates L(:, J) U(J, k) and the scaling of L(:, J) by its
+ * pivot, structurally (an entry that cancels to 0 still costs).  0 for NULL.
+ * Cost: O(nnz(L) + nnz(U)). */
+int64_t jg__lft_lu_fma(const cs_dln *N);
+/* The same for K (square, compressed-column) factorized as jg_lft does it
+ * (AMD on K + K', partial pivoting); -1 when K is singular or not square, or
+ * out of memory.  Cost: one sparse LU of K. */
+int64_t jg__lft_lu_cost(const cs_dl *K);
+
+/* A compressed-column matrix assembled by a fixed recipe (gather.c): the
+ * triplets (row[k], col[k], value src[k]) of an m x n matrix, src an index
+ * into a value array or -1 for the constant 1, compressed and their
+ * duplicates summed exactly as cs_compress then cs_dupl do (the same pattern,
+ * the same order, the same bits).  jg__lft_gather_new: NULL when out of
+ * memory; cost O(nt + m + n).  jg__lft_gather_alloc: a new matrix with the
+ * pattern, zero values (cs_dl_spfree), NULL when out of memory.
+ * jg__lft_gather_run: A's values (A from jg__lft_gather_alloc) from vals;
+ * O(nt), allocates nothing. */
+typedef struct jg__lft_gather jg__lft_gather_t;
+jg__lft_gather_t *jg__lft_gather_new(int64_t m, int64_t n, int64_t nt, const int64_t *row,
+                                     const int64_t *col, const int64_t *src);
+cs_dl *jg__lft_gather_alloc(const jg__lft_gather_t *g);
+void jg__lft_gather_run(const jg__lft_gather_t *g, const double *vals, cs_dl *A);
+void jg__lft_gather_free(jg__lft_gather_t *g);
+
 #endif

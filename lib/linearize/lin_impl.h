@@ -5,6 +5,7 @@
 #include "jacgraph/lft.h"
 #include "../graph/graph_internal.h"   /* also eval's eval_internal.h: I/O points, parts */
 #include "../compile/program_impl.h"
+#include "../lft/lft_internal.h"
 
 struct jg_lin {
     const jg_program_t *p;
@@ -12,14 +13,43 @@ struct jg_lin {
     jg_eval_work_t *w;
     double t;
     double *wv;             /* input perturbations (zero at the operating point) */
-    jg_graph_t *g[3];       /* per reduction, built on first use */
+    jg_graph_t *g[4];       /* per reduction, built on first use; g[JG__LIN_STRAT]: by strat */
+    jg_graph_strategy_t *strat;   /* jg_lin_run_strategy's strategy of g[JG__LIN_STRAT] */
     void (*warn)(void *ctx, const char *msg);   /* jg_lin_set_warn */
     void *warn_ctx;
     int warned;             /* the ill-conditioning notice is given once */
     jg_lin_delays_t delays; /* PADE, EXACT: the TransportDelays cut[] are cut (delays.c) */
     int pade_order;
     int32_t ncut, *cut;
+    /* jg_lin_clone: the linearizer whose I/O points, cuts and eliminations this
+     * one shares (NULL: its own); view[r]: g[r] is a view of the parent's
+     * (jg__graph_share), else this one's own */
+    const jg_lin_t *parent;
+    unsigned char view[4];
+    /* per graph slot: the LFT's analysis of its operands (jg_lft_analyze, on
+     * first use; a clone starts with its parent's, lsym_own 0: read-only,
+     * shared) and this linearizer's numeric work for it */
+    jg_lft_sym_t *lsym[4];
+    jg_lft_num_t *lnum[4];
+    unsigned char lsym_own[4];
+    unsigned char lmiss[4];   /* runs in a row whose recorded pivots moved (re-analysed at 3) */
+    unsigned char lruns[4];   /* 1 once the slot's LFT ran (a single run makes no analysis) */
+    /* analyses replaced in slots a clone may share (kept until jg_lin_free,
+     * at most JG__LIN_RETIRED: then the old one stays) */
+    jg_lft_sym_t *lretired[8];
+    int nretired;
+    /* graph slots 0..2 (never rebuilt once eliminated): the recipes that
+     * assemble the LFT operands from the graph's values, made on the first
+     * run (lgat_bad: they did not reproduce the extraction), and the
+     * operands they fill, this linearizer's own */
+    jg__lft_gather_t *lgat[3][5];
+    cs_dl *lops[3][5];      /* P11, P12, P21, P22, M (NULL: none) */
+    unsigned char lgat_bad[3];
 };
+#define JG__LIN_RETIRED 8
+
+/* The graph slot of a strategy other than none, markowitz and full. */
+#define JG__LIN_STRAT 3
 
 /* The LFT operands: F = P11 + P12 M (I - P22 M)^-1 P21 over ext-in = [x; w]
  * and ext-out = [dx; z]. */

@@ -48,6 +48,20 @@ enum { JG__LIN_HYBRID_PARTIAL = 1 };
 jg_status_t jg__lin_hybrid_ex(jg_lin_t *l, unsigned flags, jg__lin_hybrid_t **out, jg_error_t *err);
 void jg__lin_hybrid_free(jg__lin_hybrid_t *h);
 
+/* An operating point object (jg_lin_read_op's format, docs/model-format.md)
+ * applied to p's layout: "t" into *t, "states" into xv (p's nx states),
+ * "inputs" into uv (the root-Inport elements, jg_eval_input_offset's layout);
+ * unnamed entries are left alone.  params_ok: a "parameters" key is allowed
+ * (and left to the caller).  Errors: JG_ARG, the message starting with
+ * `where` (the file name, or the file and the point) and naming the entry. */
+struct json_t;
+jg_status_t jg__lin_op_apply(const jg_program_t *p, const char *where, const struct json_t *root,
+                             int params_ok, double *t, double *xv, double *uv, jg_error_t *err);
+
+/* 1 when l holds the elimination of reduction r, or of strategy s when s is
+ * not NULL (built, and replayed at least once): what jg_lin_clone shares. */
+int jg__lin_eliminated(const jg_lin_t *l, jg_graph_reduce_t r, const jg_graph_strategy_t *s);
+
 /* The name of element k (0-based) of a block's n states, malloc'd: "PATH"
  * when n is 1, else "PATH(k+1)", as jg_program_state_name names continuous
  * ones.  NULL when out of memory. */

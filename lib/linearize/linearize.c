@@ -67,11 +67,27 @@ fail:
 void jg_lin_free(jg_lin_t *l)
 {
     if (!l) return;
-    for (int k = 0; k < 3; k++) jg_graph_free(l->g[k]);
+    for (int k = 0; k <= JG__LIN_STRAT; k++) {
+        if (l->view[k]) jg__graph_share_free(l->g[k]);
+        else jg_graph_free(l->g[k]);
+    }
+    jg_graph_strategy_free(l->strat);
+    for (int k = 0; k < 4; k++) {
+        jg_lft_num_free(l->lnum[k]);
+        if (l->lsym_own[k]) jg_lft_sym_free(l->lsym[k]);
+    }
+    for (int k = 0; k < l->nretired; k++) jg_lft_sym_free(l->lretired[k]);
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 5; k++) {
+            jg__lft_gather_free(l->lgat[r][k]);
+            cs_dl_spfree(l->lops[r][k]);
+        }
     jg_eval_free(l->w);
-    jg__iospec_free(l->io);
+    if (!l->parent) {   /* a clone's are its parent's */
+        jg__iospec_free(l->io);
+        free(l->cut);
+    }
     free(l->wv);
-    free(l->cut);
     free(l);
 }
 
@@ -114,9 +130,67 @@ static jg_status_t op_values(const char *path, const char *what, const char *key
     return JG_OK;
 }
 
+jg_status_t jg__lin_op_apply(const jg_program_t *p, const char *path, const json_t *root,
+                             int params_ok, double *t_out, double *xv, double *uv, jg_error_t *err)
+{
+    jg_status_t st = JG_OK;
+    const char *key;
+    json_t *v;
+    if (!json_is_object(root))
+        return jg_error_set(err, JG_ARG, "%s: expected an object with \"t\", \"states\", \"inputs\"%s",
+                            path, params_ok ? ", \"parameters\"" : "");
+    json_object_foreach((json_t *)root, key, v) {
+        if (strcmp(key, "t") && strcmp(key, "states") && strcmp(key, "inputs") &&
+            (!params_ok || strcmp(key, "parameters")))
+            return jg_error_set(err, JG_ARG, "%s: unknown key \"%s\" (expected t, states, inputs%s)",
+                                path, key, params_ok ? ", parameters" : "");
+    }
+    const json_t *t = json_object_get(root, "t");
+    if (t) {
+        if (!json_is_number(t)) return jg_error_set(err, JG_ARG, "%s: \"t\" must be a number", path);
+        *t_out = json_number_value(t);
+    }
+    const json_t *states = json_object_get(root, "states");
+    if (states && !json_is_object(states))
+        return jg_error_set(err, JG_ARG, "%s: \"states\" must be an object", path);
+    json_object_foreach((json_t *)states, key, v) {
+        int32_t b = jg_program_find_block(p, key);
+        if (b >= 0 && p->blocks[b].nx > 0) {
+            if ((st = op_values(path, "state", key, v, xv + p->blocks[b].x_off, p->blocks[b].nx, err)))
+                return st;
+            continue;
+        }
+        int64_t i;   /* element name "PATH(k)" */
+        for (i = 0; i < p->nx; i++)
+            if (!strcmp(jg_program_state_name(p, i), key)) break;
+        if (i == p->nx)
+            return jg_error_set(err, JG_ARG,
+                                "%s: unknown state \"%s\" (expected the path of a block with "
+                                "states, or PATH(k) for element k)",
+                                path, key);
+        if ((st = op_values(path, "state", key, v, xv + i, 1, err))) return st;
+    }
+    const json_t *inputs = json_object_get(root, "inputs");
+    if (inputs && !json_is_object(inputs))
+        return jg_error_set(err, JG_ARG, "%s: \"inputs\" must be an object", path);
+    json_object_foreach((json_t *)inputs, key, v) {
+        int k;
+        int64_t off = 0;   /* root Inport k's first element (jg_eval_input_offset) */
+        for (k = 0; k < p->nin_root; k++) {
+            if (!strcmp(p->blocks[p->in_root[k]].path, key)) break;
+            off += p->blocks[p->in_root[k]].out_w[0];
+        }
+        if (k == p->nin_root)
+            return jg_error_set(err, JG_ARG, "%s: unknown input \"%s\" (expected a root Inport name)",
+                                path, key);
+        if ((st = op_values(path, "input", key, v, uv + off, p->blocks[p->in_root[k]].out_w[0], err)))
+            return st;
+    }
+    return JG_OK;
+}
+
 jg_status_t jg_lin_read_op(jg_lin_t *l, const char *path, jg_error_t *err)
 {
-    const jg_program_t *p = l->p;
     json_error_t je;
     FILE *f = fopen(path, "rb");
     if (!f) return jg_error_set(err, JG_IO, "%s: cannot open: %s", path, strerror(errno));
@@ -124,75 +198,70 @@ jg_status_t jg_lin_read_op(jg_lin_t *l, const char *path, jg_error_t *err)
     fclose(f);
     if (!root)
         return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-    jg_status_t st = JG_OK;
-    const char *key;
-    json_t *v;
-    if (!json_is_object(root)) {
-        st = jg_error_set(err, JG_ARG, "%s: expected an object with \"t\", \"states\", \"inputs\"",
-                          path);
-        goto done;
-    }
-    json_object_foreach(root, key, v) {
-        if (strcmp(key, "t") && strcmp(key, "states") && strcmp(key, "inputs")) {
-            st = jg_error_set(err, JG_ARG, "%s: unknown key \"%s\" (expected t, states, inputs)",
-                              path, key);
-            goto done;
-        }
-    }
-    const json_t *t = json_object_get(root, "t");
-    if (t) {
-        if (!json_is_number(t)) {
-            st = jg_error_set(err, JG_ARG, "%s: \"t\" must be a number", path);
-            goto done;
-        }
-        l->t = json_number_value(t);
-    }
-    const json_t *states = json_object_get(root, "states");
-    if (states && !json_is_object(states)) {
-        st = jg_error_set(err, JG_ARG, "%s: \"states\" must be an object", path);
-        goto done;
-    }
-    double *x = jg_eval_states(l->w);
-    json_object_foreach((json_t *)states, key, v) {
-        int32_t b = jg_program_find_block(p, key);
-        if (b >= 0 && p->blocks[b].nx > 0) {
-            if ((st = op_values(path, "state", key, v, x + p->blocks[b].x_off, p->blocks[b].nx,
-                                err)))
-                goto done;
-            continue;
-        }
-        int64_t i;   /* element name "PATH(k)" */
-        for (i = 0; i < p->nx; i++)
-            if (!strcmp(jg_program_state_name(p, i), key)) break;
-        if (i == p->nx) {
-            st = jg_error_set(err, JG_ARG,
-                              "%s: unknown state \"%s\" (expected the path of a block with "
-                              "states, or PATH(k) for element k)",
-                              path, key);
-            goto done;
-        }
-        if ((st = op_values(path, "state", key, v, x + i, 1, err))) goto done;
-    }
-    const json_t *inputs = json_object_get(root, "inputs");
-    if (inputs && !json_is_object(inputs)) {
-        st = jg_error_set(err, JG_ARG, "%s: \"inputs\" must be an object", path);
-        goto done;
-    }
-    json_object_foreach((json_t *)inputs, key, v) {
-        int k;
-        for (k = 0; k < p->nin_root; k++)
-            if (!strcmp(p->blocks[p->in_root[k]].path, key)) break;
-        if (k == p->nin_root) {
-            st = jg_error_set(err, JG_ARG, "%s: unknown input \"%s\" (expected a root Inport name)",
-                              path, key);
-            goto done;
-        }
-        if ((st = op_values(path, "input", key, v, jg_eval_inputs(l->w) + jg_eval_input_offset(l->w, k),
-                            p->blocks[p->in_root[k]].out_w[0], err)))
-            goto done;
-    }
-done:
+    jg_status_t st = jg__lin_op_apply(l->p, path, root, 0, &l->t, jg_eval_states(l->w),
+                                      jg_eval_inputs(l->w), err);
     json_decref(root);
+    return st;
+}
+
+/* -------------------------------------------------------------- clones */
+
+int jg__lin_eliminated(const jg_lin_t *l, jg_graph_reduce_t r, const jg_graph_strategy_t *s)
+{
+    if (s) {
+        int k = jg__graph_strategy_reduce(s);
+        if (k < 0 && !(l->strat && jg__graph_strategy_same(l->strat, s))) return 0;
+        r = k < 0 ? (jg_graph_reduce_t)JG__LIN_STRAT : (jg_graph_reduce_t)k;
+    }
+    return (unsigned)r <= JG__LIN_STRAT && l->g[r] && jg__graph_replayed(l->g[r]);
+}
+
+static void lft_prepare(jg_lin_t *l);
+
+void jg_lin_freeze(jg_lin_t *l)
+{
+    lft_prepare(l);   /* the LFT analyses the clones will share */
+    /* the lazily built names: vertex labels of the graphs (a replay's error
+     * names its vertex) and the program's state names (every result) */
+    for (int r = 0; r <= JG__LIN_STRAT; r++)
+        for (int64_t v = 0; l->g[r] && !l->view[r] && v < jg_graph_nvertices(l->g[r]); v++)
+            jg_graph_vertex_label(l->g[r], v);
+    for (int64_t i = 0; i < l->p->nx; i++) jg_program_state_name(l->p, i);
+}
+
+jg_status_t jg_lin_clone(const jg_lin_t *l, const jg_program_t *q, jg_lin_t **out, jg_error_t *err)
+{
+    *out = NULL;
+    if (!l || !q) return jg_error_set(err, JG_ARG, "jg_lin_clone: NULL argument");
+    jg_lin_t *c = calloc(1, sizeof *c);
+    if (!c) return jg_error_set(err, JG_NOMEM, "out of memory");
+    c->p = q;
+    c->parent = l->parent ? l->parent : l;
+    c->io = l->io;
+    c->delays = l->delays;
+    c->pade_order = l->pade_order;
+    c->ncut = l->ncut;
+    c->cut = l->cut;
+    jg_status_t st = jg_eval_create(q, &c->w, err);
+    if (st) goto fail;
+    c->wv = calloc((size_t)c->io->nw + 1, sizeof(double));
+    if (!c->wv) goto nomem;
+    jg__eval_use_iospec(c->w, c->io, c->wv);
+    /* the strategy slot too (jg_lin_run_strategy): the clone's runs with the
+     * same strategy replay l's elimination, never decide their own */
+    if (l->strat && l->g[JG__LIN_STRAT] && !(c->strat = jg__graph_strategy_dup(l->strat))) goto nomem;
+    for (int r = 0; r <= JG__LIN_STRAT; r++) {
+        if (!l->g[r] || !jg__graph_replayed(l->g[r])) continue;   /* a failed elimination */
+        if (!(c->g[r] = jg__graph_share(l->g[r]))) goto nomem;
+        c->view[r] = 1;
+        c->lsym[r] = l->lsym[r];   /* read-only; each clone its own numeric work */
+    }
+    *out = c;
+    return JG_OK;
+nomem:
+    st = jg_error_set(err, JG_NOMEM, "out of memory");
+fail:
+    jg_lin_free(c);
     return st;
 }
 
@@ -202,11 +271,15 @@ done:
  * block Jacobians (evaluated by the caller) on first use. */
 static jg_status_t ensure_graph(jg_lin_t *l, jg_graph_reduce_t r, jg_lin_stats_t *st, jg_error_t *err)
 {
+    if ((unsigned)r > JG__LIN_STRAT || ((int)r == JG__LIN_STRAT && !l->strat))
+        return jg_error_set(err, JG_ARG, "unknown graph reduction %d", (int)r);
     if (l->g[r]) return JG_OK;
     double t0 = now();
     jg_status_t s = jg__graph_build(l->p, l->io, &l->g[r], err);
     double t1 = now();
-    if (!s) s = jg__graph_eliminate(l->g[r], r, l->w, err);
+    if (!s)
+        s = (int)r == JG__LIN_STRAT ? jg__graph_eliminate_strategy(l->g[r], l->strat, l->w, err)
+                                    : jg__graph_eliminate(l->g[r], r, l->w, err);
     if (s) {
         jg_graph_free(l->g[r]);
         l->g[r] = NULL;
@@ -299,6 +372,121 @@ done:
     return st;
 }
 
+/* The recipe of graph_ops' submatrix sub(rowoff, m, coloff, n) plus ne
+ * entries 1 at (er[k], ec[k]) (cs_dl_add's identity blocks), or NULL. */
+static jg__lft_gather_t *sub_gather(const jg_graph_t *g, const int64_t *rowoff, int64_t m,
+                                    const int64_t *coloff, int64_t n, int64_t ne, int64_t er,
+                                    int64_t ec)
+{
+    int64_t nt = jg__graph_sub_entries(g, rowoff, coloff, NULL, NULL, NULL);
+    int64_t *row = malloc(sizeof(int64_t) * (size_t)(nt + ne + 1)),
+            *col = malloc(sizeof(int64_t) * (size_t)(nt + ne + 1)),
+            *src = malloc(sizeof(int64_t) * (size_t)(nt + ne + 1));
+    jg__lft_gather_t *r = NULL;
+    if (row && col && src) {
+        jg__graph_sub_entries(g, rowoff, coloff, row, col, src);
+        for (int64_t k = 0; k < ne; k++) {
+            row[nt + k] = er + k;
+            col[nt + k] = ec + k;
+            src[nt + k] = -1;
+        }
+        r = jg__lft_gather_new(m, n, nt + ne, row, col, src);
+    }
+    free(row);
+    free(col);
+    free(src);
+    return r;
+}
+
+static int same_csc(const cs_dl *a, const cs_dl *b)
+{
+    if (!a || !b) return a == b;
+    int64_t nz = a->p[a->n];
+    return a->m == b->m && a->n == b->n && b->nz == -1 && nz == b->p[b->n] &&
+           !memcmp(a->p, b->p, sizeof(int64_t) * (size_t)(a->n + 1)) &&
+           !memcmp(a->i, b->i, sizeof(int64_t) * (size_t)nz) &&
+           !memcmp(a->x, b->x, sizeof(double) * (size_t)nz);
+}
+
+/* Recipes for graph slot r's LFT operands (graph_ops' submatrices, the same
+ * offset maps), kept only when they reproduce o (graph_ops' at this replay)
+ * bit for bit: else lgat_bad[r].  Out of memory: nothing kept. */
+static void make_gathers(jg_lin_t *l, int r, const jg_lftops_t *o)
+{
+    const jg_program_t *p = l->p;
+    const jg_graph_t *g = l->g[r];
+    int64_t nx = p->nx, nw = l->io->nw, nz = l->io->nz, ni = nx + nw, no = nx + nz;
+    int64_t *a = offsets(g, 0, -1, -1, nx, -1, 1), *b = offsets(g, 0, -1, -1, -1, nx, 1), *c = NULL;
+    jg__lft_gather_t **G = l->lgat[r];
+    const cs_dl *want[5] = {o->P11, o->P12, o->P21, o->P22, o->M};
+    int ok = a && b;
+    if (ok && r != JG_GRAPH_REDUCE_NONE) {   /* ein = a, eout = b, survivors c */
+        c = malloc(sizeof(int64_t) * (size_t)(jg_graph_nvertices(g) + 1));
+        ok = c != NULL;
+        if (ok) {
+            int64_t nr = jg__graph_survivor_map(g, c);
+            G[0] = sub_gather(g, b, no, a, ni, 0, 0, 0);
+            G[1] = sub_gather(g, b, no, c, nr, 0, 0, 0);
+            G[2] = sub_gather(g, c, nr, a, ni, 0, 0, 0);
+            G[3] = sub_gather(g, c, nr, c, nr, 0, 0, 0);
+        }
+    } else if (ok) {   /* xo = a, U-space b, Y-space c */
+        free(a);
+        free(b);
+        a = offsets(g, 0, -1, -1, -1, -1, 0);
+        b = offsets(g, -1, 0, -1, -1, p->nu, 0);
+        c = offsets(g, -1, -1, 0, p->ny, -1, 0);
+        ok = a && b && c;
+        if (ok) {
+            G[0] = sub_gather(g, a, no, a, ni, 0, 0, 0);
+            G[1] = sub_gather(g, a, no, b, p->nu + nz, nz, nx, p->nu);
+            G[2] = sub_gather(g, c, p->ny + nw, a, ni, nw, p->ny, nx);
+            G[3] = sub_gather(g, c, p->ny + nw, b, p->nu + nz, 0, 0, 0);
+            G[4] = sub_gather(g, b, p->nu + nz, c, p->ny + nw, 0, 0, 0);
+        }
+    }
+    for (int k = 0; ok && k < 5; k++) {
+        if (!want[k]) {
+            ok = !G[k];
+            continue;
+        }
+        ok = G[k] && (l->lops[r][k] = jg__lft_gather_alloc(G[k])) != NULL;
+        if (ok) jg__lft_gather_run(G[k], jg__graph_values(g), l->lops[r][k]);
+        if (ok && !same_csc(l->lops[r][k], want[k])) {
+            ok = 0;
+            l->lgat_bad[r] = 1;
+        }
+    }
+    if (!ok)
+        for (int k = 0; k < 5; k++) {
+            jg__lft_gather_free(G[k]);
+            cs_dl_spfree(l->lops[r][k]);
+            G[k] = NULL;
+            l->lops[r][k] = NULL;
+        }
+    free(a);
+    free(b);
+    free(c);
+}
+
+/* Graph slot r's LFT operands at the last replay into *po: slots 0..2 by
+ * their recipes (made on the second run, checked there against graph_ops), the
+ * operands l's own; else graph_ops' into o. */
+static jg_status_t lft_ops(jg_lin_t *l, int r, jg_lftops_t *o, jg_lftops_t *po, jg_error_t *err)
+{
+    if (r < 3 && l->lops[r][0]) {
+        cs_dl **A = l->lops[r];
+        for (int k = 0; k < 5; k++)
+            if (A[k]) jg__lft_gather_run(l->lgat[r][k], jg__graph_values(l->g[r]), A[k]);
+        *po = (jg_lftops_t){A[0], A[1], A[2], A[3], A[4]};
+        return JG_OK;
+    }
+    jg_status_t s = graph_ops(l, l->g[r], r != JG_GRAPH_REDUCE_NONE, o, err);
+    if (!s && r < 3 && !l->lgat_bad[r] && l->lruns[r]) make_gathers(l, r, o);   /* a second run */
+    *po = *o;
+    return s;
+}
+
 jg_status_t jg_lin_graph(jg_lin_t *l, jg_graph_reduce_t r, const jg_graph_t **g, jg_error_t *err)
 {
     jg_status_t st = JG_OK;
@@ -308,6 +496,121 @@ jg_status_t jg_lin_graph(jg_lin_t *l, jg_graph_reduce_t r, const jg_graph_t **g,
     }
     *g = st ? NULL : l->g[r];
     return st;
+}
+
+/* The graph slot of strategy s: a classic reduction's own, else
+ * JG__LIN_STRAT, emptied when it holds another strategy's elimination.
+ * -1 when out of memory. */
+static int strategy_slot(jg_lin_t *l, const jg_graph_strategy_t *s)
+{
+    int r = jg__graph_strategy_reduce(s);
+    if (r >= 0) return r;
+    if (l->strat && jg__graph_strategy_same(l->strat, s)) return JG__LIN_STRAT;
+    if (l->view[JG__LIN_STRAT]) jg__graph_share_free(l->g[JG__LIN_STRAT]);
+    else jg_graph_free(l->g[JG__LIN_STRAT]);
+    l->g[JG__LIN_STRAT] = NULL;
+    l->view[JG__LIN_STRAT] = 0;
+    /* the LFT analysis of the former elimination goes with it */
+    jg_lft_num_free(l->lnum[JG__LIN_STRAT]);
+    if (l->lsym_own[JG__LIN_STRAT]) jg_lft_sym_free(l->lsym[JG__LIN_STRAT]);
+    l->lnum[JG__LIN_STRAT] = NULL;
+    l->lsym[JG__LIN_STRAT] = NULL;
+    l->lsym_own[JG__LIN_STRAT] = 0;
+    l->lruns[JG__LIN_STRAT] = 0;
+    l->lmiss[JG__LIN_STRAT] = 0;
+    jg_graph_strategy_free(l->strat);
+    l->strat = jg__graph_strategy_dup(s);
+    return l->strat ? JG__LIN_STRAT : -1;
+}
+
+jg_status_t jg_lin_graph_strategy(jg_lin_t *l, const jg_graph_strategy_t *s, const jg_graph_t **g,
+                                  jg_error_t *err)
+{
+    int r = strategy_slot(l, s);
+    if (r < 0) {
+        *g = NULL;
+        return jg_error_set(err, JG_NOMEM, "out of memory");
+    }
+    return jg_lin_graph(l, (jg_graph_reduce_t)r, g, err);
+}
+
+jg_status_t jg_lin_run_strategy(jg_lin_t *l, const jg_graph_strategy_t *s, jg_lin_sys_t **out,
+                                jg_lin_stats_t *st, jg_error_t *err)
+{
+    int r = strategy_slot(l, s);
+    if (r < 0) {
+        *out = NULL;
+        return jg_error_set(err, JG_NOMEM, "out of memory");
+    }
+    return jg_lin_run(l, JG_LIN_GRAPH, (jg_graph_reduce_t)r, out, st, err);
+}
+
+/* The LFT of graph slot r's operands o: replayed numerically on the slot's
+ * analysis (made here on the second run, and again when the operands' patterns
+ * changed -- another elimination -- or its pivots moved three runs in a row)
+ * into *F, which belongs to l->lnum[r]; or,
+ * when no analysis can be made at this point (I - P22 M singular here), a
+ * fresh jg_lft into *own (*F the same).  The replay gives jg_lft's bits and
+ * falls back to it by itself when a recorded pivot moved (info->fallback). */
+static jg_status_t lft_run(jg_lin_t *l, int r, const jg_lftops_t *o, cs_dl **own, const cs_dl **F,
+                           jg_lft_info_t *info, jg_error_t *err)
+{
+    jg_status_t s = JG_OK;
+    /* pivots that keep moving (the operating points went far from the
+     * analysis): analyse again here, for the points near this one.  The
+     * clones of a linearizer share its analyses: those are
+     * retired, not freed (and kept when too many were) */
+    int shared = !l->parent && l->lsym_own[r];
+    int stale = l->lsym[r] && !jg_lft_sym_matches(l->lsym[r], o->P11, o->P12, o->P21, o->P22, o->M);
+    if (l->lsym[r] && (stale || l->lmiss[r] >= 3) && (!shared || l->nretired < JG__LIN_RETIRED)) {
+        jg_lft_num_free(l->lnum[r]);
+        if (shared) l->lretired[l->nretired++] = l->lsym[r];
+        else if (l->lsym_own[r]) jg_lft_sym_free(l->lsym[r]);
+        l->lnum[r] = NULL;
+        l->lsym[r] = NULL;
+        l->lsym_own[r] = 0;
+        l->lmiss[r] = 0;
+    }
+    if (!l->lsym[r] && !l->lruns[r]) {   /* one run (the common case) is not worth an analysis */
+        l->lruns[r] = 1;
+        s = jg_lft(o->P11, o->P12, o->P21, o->P22, o->M, own, info, err);
+        *F = *own;
+        return s;
+    }
+    if (!l->lsym[r]) {
+        s = jg_lft_analyze(o->P11, o->P12, o->P21, o->P22, o->M, &l->lsym[r], err);
+        if (s == JG_NOMEM) return s;
+        if (s) {   /* singular here: jg_lft says so in its words */
+            jg_error_clear(err);
+            s = jg_lft(o->P11, o->P12, o->P21, o->P22, o->M, own, info, err);
+            *F = *own;
+            return s;
+        }
+        l->lsym_own[r] = 1;
+    }
+    if (!l->lnum[r] && (s = jg_lft_num_create(l->lsym[r], &l->lnum[r], err))) return s;
+    /* (a stale shared analysis that could not be retired: jg_lft_refactor
+     * factorizes afresh by itself) */
+    s = jg_lft_refactor(l->lsym[r], l->lnum[r], o->P11, o->P12, o->P21, o->P22, o->M, F, info, err);
+    l->lmiss[r] = info->fallback == 1 ? (unsigned char)(l->lmiss[r] + 1) : 0;
+    return s;
+}
+
+/* The LFT analysis of every elimination of l that ran and has none yet, at
+ * its last replay (jg_lin_freeze: the clones share them).  Failures leave
+ * none: each clone then analyses its own. */
+static void lft_prepare(jg_lin_t *l)
+{
+    for (int r = 0; r <= JG__LIN_STRAT; r++) {
+        if (!l->g[r] || l->view[r] || l->lsym[r] || !l->lruns[r] || !jg__graph_replayed(l->g[r]))
+            continue;
+        jg_lftops_t o = {0};
+        jg_error_t e;
+        if (!graph_ops(l, l->g[r], r != JG_GRAPH_REDUCE_NONE, &o, &e) &&
+            !jg_lft_analyze(o.P11, o.P12, o.P21, o.P22, o.M, &l->lsym[r], &e))
+            l->lsym_own[r] = 1;
+        jg__lftops_free(&o);
+    }
 }
 
 /* When I - P22 M is singular, say which algebraic loops could be the cause. */
@@ -332,6 +635,7 @@ jg_status_t jg_lin_run(jg_lin_t *l, jg_lin_method_t m, jg_graph_reduce_t r, jg_l
     memset(st, 0, sizeof *st);
     jg_lftops_t ops = {0};
     cs_dl *F = NULL;
+    const cs_dl *Fr = NULL;   /* the result: F, or the graph method's LFT work's */
     jg_lft_info_t info = {.cond = 1, .cond_row = -1};
     const jg_graph_t *gsolved = NULL;   /* the reduced graph whose survivors the LFT solved */
     double piv = 1;                      /* the eliminations' worst pivot condition */
@@ -374,24 +678,28 @@ jg_status_t jg_lin_run(jg_lin_t *l, jg_lin_method_t m, jg_graph_reduce_t r, jg_l
         double t3 = now();
         st->t_replay = t3 - t2;
         if (ru != JG_GRAPH_REDUCE_NONE) jg__graph_pivots(l->g[ru], &piv);
-        if ((s = graph_ops(l, l->g[ru], ru != JG_GRAPH_REDUCE_NONE, &ops, err))) goto done;
+        jg_lftops_t po;   /* ops, or l's own operands (lft_ops) */
+        if ((s = lft_ops(l, (int)ru, &ops, &po, err))) goto done;
         gsolved = ru != JG_GRAPH_REDUCE_NONE ? l->g[ru] : NULL;
-        st->bytes_lft = jg__lftops_bytes(&ops);
-        if ((s = jg_lft(ops.P11, ops.P12, ops.P21, ops.P22, ops.M, &F, &info, err))) {
+        st->bytes_lft = jg__lftops_bytes(&po);
+        if ((s = lft_run(l, (int)ru, &po, &F, &Fr, &info, err))) {
             if (s == JG_SINGULAR_LOOP) s = singular(l, err);
             goto done;
         }
+        st->lft_fallback = info.fallback;
         st->t_lft = now() - t3;
         jg_graph_stats(l->g[r], &st->graph);
     }
     st->lft_n = info.n;
+    st->lft_fma = info.lu_fma;
     st->lft_rcond = info.rcond;
     if (m != JG_LIN_PERTURB) {
         st->cond = fmax(info.cond, piv);
         jg__lin_cond_notice(l, info.cond, jg__lin_row_block(l, gsolved, info.cond_row),
                             "I - D*M (the algebraic loops)");
     }
-    if (!jg__lin_finite(F)) {
+    if (!Fr) Fr = F;
+    if (!jg__lin_finite(Fr)) {
         s = jg__lin_nonfinite(l,
                               m == JG_LIN_PERTURB ? "perturbation"
                               : gsolved           ? "the vertex elimination or the LFT"
@@ -399,7 +707,7 @@ jg_status_t jg_lin_run(jg_lin_t *l, jg_lin_method_t m, jg_graph_reduce_t r, jg_l
                               err);
         goto done;
     }
-    s = jg__lin_sys_from(l, F, out, err);
+    s = jg__lin_sys_from(l, Fr, out, err);
 done:
     /* a failure caused by NaN or Inf block Jacobians says so */
     if (s == JG_SINGULAR_LOOP && m != JG_LIN_PERTURB && !jg__lin_jacobians_finite(l))

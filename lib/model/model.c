@@ -1,4 +1,4 @@
-/* Reading the JSON model format: syntax (jansson) and document shape. */
+/* Reading the JSON model format: syntax (jparse.c, jansson for what it refuses) and document shape. */
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
@@ -21,37 +21,37 @@ static char *dupstr(const char *s)
  * and a model built in memory is not bounded by the JSON parser's depth. */
 enum { MAX_SUBSYSTEM_DEPTH = 1000 };
 
-static jg_status_t check_system(const json_t *sys, const char *src, const char *where, int depth,
+static jg_status_t check_system(const jg__jv_t *sys, const char *src, const char *where, int depth,
                                 jg_error_t *err)
 {
-    const json_t *blocks = json_object_get(sys, "blocks");
+    const jg__jv_t *blocks = jg__jv_get(sys, "blocks");
     if (!blocks)
         return jg_error_set(err, JG_MODEL, "%s: system '%s' has no \"blocks\" array", src, where);
-    if (!json_is_array(blocks))
+    if (!jg__jv_is_arr(blocks))
         return jg_error_set(err, JG_MODEL, "%s: system '%s': \"blocks\" must be an array", src,
                             where);
     size_t i;
-    const json_t *b;
-    json_array_foreach(blocks, i, b) {
-        if (!json_is_object(b))
+    const jg__jv_t *b;
+    jg__jv_foreach(blocks, i, b) {
+        if (!jg__jv_is_obj(b))
             return jg_error_set(err, JG_MODEL, "%s: system '%s': blocks[%zu] is not an object",
                                 src, where, i);
-        const json_t *name = json_object_get(b, "name"), *type = json_object_get(b, "type");
-        if (!json_is_string(name) || !json_string_length(name))
+        const jg__jv_t *name = jg__jv_get(b, "name"), *type = jg__jv_get(b, "type");
+        if (!jg__jv_is_str(name) || !jg__jv_strlen(name))
             return jg_error_set(err, JG_MODEL,
                                 "%s: system '%s': blocks[%zu] needs a non-empty string \"name\"",
                                 src, where, i);
         /* any characters, '/' included: a path doubles it (lib/compile) */
-        const char *nm = json_string_value(name);
-        if (!json_is_string(type))
+        const char *nm = jg__jv_str(name);
+        if (!jg__jv_is_str(type))
             return jg_error_set(err, JG_MODEL, "%s: block '%s%s%s' needs a string \"type\"", src,
                                 *where ? where : "", *where ? "/" : "", nm);
-        const json_t *par = json_object_get(b, "parameters");
-        if (par && !json_is_object(par))
+        const jg__jv_t *par = jg__jv_get(b, "parameters");
+        if (par && !jg__jv_is_obj(par))
             return jg_error_set(err, JG_MODEL,
                                 "%s: block '%s%s%s': \"parameters\" must be an object", src,
                                 *where ? where : "", *where ? "/" : "", nm);
-        if (!strcmp(json_string_value(type), "SubSystem")) {
+        if (!strcmp(jg__jv_str(type), "SubSystem")) {
             if (depth >= MAX_SUBSYSTEM_DEPTH)   /* the path would be long: name the block */
                 return jg_error_set(err, JG_MODEL,
                                     "%s: SubSystem '%s' at nesting level %d: SubSystems nest at "
@@ -73,56 +73,59 @@ static jg_status_t check_system(const json_t *sys, const char *src, const char *
             if (st) return st;
         }
     }
-    const json_t *lines = json_object_get(sys, "lines");
-    if (lines && !json_is_array(lines))
+    const jg__jv_t *lines = jg__jv_get(sys, "lines");
+    if (lines && !jg__jv_is_arr(lines))
         return jg_error_set(err, JG_MODEL, "%s: system '%s': \"lines\" must be an array", src,
                             where);
-    const json_t *l;
-    json_array_foreach(lines, i, l) {
-        const json_t *s = json_object_get(l, "src"), *d = json_object_get(l, "dst");
-        if (!json_is_object(l) || !json_is_string(s) || !(json_is_string(d) || json_is_array(d)))
+    const jg__jv_t *l;
+    jg__jv_foreach(lines, i, l) {
+        const jg__jv_t *s = jg__jv_get(l, "src"), *d = jg__jv_get(l, "dst");
+        if (!jg__jv_is_obj(l) || !jg__jv_is_str(s) || !(jg__jv_is_str(d) || jg__jv_is_arr(d)))
             return jg_error_set(err, JG_MODEL,
                                 "%s: system '%s': lines[%zu] needs \"src\": \"BLOCK:N\" and "
                                 "\"dst\": \"BLOCK:N\" or a list of them",
                                 src, where, i);
-        const json_t *ln = json_object_get(l, "name");
-        if (ln && !json_is_string(ln))
+        const jg__jv_t *ln = jg__jv_get(l, "name");
+        if (ln && !jg__jv_is_str(ln))
             return jg_error_set(err, JG_MODEL,
                                 "%s: system '%s': lines[%zu]: \"name\" (the signal name) must be "
                                 "a string",
                                 src, where, i);
-        if (json_is_array(d)) {
+        if (jg__jv_is_arr(d)) {
             size_t k;
-            const json_t *e;
-            json_array_foreach(d, k, e) if (!json_is_string(e)) return jg_error_set(
+            const jg__jv_t *e;
+            jg__jv_foreach(d, k, e) if (!jg__jv_is_str(e)) return jg_error_set(
                 err, JG_MODEL, "%s: system '%s': lines[%zu].dst[%zu] is not a \"BLOCK:N\" string",
                 src, where, i, k);
         }
     }
-    const json_t *par = json_object_get(sys, "parameters");
-    if (par && !json_is_object(par))
+    const jg__jv_t *par = jg__jv_get(sys, "parameters");
+    if (par && !jg__jv_is_obj(par))
         return jg_error_set(err, JG_MODEL, "%s: system '%s': \"parameters\" must be an object",
                             src, where);
     return JG_OK;
 }
 
-static jg_status_t finish(jg_model_t *m, json_t *root, const char *source, jg_model_t **out,
+/* m holds the document d (taken); its shape is checked. */
+static jg_status_t finish(jg_model_t *m, jg__jdoc_t *d, const char *source, jg_model_t **out,
                           jg_error_t *err)
 {
     jg_status_t st;
-    if (!json_is_object(root)) {
+    m->doc = d;
+    const jg__jv_t *root = m->root = jg__jdoc_root(d);
+    if (!jg__jv_is_obj(root)) {
         st = jg_error_set(err, JG_MODEL, "%s: the document must be a JSON object", source);
         goto done;
     }
-    const json_t *name = json_object_get(root, "name");
-    if (name && !json_is_string(name)) {
+    const jg__jv_t *name = jg__jv_get(root, "name");
+    if (name && !jg__jv_is_str(name)) {
         st = jg_error_set(err, JG_MODEL, "%s: \"name\" must be a string", source);
         goto done;
     }
     for (int k = 0; k < 2; k++) {   /* the base workspace and the --set overrides */
         const char *key = k ? "overrides" : "workspace";
-        const json_t *w = json_object_get(root, key);
-        if (w && !json_is_object(w)) {
+        const jg__jv_t *w = jg__jv_get(root, key);
+        if (w && !jg__jv_is_obj(w)) {
             st = jg_error_set(err, JG_MODEL, "%s: \"%s\" must be an object", source, key);
             goto done;
         }
@@ -130,7 +133,7 @@ static jg_status_t finish(jg_model_t *m, json_t *root, const char *source, jg_mo
     if ((st = check_system(root, source, "", 0, err))) goto done;
     m->source = dupstr(source);
     if (name) {
-        m->name = dupstr(json_string_value(name));
+        m->name = dupstr(jg__jv_str(name));
     } else {   /* file stem */
         const char *b = strrchr(source, '/');
         b = b ? b + 1 : source;
@@ -186,21 +189,49 @@ static jg_status_t parse_error(jg_error_t *err, const char *source, const json_e
     return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", source, je->line, je->column, je->text);
 }
 
+/* The document of the text buf[0..len) (buf[len] writable; taken on success,
+ * else left as it was).  The compact parser reads what it can; anything it
+ * refuses goes to jansson, which words the error as before or hands over a
+ * document the compact parser leaves to it. */
+static jg_status_t parse_text(char *buf, size_t len, const char *source, jg__jdoc_t **d,
+                              jg_error_t *err)
+{
+    jg_status_t st = jg__jdoc_parse(buf, len, d);
+    if (st == JG_NOMEM) return jg_error_set(err, JG_NOMEM, "%s: out of memory parsing JSON", source);
+    if (st == JG_OK) return JG_OK;
+    json_error_t je;
+    memset(&je, 0, sizeof je);
+    json_t *root = load(buf, len, &je);
+    if (!root) return parse_error(err, source, &je);
+    st = jg__jdoc_from_jansson(root, d);
+    json_decref(root);
+    if (st) return jg_error_set(err, JG_NOMEM, "%s: out of memory parsing JSON", source);
+    free(buf);   /* the copy holds its own strings */
+    return JG_OK;
+}
+
 jg_status_t jg_model_parse(const char *text, const char *source, jg_model_t **out,
                            jg_error_t *err)
 {
-    json_error_t je;
-    memset(&je, 0, sizeof je);
+    jg_status_t st;
     *out = NULL;
+    size_t len = strlen(text);
+    char *buf = malloc(len + 1);   /* parsed in place */
     jg_model_t *m = model_new();
-    if (!m) return jg_error_set(err, JG_NOMEM, "out of memory");
-    json_t *root = load(text, strlen(text), &je);
-    if (!root) {
-        jg_model_free(m);
-        return parse_error(err, source, &je);
+    jg__jdoc_t *d = NULL;
+    if (!buf || !m) {
+        st = jg_error_set(err, JG_NOMEM, "out of memory");
+        goto done;
     }
-    m->root = root;
-    return finish(m, root, source, out, err);
+    memcpy(buf, text, len + 1);
+    if ((st = parse_text(buf, len, source, &d, err))) goto done;
+    buf = NULL;
+    st = finish(m, d, source, out, err);
+    m = NULL;
+done:
+    free(buf);
+    jg_model_free(m);
+    return st;
 }
 
 jg_status_t jg_model_read(const char *path, jg_model_t **out, jg_error_t *err)
@@ -208,29 +239,35 @@ jg_status_t jg_model_read(const char *path, jg_model_t **out, jg_error_t *err)
     return jg_model_read_limits(path, NULL, out, err);
 }
 
+jg_status_t jg__model_adopt(jg__jdoc_t *d, const char *source, const jg_limits_t *lim,
+                            jg_model_t **out, jg_error_t *err)
+{
+    *out = NULL;
+    jg_model_t *m = model_new();
+    if (!m) {
+        jg__jdoc_free(d);
+        return jg_error_set(err, JG_NOMEM, "%s: out of memory", source);
+    }
+    m->limits = jg_limits_resolve(lim);
+    return finish(m, d, source, out, err);
+}
+
 jg_status_t jg_model_read_limits(const char *path, const jg_limits_t *lim, jg_model_t **out,
                                  jg_error_t *err)
 {
-    json_error_t je;
-    memset(&je, 0, sizeof je);
     *out = NULL;
-    /* one read and json_loadb: json_loadf reads a character at a time */
+    /* one read: json_loadf reads a character at a time */
     char *buf = NULL;
     size_t len = 0;
+    jg__jdoc_t *d = NULL;
     jg_limits_t L = jg_limits_resolve(lim);
     jg_status_t st = jg__read_file(path, L.file_bytes, &buf, &len, err);
     if (st) return st;
-    jg_model_t *m = model_new();
-    json_t *root = m ? load(buf, len, &je) : NULL;
-    free(buf);
-    if (!m) return jg_error_set(err, JG_NOMEM, "%s: out of memory", path);
-    if (!root) {
-        jg_model_free(m);
-        return parse_error(err, path, &je);
+    if ((st = parse_text(buf, len, path, &d, err))) {
+        free(buf);
+        return st;
     }
-    m->root = root;
-    m->limits = L;
-    return finish(m, root, path, out, err);
+    return jg__model_adopt(d, path, &L, out, err);
 }
 
 /* A document built in memory (lib/import): the model takes the reference. */
@@ -238,49 +275,51 @@ jg_status_t jg_model_from_json(json_t *root, const char *source, jg_model_t **ou
                                jg_error_t *err)
 {
     *out = NULL;
+    jg__jdoc_t *d = NULL;
     jg_model_t *m = model_new();
-    if (!m) {
-        json_decref(root);
+    jg_status_t st = m ? jg__jdoc_from_jansson(root, &d) : JG_NOMEM;
+    json_decref(root);
+    if (st) {
+        free(m);
         return jg_error_set(err, JG_NOMEM, "%s: out of memory", source);
     }
-    m->root = root;
-    return finish(m, root, source, out, err);
+    return finish(m, d, source, out, err);
 }
 
 size_t jg_model_nskipped(const jg_model_t *m)
 {
-    const json_t *s = json_object_get(m->root, "skipped");
-    return json_is_array(s) ? json_array_size(s) : 0;
+    const jg__jv_t *s = jg__jv_get(m->root, "skipped");
+    return jg__jv_is_arr(s) ? jg__jv_len(s) : 0;
 }
 
 const char *jg_model_skipped(const jg_model_t *m, size_t k)
 {
-    return json_string_value(json_array_get(json_object_get(m->root, "skipped"), k));
+    return jg__jv_str(jg__jv_at(jg__jv_get(m->root, "skipped"), k));
 }
 
 ptrdiff_t jg_model_nplugins(const jg_model_t *m)
 {
-    const json_t *list = json_object_get(m->root, "plugins");
+    const jg__jv_t *list = jg__jv_get(m->root, "plugins");
     if (!list) return 0;
-    if (!json_is_array(list)) return -1;
+    if (!jg__jv_is_arr(list)) return -1;
     size_t i;
-    const json_t *v;
-    json_array_foreach(list, i, v) {
-        if (!json_is_string(v) || !*json_string_value(v)) return -1;
+    const jg__jv_t *v;
+    jg__jv_foreach(list, i, v) {
+        if (!jg__jv_is_str(v) || !*jg__jv_str(v)) return -1;
     }
-    return (ptrdiff_t)json_array_size(list);
+    return (ptrdiff_t)jg__jv_len(list);
 }
 
 const char *jg_model_plugin(const jg_model_t *m, size_t k)
 {
-    return json_string_value(json_array_get(json_object_get(m->root, "plugins"), k));
+    return jg__jv_str(jg__jv_at(jg__jv_get(m->root, "plugins"), k));
 }
 
 void jg_model_set_limits(jg_model_t *m, const jg_limits_t *lim) { m->limits = jg_limits_resolve(lim); }
 jg_limits_t jg_model_limits(const jg_model_t *m) { return jg_limits_resolve(&m->limits); }
 
 const char *jg_model_name(const jg_model_t *m) { return m->name; }
-const json_t *jg__model_root(const jg_model_t *m) { return m->root; }
+const jg__jv_t *jg__model_root(const jg_model_t *m) { return m->root; }
 const char *jg_model_source(const jg_model_t *m) { return m->source; }
 
 void *jg__model_plugins(const jg_model_t *m) { return m->plugins; }
@@ -296,7 +335,7 @@ void jg_model_free(jg_model_t *m)
 {
     if (!m) return;
     if (m->plugins_release) m->plugins_release(m->plugins);
-    json_decref(m->root);
+    jg__jdoc_free(m->doc);
     free(m->source);
     free(m->name);
     free(m);

@@ -2,11 +2,11 @@
  * document through model_internal.h). */
 #ifndef JG_MODEL_IMPL_H
 #define JG_MODEL_IMPL_H
-#include <jansson.h>
-#include "jacgraph/model.h"
+#include "model_internal.h"
 
 struct jg_model {
-    json_t *root;      /* the validated document (one reference, owned) */
+    jg__jdoc_t *doc;   /* the validated document, owned */
+    const jg__jv_t *root;   /* its root object */
     char *source;      /* file name for messages */
     char *name;
     void *plugins;     /* the plugin set (lib/blocks), NULL: none loaded */

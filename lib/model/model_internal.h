@@ -3,13 +3,124 @@
  * instead of model_impl.h (the model's private structure). */
 #ifndef JG_MODEL_INTERNAL_H
 #define JG_MODEL_INTERNAL_H
+#include <stddef.h>
+#include <stdint.h>
 #include <jansson.h>
 #include "jacgraph/model.h"
+#include "jacgraph/status.h"
+#include "../core/arena.h"
+
+/* The model's JSON document in a compact read-only form (lib/model and
+ * the compiler).
+ *
+ * A million-block model is a hundred megabytes of JSON; as a jansson tree
+ * (a hash table per object, a malloc per value and per key) it took more
+ * memory than everything after it and most of the load time.  Here a value
+ * is 16 bytes in an arena, an object's members are one array in file order
+ * (with a hash index when it has many), and the strings of a file stay in
+ * the text they were read from.  jg__jdoc_parse reads exactly what jansson's
+ * json_loadb(JSON_REJECT_DUPLICATES) accepts, and refuses everything else
+ * so that the caller can let jansson word the error (jparse.c). */
+
+typedef enum { JG_JV_NULL, JG_JV_TRUE, JG_JV_FALSE, JG_JV_NUM, JG_JV_STR, JG_JV_ARR, JG_JV_OBJ } jg__jv_type_t;
+
+typedef struct jg__jv jg__jv_t;
+typedef struct {
+    const char *key;   /* NUL-terminated */
+    const jg__jv_t *val;
+} jg__jmem_t;
+
+struct jg__jv {
+    uint32_t type;   /* jg__jv_type_t */
+    uint32_t n;      /* string bytes (without the NUL), array elements, object members */
+    union {
+        double num;
+        const char *str;              /* NUL-terminated */
+        const jg__jv_t *const *item;  /* array: n values */
+        const jg__jmem_t *mem;        /* object: n members in document order; with more
+                                         than JG__JV_HASH_MIN of them a hash index of
+                                         jg__jv_hash_cap(n) uint32 slots follows */
+    } u;
+};
+
+#define JG__JV_HASH_MIN 12
+
+typedef struct jg__jdoc {
+    jg_arena_t arena;      /* values, member and element arrays, copied strings */
+    char *buf;             /* the parsed text (its strings), owned; or NULL */
+    const jg__jv_t *root;
+} jg__jdoc_t;
+
+/* An object's n members (scratch, document order) copied into d's arena with
+ * their hash index.  1: two members have the same key (nothing is stored);
+ * -1: out of memory; 0: *out set.  O(n) with the index, O(n^2) below
+ * JG__JV_HASH_MIN members. */
+int jg__jdoc_object(jg__jdoc_t *d, const jg__jmem_t *mem, uint32_t n, jg__jv_t **out);
+
+/* Parse buf[0..len) in place (strings without escapes are NUL-terminated
+ * where their closing quote was; buf must have one more byte, buf[len]).
+ * On success *out owns buf and frees it with the document.  JG_PARSE: the
+ * text is not exactly what jansson accepts (or uses a construct this parser
+ * leaves to jansson: a string with "\u0000", an integer beyond 18 digits,
+ * nesting deeper than 2000, a real strtod would overflow); buf is restored
+ * to its original bytes and stays the caller's.  JG_NOMEM likewise.
+ * Cost: O(len), one pass, memory about twice the number of values times
+ * 16 bytes. */
+jg_status_t jg__jdoc_parse(char *buf, size_t len, jg__jdoc_t **out);
+
+/* The document of a jansson tree (lib/import builds them): strings copied.
+ * JG_NOMEM on failure.  Cost: O(size of the tree). */
+jg_status_t jg__jdoc_from_jansson(const json_t *root, jg__jdoc_t **out);
+
+const jg__jv_t *jg__jdoc_root(const jg__jdoc_t *d);
+void jg__jdoc_free(jg__jdoc_t *d);   /* NULL is fine */
+
+/* json_object_get: the member named key of object o, NULL when o is not an
+ * object or has none.  O(members) up to JG__JV_HASH_MIN, else O(1). */
+const jg__jv_t *jg__jv_get(const jg__jv_t *o, const char *key);
+
+/* Slots of the hash index of an object of n members (a power of two). */
+static inline uint32_t jg__jv_hash_cap(uint32_t n)
+{
+    uint32_t c = 16;
+    while (c < 2 * n) c *= 2;
+    return c;
+}
+uint32_t jg__jv_hash(const char *key);
+
+static inline int jg__jv_is_obj(const jg__jv_t *v) { return v && v->type == JG_JV_OBJ; }
+static inline int jg__jv_is_arr(const jg__jv_t *v) { return v && v->type == JG_JV_ARR; }
+static inline int jg__jv_is_str(const jg__jv_t *v) { return v && v->type == JG_JV_STR; }
+static inline int jg__jv_is_num(const jg__jv_t *v) { return v && v->type == JG_JV_NUM; }
+/* json_string_value: NULL unless a string */
+static inline const char *jg__jv_str(const jg__jv_t *v) { return jg__jv_is_str(v) ? v->u.str : NULL; }
+static inline size_t jg__jv_strlen(const jg__jv_t *v) { return jg__jv_is_str(v) ? v->n : 0; }
+/* json_number_value: 0 unless a number */
+static inline double jg__jv_num(const jg__jv_t *v) { return jg__jv_is_num(v) ? v->u.num : 0.0; }
+/* json_array_size: the elements of an array, else 0 */
+static inline size_t jg__jv_len(const jg__jv_t *v) { return jg__jv_is_arr(v) ? v->n : 0; }
+/* json_object_size: the members of an object, else 0 */
+static inline size_t jg__jv_size(const jg__jv_t *v) { return jg__jv_is_obj(v) ? v->n : 0; }
+/* json_array_get: NULL unless an array with more than i elements */
+static inline const jg__jv_t *jg__jv_at(const jg__jv_t *a, size_t i)
+{
+    return jg__jv_is_arr(a) && i < a->n ? a->u.item[i] : NULL;
+}
+
+/* json_array_foreach / json_object_foreach over the document */
+#define jg__jv_foreach(arr, i, v) \
+    for ((i) = 0; (i) < jg__jv_len(arr) && ((v) = jg__jv_at((arr), (i)), 1); (i)++)
+#define jg__jv_obj_foreach(obj, i, k, v)                                                   \
+    for ((i) = 0; jg__jv_is_obj(obj) && (i) < (obj)->n &&                                  \
+                  ((k) = (obj)->u.mem[i].key, (v) = (obj)->u.mem[i].val, 1);               \
+         (i)++)
+
+
 
 /* The model's document, shape-checked by jg_model_read/parse/from_json
  * (docs/model-format.md).  Owned by m and valid while m lives; never
  * json_decref it.  O(1). */
-const json_t *jg__model_root(const jg_model_t *m);
+const jg__jv_t *jg__model_root(const jg_model_t *m);
 
 /* The model's plugin set: made by lib/blocks on the first jg_plugin_load into
  * m and opaque here, so that the model does not depend on the modules after
@@ -28,5 +139,12 @@ void jg__model_set_plugins(jg_model_t *m, void *set, void (*release)(void *));
  * Cost: O(file). */
 jg_status_t jg__read_file(const char *path, uint64_t limit, char **out, size_t *len,
                           jg_error_t *err);
+
+/* The model of document d (taken, freed on failure too), its shape checked
+ * as jg_model_read does; limits as jg_model_set_limits.  The reader's last
+ * step, apart for benchmarks/bench_scale.c's stage times.  Errors:
+ * JG_MODEL (the shape, with source in the message), JG_NOMEM.  Cost: O(d). */
+jg_status_t jg__model_adopt(jg__jdoc_t *d, const char *source, const jg_limits_t *lim,
+                            jg_model_t **out, jg_error_t *err);
 
 #endif

@@ -55,6 +55,15 @@ jg_status_t jg__read_file(const char *path, uint64_t limit, char **out, size_t *
         st = too_large(err, path, limit);
         goto done;
     }
+    /* a regular file's size is the first guess: one allocation and one read
+     * instead of a doubling buffer copied a dozen times (100 MB models) */
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
+        cap = (size_t)sb.st_size + 2;
+        if (!(buf = malloc(cap))) {
+            st = jg_error_set(err, JG_NOMEM, "%s: out of memory reading the file", path);
+            goto done;
+        }
+    }
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     /* devices and pipes (/dev/zero) have no size: stop one byte past the limit */

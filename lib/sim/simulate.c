@@ -351,6 +351,7 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
     s->o = *o;
     if (s->o.solver == JG_SOLVER_AUTO) s->o.solver = JG_SOLVER_ODE45;
     jg_status_t st = jg_eval_create(p, &s->w, err);
+    if (!st) st = jg__eval_prepare(s->w, err);   /* the evaluation plan, compiled here */
     if (st) goto fail;
     s->x = malloc(sizeof(double) * (size_t)(p->nx + 1));
     s->xq = malloc(sizeof(double) * (size_t)(p->nx + 1));

@@ -1,7 +1,8 @@
 /* jacgraph/io.h -- writers: linear models as text, JSON and Matrix Market;
  * Jacobian graphs as Graphviz dot (cgraph) and SVG (gvc); models as Simulink
  * files (MDL, SLX); simulation trajectories as CSV and operating points as
- * JSON; solver Jacobians as text, JSON, Matrix Market and an SVG spy plot.
+ * JSON; solver Jacobians as text, JSON, Matrix Market and an SVG spy plot;
+ * batch results (many linear models) as JSON Lines, MAT-file v7.3 and HDF5.
  * One reader: sparsing masks (JSON or Matrix Market). */
 #ifndef JACGRAPH_IO_H
 #define JACGRAPH_IO_H
@@ -98,6 +99,24 @@ JG_API jg_status_t jg_io_write_linsys_mat(const char *path, const jg_lin_sys_t *
 JG_API jg_status_t jg_io_write_graph(const jg_graph_t *g, const char *title, const char *dot_path,
                                   const char *svg_path, jg_error_t *err);
 
+/* The graph as JSON (docs/strategies.md), live vertices and edges only:
+ *   {"vertices": [{"id", "name", "kind": "state"|"input"|"output"|"io",
+ *                  "width", "eliminable": bool}, ...],
+ *    "edges": [{"src", "dst", "rows", "cols", "identity": bool,
+ *               "i": [...], "j": [...], "x": [...]}, ...]}
+ * ids are the graph's vertex ids (what an elimination order file names);
+ * i, j are 0-based row and column indices of each edge matrix's entries in
+ * column-major order and x their values of the last replay (17 significant
+ * digits; null for a non-finite value; 0 before any replay).  "eliminable"
+ * and "identity" are jg_vertex_info_t.eliminable and jg_edge_info_t.identity
+ * (a connection identity: the cost model charges no multiplication for a
+ * product with it).  One vertex or edge per line.
+ * Errors: JG_ARG (NULL argument), JG_IO (write failed).  Cost: O(V + E + nnz). */
+JG_API jg_status_t jg_io_write_graph_json(FILE *f, const jg_graph_t *g, jg_error_t *err);
+/* The same into the file at path (created or truncated; a partial regular
+ * file is removed on failure).  Errors: JG_IO naming the file. */
+JG_API jg_status_t jg_io_save_graph_json(const char *path, const jg_graph_t *g, jg_error_t *err);
+
 /* Simulink file encodings written by jg_io_write_simulink. */
 typedef enum {
     JG_SL_WRITE_MDL = 1,  /* classic MDL text, Simulink 8.1 (R2013a) layout */
@@ -126,6 +145,68 @@ typedef enum {
  * temporary file), so memory is the parsed JSON plus one system's index. */
 JG_API jg_status_t jg_io_write_simulink(const char *json_text, size_t len, int format, const char *path,
                                         jg_error_t *err);
+
+/* ---- batch results (`jacgraph batch --out`): many linear models of one
+ * program, one per operating point or parameter set, in point order */
+
+typedef enum {
+    JG_IO_BATCH_JSONL = 0,   /* JSON Lines: a first line {"states": [...], "inputs":
+                                [...], "outputs": [...]} (plus "Ts" when discrete), then
+                                one line per point k in order: {"index": k, "ok": true,
+                                "A": M, "B": M, "C": M, "D": M} with M the triplets of
+                                jg_io_write_linsys_json (and "InternalDelay" with exact
+                                delays), or {"index": k, "ok": false, "error": "..."} */
+    JG_IO_BATCH_MAT = 1,     /* MAT-file v7.3 (HDF5 inside) through libmatio */
+    JG_IO_BATCH_H5 = 2       /* plain HDF5 through libhdf5, the MAT-file's variables */
+} jg_io_batch_format_t;
+
+/* Matrices with at most this many elements (100 x 100) are stored dense in
+ * the MAT and HDF5 batch files, as one N-dimensional array over the points;
+ * larger ones as sparse triplets per point (docs/batch.md, "Output files"). */
+#define JG_IO_BATCH_DENSE_MAX 10000
+
+typedef struct jg_io_batch jg_io_batch_t;
+
+/* The format for an output path from its extension: ".jsonl" (also
+ * ".ndjson"), ".mat", ".h5" (also ".hdf5"), case-insensitive.  0 ok, -1 for
+ * any other name. */
+JG_API int jg_io_batch_format_parse(const char *path, jg_io_batch_format_t *f);
+
+/* Start a batch file of npoints (>= 0) results at path in format f.  Each
+ * point carries nvals values named val_names[0..nvals) (copied; e.g. "t",
+ * state, input and parameter names), stored with the results (MAT, HDF5).
+ * The file is written under a temporary name beside path (PATH.partXXXXXX)
+ * and renamed into place only by jg_io_batch_close with commit = 1 (through
+ * a symbolic link: the file it names, the link kept); a JSONL path that is
+ * not a regular file (a pipe, a device) or lies under /dev or /proc
+ * (/dev/stdout) is written directly.
+ * *w is freed by jg_io_batch_close.  Errors: JG_ARG (NULL argument,
+ * negative counts, unknown format, a MAT or HDF5 path that is not a regular
+ * file), JG_IO naming the file (cannot create; matio without HDF5 support),
+ * JG_NOMEM.  Cost: O(npoints + nvals) memory for the point table. */
+JG_API jg_status_t jg_io_batch_open(const char *path, jg_io_batch_format_t f, int64_t npoints, int nvals,
+                                    const char *const *val_names, jg_io_batch_t **w, jg_error_t *err);
+
+/* Add point k's result: vals[0..nvals) its values (may be NULL when nvals
+ * is 0), sys its linear model, or sys NULL and error the reason it failed
+ * (NULL: "failed").  Points come in ascending k; a skipped k counts as
+ * missing and makes a commit fail.  The first model fixes the names and
+ * sizes (and dense or sparse storage); a later one of other sizes is
+ * refused.  Nothing of vals, sys or error is retained.  Errors: JG_ARG (k
+ * out of order or range, sizes changed, bad matrices, names not UTF-8),
+ * JG_IO (write failed), JG_NOMEM; after an error the writer only accepts
+ * jg_io_batch_close.  Cost: O(nnz) per point, plus the point's bytes; the
+ * MAT writer holds up to 64 Ki triplets or one dense chunk in memory. */
+JG_API jg_status_t jg_io_batch_put(jg_io_batch_t *w, int64_t k, const double *vals,
+                                   const jg_lin_sys_t *sys, const char *error, jg_error_t *err);
+
+/* Finish and free w (NULL: nothing).  commit = 1: write the point table
+ * (values, ok flags, error texts, names), flush, sync and rename the file
+ * into place; refused (JG_ARG, naming the first missing point) unless every
+ * point 0..npoints-1 was put, and after a failed put.  commit = 0, or any
+ * failure: the temporary file is removed and path left as it was.  Errors:
+ * JG_ARG, JG_IO naming the file, JG_NOMEM.  Cost: O(npoints). */
+JG_API jg_status_t jg_io_batch_close(jg_io_batch_t *w, int commit, jg_error_t *err);
 
 /* ---- simulation output */
 

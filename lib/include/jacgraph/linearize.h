@@ -80,6 +80,7 @@ typedef struct jg_lin_stats {
     size_t bytes_matrix;      /* matrix method: Ao, Bo, Co, Do, M (CSC bytes) */
     size_t bytes_lft;         /* bytes of the LFT operands of the method run */
     int64_t lft_n;            /* order of I - P22 M */
+    int64_t lft_fma;          /* multiplications of its sparse LU (jg_lft_info_t.lu_fma) */
     double lft_rcond;
     double cond;              /* estimated condition of what was solved: the largest of the
                                  LFT's I - P22 M loop by loop (jg_lft_info_t.cond) and the
@@ -89,6 +90,11 @@ typedef struct jg_lin_stats {
     int pivot_fallback;       /* graph method: 1 when the elimination tape met an
                                  ill-conditioned or singular pivot at this operating point
                                  and the run solved the unreduced graph (pivoted LU) instead */
+    int lft_fallback;         /* graph method: 0 when the LFT replayed the LU of its analysis
+                                 (made on the first run) numerically; 1 when a recorded pivot
+                                 was no longer partial pivoting's choice here, 2 when the
+                                 operands' patterns changed, and it factorized afresh
+                                 (jg_lft_info_t.fallback); either way the same bits */
     double perturb_err;       /* perturbation: its estimated error, in jg_lin_sys_diff's
                                  measure (per matrix A..D, the largest entry's error
                                  estimate over max(1, largest magnitude), the max over the
@@ -133,6 +139,29 @@ JG_API double jg_lin_time(const jg_lin_t *l);
  * Unnamed entries keep their defaults.  Errors name the file and the entry. */
 JG_API jg_status_t jg_lin_read_op(jg_lin_t *l, const char *path, jg_error_t *err);
 
+/* Linearizers for threads.  jg_lin_clone makes a linearizer for program q
+ * (l's program, or one compiled from the same model with other parameter
+ * values and exactly the same structure: block Jacobian patterns, widths,
+ * states, sample times; the caller checks, jacgraph/batch.h does) that shares
+ * l's I/O points and the eliminations l has built so far, read-only, with its
+ * own evaluation work, graph values and LFT work, at q's default operating
+ * point (t = 0, initial states, zero inputs).  The clone's runs replay l's
+ * elimination tapes, so each gives the bits a run of l at that point gives
+ * after the same elimination (the strategy slot of jg_lin_run_strategy
+ * included: a clone run with l's strategy replays l's elimination).  l must
+ * outlive its clones, and l's strategy must not change (jg_lin_run_strategy
+ * with another strategy) while they live; l and its clones may run in
+ * different threads at the same time.  Before cloning from
+ * several threads call jg_lin_freeze(l) once (it builds the names that are
+ * otherwise built lazily on l's graphs and program; the same for another q:
+ * jg_program_state_name on every state; and the analyses of the LFT for the
+ * eliminations l has run, which the clones then share: without them each
+ * clone analyses its own on its second run).  Errors: JG_NOMEM.  Cost: one
+ * evaluation work and one copy of the graph values per elimination. */
+JG_API jg_status_t jg_lin_clone(const jg_lin_t *l, const jg_program_t *q, jg_lin_t **out,
+                                jg_error_t *err);
+JG_API void jg_lin_freeze(jg_lin_t *l);
+
 /* Linearize.  *out is a new jg_lin_sys_t; st may be NULL.  Errors: those of
  * evaluation (JG_NONLINEAR_LOOP, JG_SINGULAR_LOOP, JG_NUMERIC naming blocks),
  * JG_NUMERIC when an entry of A, B, C or D would be NaN or Inf (naming the
@@ -146,6 +175,18 @@ JG_API jg_status_t jg_lin_read_op(jg_lin_t *l, const char *path, jg_error_t *err
  * through gains summing to 1). */
 JG_API jg_status_t jg_lin_run(jg_lin_t *l, jg_lin_method_t m, jg_graph_reduce_t r, jg_lin_sys_t **out,
                               jg_lin_stats_t *st, jg_error_t *err);
+
+/* The graph method with elimination strategy s (jacgraph/graph.h: any
+ * spec, "lm", "momr>lm>reverse", "order:FILE", ...); jg_lin_run's graph
+ * method for none, markowitz and full.  The elimination is decided at the
+ * first run (and again when s differs from the last strategy) and replayed
+ * after.  Errors: those of jg_lin_run and of the strategy (an order file
+ * naming a bad vertex: JG_ARG, naming the line). */
+JG_API jg_status_t jg_lin_run_strategy(jg_lin_t *l, const jg_graph_strategy_t *s, jg_lin_sys_t **out,
+                                       jg_lin_stats_t *st, jg_error_t *err);
+/* jg_lin_graph for strategy s. */
+JG_API jg_status_t jg_lin_graph_strategy(jg_lin_t *l, const jg_graph_strategy_t *s,
+                                         const jg_graph_t **g, jg_error_t *err);
 
 /* The largest order of I - D*M (algebraic variables: block outputs and input
  * points) that jg_lin_run_extended solves. */

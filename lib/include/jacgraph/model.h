@@ -56,8 +56,10 @@ JG_API jg_status_t jg_model_parse(const char *text, const char *source, jg_model
 
 /* Build a model from a document already in memory (a jansson json_t in the
  * format of docs/model-format.md; lib/import builds one from a Simulink
- * file).  The reference to root is taken over, also on failure.  Checks as
- * jg_model_parse; `source` names it in messages. */
+ * file).  The reference to root is taken over, also on failure: the model
+ * copies the document into its own compact form and drops the reference
+ * (the caller's own references keep the tree).  Checks as jg_model_parse;
+ * `source` names it in messages.  Cost: O(document). */
 struct json_t;
 JG_API jg_status_t jg_model_from_json(struct json_t *root, const char *source, jg_model_t **out,
                                       jg_error_t *err);

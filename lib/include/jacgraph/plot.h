@@ -5,7 +5,8 @@
  * Usage: jg_plot_create -> jg_plot_add at every output point (x increasing)
  * -> jg_plot_write_svg / jg_plot_save_svg -> jg_plot_free.  Several plots
  * stack into one document (jg_plot_save_svg_stack); a pole-zero map is its
- * own writer (jg_plot_save_pzmap_svg).
+ * own writer (jg_plot_save_pzmap_svg), and so is a labelled scatter plot with
+ * its Pareto front (jg_plot_save_scatter_svg).
  *
  * The recorder keeps its data in memory, bounded: at most max_points points
  * (default JG_PLOT_DEFAULT_POINTS); when a run produces more, only every k-th
@@ -124,6 +125,24 @@ JG_API jg_status_t jg_plot_write_pzmap_svg(FILE *f, int64_t np, const double *pr
 JG_API jg_status_t jg_plot_save_pzmap_svg(const char *path, int64_t np, const double *pre, const double *pim,
                                           int64_t nz, const double *zre, const double *zim, int unit_circle,
                                           const jg_plot_opts_t *o, jg_error_t *err);
+
+/* A scatter plot of n labelled points (x[k], y[k]) where lower is better on
+ * both axes (a strategy's cost against its memory): every point numbered
+ * and listed in the legend with its label (equal points drawn once, their
+ * labels joined), the points that no other point beats on both axes (the
+ * Pareto front) filled and joined by a dashed staircase.  o's title,
+ * subtitle, xlabel and ylabel are used (the axes are linear, the data's
+ * range with a margin).  Non-finite points are left out (the legend says
+ * how many).  Labels are copied into the document, not kept.  Errors:
+ * JG_ARG (n < 0, NULL arrays or label), JG_NOMEM, JG_IO.  Cost: O(n^2). */
+JG_API jg_status_t jg_plot_write_scatter_svg(FILE *f, int64_t n, const double *x, const double *y,
+                                             const char *const *labels, const jg_plot_opts_t *o,
+                                             jg_error_t *err);
+/* The same into the file at path (a partial regular file is removed on
+ * failure); JG_IO names the file. */
+JG_API jg_status_t jg_plot_save_scatter_svg(const char *path, int64_t n, const double *x, const double *y,
+                                            const char *const *labels, const jg_plot_opts_t *o,
+                                            jg_error_t *err);
 
 #ifdef __cplusplus
 }

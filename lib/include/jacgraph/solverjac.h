@@ -50,6 +50,7 @@
 #include <suitesparse/cs.h>   /* Debian, SuiteSparse >= 5: no -I needed */
 #include "jacgraph/program.h"
 #include "jacgraph/eval.h"
+#include "jacgraph/graph.h"
 #include "jacgraph/status.h"
 
 #ifdef __cplusplus
@@ -100,6 +101,14 @@ typedef struct jg_solverjac_stats {
  * the dense methods O(n^2) memory. */
 JG_API jg_status_t jg_solverjac_create(const jg_program_t *p, jg_solverjac_method_t method, jg_eval_work_t *w,
                                        jg_solverjac_t **out, jg_error_t *err);
+/* The same with the graph eliminated by strategy s (jacgraph/graph.h; NULL:
+ * "full", jg_solverjac_create's) before the pattern and the analytical
+ * scatter are taken from it: the survivors are solved by the LFT's pattern
+ * and values.  s is only read during the call.  Errors: also the strategy's
+ * (an order file naming a bad vertex: JG_ARG). */
+JG_API jg_status_t jg_solverjac_create_strategy(const jg_program_t *p, jg_solverjac_method_t method,
+                                                jg_eval_work_t *w, const jg_graph_strategy_t *s,
+                                                jg_solverjac_t **out, jg_error_t *err);
 /* Accepts NULL. */
 JG_API void jg_solverjac_free(jg_solverjac_t *j);
 

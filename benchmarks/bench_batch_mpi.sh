@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# bench_batch_mpi: `jacgraph batch` points per second with 1 and 2 MPI ranks
+# (one thread each) on the 10,000-block aerospace model, through the CLI as a
+# user runs it: model read, compiled, symbolic phase, every point, the file
+# written by rank 0.
+#
+#   benchmarks/bench_batch_mpi.sh JACGRAPH [--points N] [--repeat R] [--ranks 1,2] [--out EXT]
+#
+# JACGRAPH: a binary built with -Dmpi=enabled.  The model is `jacgraph
+# generate aerospace --blocks 10k --seed 1`; point k sets t = k/1000 and
+# twenty states to small values that differ from point to point (default
+# 10,000 points).  Each rank count runs --repeat times (default 3) in
+# interleaved rounds, writing FILE.EXT (default h5); reported: the median wall
+# time, points per second, the speedup over one rank, the same with the
+# fixed cost (a run of one point: load, compile, symbolic phase) taken off,
+# and the CPU time of all ranks (user + system, /usr/bin/time): on a loaded
+# machine the wall times say little, the CPU time shows the work per rank.
+# The output is the one-rank file every time (checked with cmp).  Markdown on
+# stdout.  Exit status 0; 1 when a run failed or the files differ; 2 usage.
+set -u
+usage() { sed -n 4,5p "$0" | sed 's/^# *//' >&2; exit 2; }
+[ $# -ge 1 ] || usage
+J=$1
+shift
+npts=10000 repeat=3 ranks=1,2 ext=h5
+while [ $# -gt 0 ]; do
+    case $1 in
+    --points) npts=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
+    --ranks) ranks=$2; shift 2 ;;
+    --out) ext=$2; shift 2 ;;
+    *) usage ;;
+    esac
+done
+py=/usr/bin/python3
+mpi=(mpirun --oversubscribe)
+[ "$(id -u)" -eq 0 ] && mpi+=(--allow-run-as-root)
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+
+"$J" generate aerospace --blocks 10k --seed 1 --out "$d/m.json" --quiet || exit 1
+"$J" linearize "$d/m.json" --format json --out "$d/ref.json" || exit 1
+"$py" - "$d" "$npts" <<'EOF' || exit 1
+import json, sys
+d, n = sys.argv[1], int(sys.argv[2])
+names = json.load(open(d + "/ref.json"))["states"]
+pts = [{"t": 0.001 * k, "states": {names[(k * 7 + j * 13) % len(names)]: 0.01 * ((k + j) % 11 - 5)
+                                   for j in range(20)}} for k in range(n)]
+json.dump({"points": pts}, open(d + "/pts.json", "w"))
+json.dump({"points": pts[:1]}, open(d + "/pts1.json", "w"))
+EOF
+nx=$("$py" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r["states"]), len(r["inputs"]), len(r["outputs"]))' "$d/ref.json")
+
+now() { date +%s.%N; }
+run() {   # run RANKS POINTSFILE OUT: "wall cpu" in seconds (cpu: user + system of every rank)
+    /usr/bin/time -f '%e %U %S' -o "$d/time" "${mpi[@]}" -np "$1" "$J" batch "$d/m.json" --points "$2" \
+        --jobs 1 --no-progress --out "$3" >/dev/null 2>"$d/err" || { cat "$d/err" >&2; return 1; }
+    awk '{printf "%s %.3f\n", $1, $2 + $3}' "$d/time"
+}
+median() { tr ' ' '\n' | sed '/^$/d' | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+
+IFS=, read -r -a rlist <<<"$ranks"
+declare -A times cpus
+fixed=""
+for ((i = 0; i < repeat; i++)); do
+    t=$(run 1 "$d/pts1.json" "$d/one_point.$ext") || exit 1
+    fixed="$fixed ${t% *}"
+    for r in "${rlist[@]}"; do
+        t=$(run "$r" "$d/pts.json" "$d/r$r.$ext") || exit 1
+        times[$r]="${times[$r]:-} ${t% *}"
+        cpus[$r]="${cpus[$r]:-} ${t#* }"
+    done
+done
+status=0
+base=${rlist[0]}
+for r in "${rlist[@]}"; do
+    [ "$ext" = mat ] && continue   # matio stamps times into the file
+    if ! cmp -s "$d/r$base.$ext" "$d/r$r.$ext"; then
+        echo "bench_batch_mpi: $r ranks wrote another file than $base" >&2
+        status=1
+    fi
+done
+tf=$(echo "$fixed" | median)
+echo "### MPI ranks (\`mpirun -np K jacgraph batch --jobs 1 --out FILE.$ext\`)"
+echo
+echo "aerospace 10,000 blocks ($nx states, inputs, outputs), $npts points, median of $repeat;"
+echo "fixed cost (one point: load, compile, symbolic phase, file) $(printf '%.2f' "$tf") s; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)."
+echo
+echo "| ranks | wall s | points/s | speedup | points/s without the fixed cost | speedup | CPU s (all ranks) | CPU s per rank |"
+echo "|---|---|---|---|---|---|---|---|"
+for r in "${rlist[@]}"; do
+    t=$(echo "${times[$r]}" | median)
+    t1=$(echo "${times[$base]}" | median)
+    c=$(echo "${cpus[$r]}" | median)
+    printf '| %s | %.2f | %.0f | %.2f | %.0f | %.2f | %.2f | %.2f |\n' "$r" "$t" "$(echo "$npts / $t" | bc -l)" \
+        "$(echo "$t1 / $t" | bc -l)" "$(echo "$npts / ($t - $tf)" | bc -l)" \
+        "$(echo "($t1 - $tf) / ($t - $tf)" | bc -l)" "$c" "$(echo "$c / $r" | bc -l)"
+done
+echo
+echo "CPU s per rank is the work each rank does; on an idle machine with a core per rank"
+echo "the wall time approaches it (the one-rank CPU over the per-rank CPU bounds the speedup)."
+exit $status

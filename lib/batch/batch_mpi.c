@@ -1,0 +1,596 @@
+/* A batch across MPI ranks: rank r linearizes the points k with
+ * k % nranks == r on its own threads and sends each result to rank 0, which
+ * runs its share too and merges everything into one sink in point order.
+ * Without MPI (the default build) only the checks that refuse a launch by
+ * mpirun or srun remain, so that K copies never write one file. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "jacgraph/batch.h"
+
+/* The process was started by a launcher with several tasks: OpenMPI's
+ * mpirun, a PMI launcher (MPICH's hydra, Slurm's srun). */
+static int launched_ranks(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
+                                       "SLURM_STEP_NUM_TASKS"};
+    for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++) {
+        const char *v = getenv(vars[k]);
+        if (v && atoi(v) > 1) return atoi(v);
+    }
+    return 1;
+}
+
+#ifndef JG_HAVE_MPI
+
+int jg_batch_mpi_built(void) { return 0; }
+
+jg_status_t jg_batch_mpi_init(int *rank, int *nranks, jg_error_t *err)
+{
+    int n = launched_ranks();
+    if (rank) *rank = 0;
+    if (nranks) *nranks = 1;
+    if (n > 1)
+        return jg_error_set(err, JG_ARG, "started as one of %d MPI tasks, but this jacgraph was built "
+                            "without MPI (meson setup -Dmpi=enabled): every task would write the whole "
+                            "result", n);
+    return JG_OK;
+}
+
+jg_status_t jg_batch_mpi_run(const jg_program_t *p, const jg_batch_points_t *pts, const jg_batch_opts_t *o,
+                             jg_batch_sink_fn sink, void *ctx, jg_batch_stats_t *st, jg_error_t *err)
+{
+    return jg_batch_run(p, pts, o, sink, ctx, st, err);
+}
+
+void jg_batch_mpi_finalize(int abort_code) { (void)abort_code; }
+
+#else /* JG_HAVE_MPI */
+
+#include <mpi.h>
+
+enum { TAG_RESULT = 1, TAG_ABORT = 2 };
+
+static int g_active, g_rank, g_nranks, g_told;   /* g_told: rank 0 has this rank's failure */
+/* for the crash message: the first of this rank's points not yet delivered */
+static volatile int64_t g_next_point = -1;
+/* rank 0: SIGINT or SIGTERM arrived (mpirun sends SIGTERM when another rank
+ * died); the handlers the caller had, called too */
+static volatile sig_atomic_t g_stop;
+static struct sigaction g_old_int, g_old_term;
+
+int jg_batch_mpi_built(void) { return 1; }
+
+/* ---- a crashing rank names itself and its point (async-signal-safe) */
+
+static size_t put_num(char *b, int64_t v)
+{
+    char t[24];
+    size_t n = 0, k = 0;
+    int neg = v < 0;
+    uint64_t u = neg ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+    do t[n++] = (char)('0' + u % 10), u /= 10;
+    while (u);
+    if (neg) b[k++] = '-';
+    while (n) b[k++] = t[--n];
+    return k;
+}
+
+static size_t put_str(char *b, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(b, s, n);
+    return n;
+}
+
+static void on_crash(int sig)
+{
+    char b[256];
+    size_t n = put_str(b, "jacgraph batch: MPI rank ");
+    n += put_num(b + n, g_rank);
+    n += put_str(b + n, " of ");
+    n += put_num(b + n, g_nranks);
+    n += put_str(b + n, ": fatal signal ");
+    n += put_num(b + n, sig);
+    n += put_str(b + n, " at point ");
+    n += put_num(b + n, g_next_point);
+    n += put_str(b + n, " (its first point not finished); no output file is written\n");
+    ssize_t w = write(STDERR_FILENO, b, n);
+    (void)w;
+    raise(sig);   /* SA_RESETHAND: the default action, a core dump */
+}
+
+jg_status_t jg_batch_mpi_init(int *rank, int *nranks, jg_error_t *err)
+{
+    int n = launched_ranks(), ok = 0, provided = 0;
+    if (rank) *rank = 0;
+    if (nranks) *nranks = 1;
+    if (n <= 1 || g_active) return JG_OK;   /* a plain run: no MPI at all */
+    MPI_Initialized(&ok);
+    if (!ok && MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
+        return jg_error_set(err, JG_IO, "MPI_Init_thread failed");
+    if (!ok && provided < MPI_THREAD_SERIALIZED) {
+        MPI_Finalize();
+        return jg_error_set(err, JG_IO, "this MPI library cannot be called from the delivering "
+                            "thread (thread level %d)", provided);
+    }
+    /* errors come back as codes: rank 0 then removes its temporary file
+     * before the run ends (the default handler would abort it on the spot) */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_nranks);
+    g_active = 1;
+    struct sigaction sa = {0};
+    sa.sa_handler = on_crash;
+    sa.sa_flags = (int)SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) sigaction(sigs[k], &sa, NULL);
+    if (rank) *rank = g_rank;
+    if (nranks) *nranks = g_nranks;
+    return JG_OK;
+}
+
+void jg_batch_mpi_finalize(int abort_code)
+{
+    if (!g_active) return;
+    g_active = 0;
+    /* A failed rank other than 0 tells rank 0 (which is waiting for its
+     * points), which removes its temporary file and then aborts every rank;
+     * wait for that (a minute at most). */
+    if (abort_code && g_rank != 0 && !g_told) {
+        char text[160];
+        int len = snprintf(text, sizeof text, "before its points (exit code %d; its message is on its "
+                           "standard error)", abort_code);
+        MPI_Send(text, len + 1, MPI_BYTE, 0, TAG_ABORT, MPI_COMM_WORLD);
+    }
+    struct timespec tenth = {0, 100000000};
+    for (int w = 0; abort_code && g_rank != 0 && w < 600; w++) nanosleep(&tenth, NULL);
+    if (abort_code) MPI_Abort(MPI_COMM_WORLD, abort_code);   /* ends every rank */
+    MPI_Finalize();
+}
+
+/* ---- one result as a message: a header, then 8-byte arrays, then text */
+
+typedef struct {
+    int64_t k, ok, nvals, nx, nu, ny, ndelays, has_names, nnz[4], errlen, nameslen;
+    double t, Ts;
+} hdr_t;
+
+typedef struct {
+    char *b;
+    size_t n, cap;
+} buf_t;
+
+static int grow(buf_t *b, size_t more)
+{
+    if (b->n + more <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->n + more) cap *= 2;
+    char *nb = realloc(b->b, cap);
+    if (!nb) return -1;
+    b->b = nb, b->cap = cap;
+    return 0;
+}
+
+static int add(buf_t *b, const void *data, size_t n)
+{
+    if (grow(b, n)) return -1;
+    if (n) memcpy(b->b + b->n, data, n);
+    b->n += n;
+    return 0;
+}
+
+/* Per rank (seen from rank 0): its state, input and output names, sent once. */
+typedef struct {
+    char *text;        /* the names, NUL-separated (owned) */
+    char **v[3];       /* pointers into text */
+} names_t;
+
+/* Results travel without blocking the computation: a rank keeps up to
+ * NSEND sends in flight (then waits for the oldest), rank 0 takes in what has
+ * arrived whenever it is called and holds up to QMAX results per rank until
+ * their turn (beyond that the senders wait: memory stays bounded). */
+#define NSEND 16
+#define QMAX 64
+
+typedef struct {
+    buf_t b;
+    MPI_Request rq;
+    int busy;
+} slot_t;
+
+typedef struct msg {
+    struct msg *next;
+    int tag, count;
+    char *b;           /* count bytes + a NUL */
+} msg_t;
+
+typedef struct {
+    msg_t *head, *tail;
+    int n;
+} queue_t;
+
+typedef struct {
+    const jg_batch_opts_t *o;
+    int nvals, nranks;
+    slot_t out[NSEND]; /* a rank other than 0: the sends in flight */
+    int oslot;
+    int sent_names;
+    queue_t *q;        /* rank 0: per rank, the results received ahead of their turn */
+    /* rank 0: the caller's sink, the merge position */
+    jg_batch_sink_fn sink;
+    void *ctx;
+    int64_t next, end, total, done, nfailed;
+    names_t *names;    /* nranks */
+    double *vals;
+    jg_error_t *err;   /* recv_point's failure (kept apart: the engine writes its own) */
+    jg_status_t st;    /* set when a remote point could not be delivered */
+} mpi_run_t;
+
+static int pack(buf_t *b, int64_t k, const double *vals, int nvals, const jg_lin_sys_t *s,
+                const char *error, int with_names)
+{
+    hdr_t h = {.k = k, .ok = s != NULL, .nvals = nvals};
+    const cs_dl *m[4] = {0};
+    char *const *names[3] = {0};
+    int64_t cnt[3] = {0};
+    b->n = 0;
+    if (s) {
+        h.nx = s->nx, h.nu = s->nu, h.ny = s->ny, h.ndelays = s->ndelays, h.t = s->t, h.Ts = s->Ts;
+        m[0] = s->A, m[1] = s->B, m[2] = s->C, m[3] = s->D;
+        for (int q = 0; q < 4; q++) h.nnz[q] = m[q]->p[m[q]->n];
+        names[0] = s->state_names, names[1] = s->input_names, names[2] = s->output_names;
+        cnt[0] = s->nx, cnt[1] = s->nu, cnt[2] = s->ny;
+        h.has_names = with_names;
+        for (int g = 0; with_names && g < 3; g++)
+            for (int64_t j = 0; j < cnt[g]; j++)
+                h.nameslen += (int64_t)strlen(names[g] && names[g][j] ? names[g][j] : "") + 1;
+    } else {
+        h.errlen = (int64_t)strlen(error ? error : "failed") + 1;
+    }
+    if (add(b, &h, sizeof h) || add(b, vals, sizeof(double) * (size_t)nvals)) return -1;
+    if (s) {
+        if (add(b, s->delays, sizeof(double) * (size_t)s->ndelays)) return -1;
+        for (int q = 0; q < 4; q++)
+            if (add(b, m[q]->p, sizeof(cs_long_t) * (size_t)(m[q]->n + 1)) ||
+                add(b, m[q]->i, sizeof(cs_long_t) * (size_t)h.nnz[q]) ||
+                add(b, m[q]->x, sizeof(double) * (size_t)h.nnz[q]))
+                return -1;
+        for (int g = 0; with_names && g < 3; g++)
+            for (int64_t j = 0; j < cnt[g]; j++) {
+                const char *t = names[g] && names[g][j] ? names[g][j] : "";
+                if (add(b, t, strlen(t) + 1)) return -1;
+            }
+    } else if (add(b, error ? error : "failed", (size_t)h.errlen)) {
+        return -1;
+    }
+    return 0;
+}
+
+/* A fault on purpose for the tests (tests/batch_mpi_test.sh):
+ * JG_BATCH_MPI_FAULT=R:K:fail makes rank R stop at its point K as a failing
+ * sink would, R:K:crash makes it die there of SIGSEGV. */
+static int fault_here(int64_t k)
+{
+    const char *f = getenv("JG_BATCH_MPI_FAULT");
+    int rk;
+    long long pk;
+    char how[8] = "";
+    if (!f || sscanf(f, "%d:%lld:%7s", &rk, &pk, how) != 3 || rk != g_rank || pk != k) return 0;
+    if (!strcmp(how, "crash")) raise(SIGSEGV);
+    return !strcmp(how, "fail");
+}
+
+/* Sleep between two polls: 20 us, doubling up to 2 ms.  A point takes
+ * milliseconds, so the wait adds little, and a rank that waits long (its
+ * peer is behind, the machine is busy) polls a few hundred times a second
+ * instead of taking a core. */
+static void nap(long *ns)
+{
+    struct timespec t = {0, *ns};
+    nanosleep(&t, NULL);
+    *ns = *ns < 1000000 ? 2 * *ns : 2000000;
+}
+
+/* Wait for a request without spinning a core (MPI's own wait polls hard,
+ * and the rank's workers need the cores). */
+static int wait_req(MPI_Request *rq)
+{
+    long ns = 20000;
+    for (int done = 0;;) {
+        if (MPI_Test(rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
+        if (done) return 0;
+        nap(&ns);
+    }
+}
+
+/* Ranks other than 0: each result goes to rank 0 as it is delivered. */
+static int send_sink(void *ctx, int64_t k, const double *vals, const jg_lin_sys_t *s, const char *error)
+{
+    mpi_run_t *r = ctx;
+    g_next_point = k;
+    if (fault_here(k)) return 1;
+    g_next_point = k + r->nranks;
+    slot_t *sl = &r->out[r->oslot];
+    r->oslot = (r->oslot + 1) % NSEND;
+    if (sl->busy && wait_req(&sl->rq)) return 1;   /* the oldest send */
+    sl->busy = 0;
+    if (pack(&sl->b, k, vals, r->nvals, s, error, s && !r->sent_names) || sl->b.n > 0x7FFFFFFF) return 1;
+    if (MPI_Isend(sl->b.b, (int)sl->b.n, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD, &sl->rq) != MPI_SUCCESS)
+        return 1;
+    sl->busy = 1;
+    if (s) r->sent_names = 1;
+    return 0;
+}
+
+/* Rank 0: take in every result that has arrived (up to QMAX per rank). */
+static jg_status_t drain(mpi_run_t *r)
+{
+    for (int src = 1; src < r->nranks; src++) {
+        queue_t *q = &r->q[src];
+        while (q->n < QMAX) {
+            int flag = 0, count = 0;
+            MPI_Status ms;
+            if (MPI_Iprobe(src, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &ms) != MPI_SUCCESS ||
+                (flag && (MPI_Get_count(&ms, MPI_BYTE, &count) != MPI_SUCCESS || count < 0)))
+                return jg_error_set(r->err, JG_IO, "MPI rank %d: cannot receive", src);
+            if (!flag) break;
+            msg_t *m = calloc(1, sizeof *m);
+            if (m) m->b = malloc((size_t)count + 1);
+            if (!m || !m->b) {
+                free(m);
+                return jg_error_set(r->err, JG_NOMEM, "out of memory receiving from MPI rank %d", src);
+            }
+            m->tag = ms.MPI_TAG, m->count = count;
+            /* the data may still have to come from the sender: wait for it
+             * interruptibly (the sender may have died) */
+            MPI_Request rq;
+            long ns = 20000;
+            int done = 0, bad = MPI_Irecv(m->b, count, MPI_BYTE, src, ms.MPI_TAG, MPI_COMM_WORLD, &rq);
+            while (!bad && !(bad = MPI_Test(&rq, &done, MPI_STATUS_IGNORE)) && !done && !g_stop)
+                nap(&ns);
+            if (bad || !done) {   /* (the request is left: the run ends) */
+                free(m->b);
+                free(m);
+                return jg_error_set(r->err, JG_IO, bad ? "MPI rank %d: cannot receive" :
+                                    "interrupted receiving from MPI rank %d", src);
+            }
+            m->b[count] = 0;
+            if (q->tail) q->tail->next = m;
+            else q->head = m;
+            q->tail = m;
+            q->n++;
+        }
+    }
+    return JG_OK;
+}
+
+/* Rank 0: the next message of rank src, waiting for it (interruptibly). */
+static jg_status_t next_msg(mpi_run_t *r, int src, int64_t k, msg_t **out)
+{
+    long ns = 20000;
+    queue_t *q = &r->q[src];
+    jg_status_t st;
+    while (!q->head) {
+        if ((st = drain(r))) return st;
+        if (q->head) break;
+        if (g_stop)
+            return jg_error_set(r->err, JG_IO, "interrupted waiting for point %lld from MPI rank %d",
+                                (long long)k, src);
+        nap(&ns);
+    }
+    *out = q->head;
+    if (!(q->head = q->head->next)) q->tail = NULL;
+    q->n--;
+    return JG_OK;
+}
+
+/* A bounds-checked reader of a received message. */
+typedef struct {
+    const char *p, *end;
+} rd_t;
+
+static const void *take(rd_t *d, size_t n)
+{
+    if ((size_t)(d->end - d->p) < n) return NULL;
+    const void *at = d->p;
+    d->p += n;
+    return at;
+}
+
+/* Rank 0: receive point k from its rank and deliver it. */
+static jg_status_t deliver(mpi_run_t *r, int64_t k, int src, const msg_t *msg);
+static jg_status_t recv_point(mpi_run_t *r, int64_t k)
+{
+    msg_t *m = NULL;
+    int src = (int)(k % r->nranks);
+    jg_status_t s = next_msg(r, src, k, &m);
+    if (!s) s = deliver(r, k, src, m);
+    if (m) free(m->b);
+    free(m);
+    if (s && !r->st) r->st = s;
+    return s;
+}
+
+static jg_status_t deliver(mpi_run_t *r, int64_t k, int src, const msg_t *msg)
+{
+    if (msg->tag == TAG_ABORT)
+        return jg_error_set(r->err, JG_IO, "MPI rank %d failed: %s", src, msg->b);
+    rd_t d = {msg->b, msg->b + msg->count};
+    const hdr_t *h = take(&d, sizeof *h);
+    const char *bad = NULL;
+    if (!h || h->k != k || h->nvals != r->nvals || h->nx < 0 || h->nu < 0 || h->ny < 0 || h->ndelays < 0) {
+        bad = "a message out of place";
+        goto fail;
+    }
+    const double *vals = take(&d, sizeof(double) * (size_t)h->nvals);
+    if (!vals) goto fail;
+    memcpy(r->vals, vals, sizeof(double) * (size_t)h->nvals);   /* aligned copy */
+    int sink_stop;
+    if (!h->ok) {
+        const char *e = take(&d, (size_t)h->errlen);
+        if (!e || h->errlen < 1 || e[h->errlen - 1]) goto fail;
+        r->nfailed++;
+        sink_stop = r->sink(r->ctx, k, r->vals, NULL, e);
+    } else {
+        jg_lin_sys_t s = {.nx = h->nx, .nu = h->nu, .ny = h->ny, .t = h->t, .Ts = h->Ts, .ndelays = h->ndelays};
+        cs_dl m[4];
+        const int64_t dims[4][2] = {{h->nx, h->nx}, {h->nx, h->nu}, {h->ny, h->nx}, {h->ny, h->nu}};
+        s.delays = (double *)take(&d, sizeof(double) * (size_t)h->ndelays);
+        if (!s.delays) goto fail;
+        for (int q = 0; q < 4; q++) {
+            m[q] = (cs_dl){.nzmax = h->nnz[q], .m = dims[q][0], .n = dims[q][1], .nz = -1};
+            m[q].p = (cs_long_t *)take(&d, sizeof(cs_long_t) * (size_t)(dims[q][1] + 1));
+            m[q].i = (cs_long_t *)take(&d, sizeof(cs_long_t) * (size_t)h->nnz[q]);
+            m[q].x = (double *)take(&d, sizeof(double) * (size_t)h->nnz[q]);
+            if (!m[q].p || !m[q].i || !m[q].x || h->nnz[q] < 0 || m[q].p[dims[q][1]] != h->nnz[q]) goto fail;
+        }
+        s.A = &m[0], s.B = &m[1], s.C = &m[2], s.D = &m[3];
+        names_t *nm = &r->names[src];
+        if (h->has_names) {   /* the rank's first model: keep its names */
+            const char *t = take(&d, (size_t)h->nameslen);
+            const int64_t cnt[3] = {h->nx, h->nu, h->ny};
+            if (!t || (h->nameslen && t[h->nameslen - 1]) || nm->text) goto fail;
+            if (!(nm->text = malloc((size_t)h->nameslen + 1)))
+                return jg_error_set(r->err, JG_NOMEM, "out of memory receiving point %lld", (long long)k);
+            memcpy(nm->text, t, (size_t)h->nameslen);
+            char *c = nm->text, *e = nm->text + h->nameslen;
+            for (int g = 0; g < 3; g++) {
+                if (!(nm->v[g] = calloc((size_t)cnt[g] + 1, sizeof(char *))))
+                    return jg_error_set(r->err, JG_NOMEM, "out of memory receiving point %lld", (long long)k);
+                for (int64_t j = 0; j < cnt[g]; j++) {
+                    if (c >= e) goto fail;
+                    nm->v[g][j] = c;
+                    c += strlen(c) + 1;
+                }
+            }
+        }
+        if (!nm->text && h->nx + h->nu + h->ny > 0) goto fail;
+        s.state_names = nm->v[0], s.input_names = nm->v[1], s.output_names = nm->v[2];
+        sink_stop = r->sink(r->ctx, k, r->vals, &s, NULL);
+    }
+    r->done++;
+    if (r->o->progress) r->o->progress(r->o->progress_ctx, r->done, r->total);
+    if (sink_stop) return jg_error_set(r->err, JG_IO, "the run stopped at point %lld", (long long)k);
+    return JG_OK;
+fail:
+    return jg_error_set(r->err, JG_IO, "MPI rank %d sent %s for point %lld", src,
+                        bad ? bad : "a malformed result", (long long)k);
+}
+
+static void on_stop(int sig)
+{
+    g_stop = 1;
+    const struct sigaction *old = sig == SIGINT ? &g_old_int : &g_old_term;
+    if (!(old->sa_flags & SA_SIGINFO) && old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN)
+        old->sa_handler(sig);
+}
+
+/* Rank 0's share arrives here in order: first every other rank's points
+ * before it. */
+static int merge_sink(void *ctx, int64_t k, const double *vals, const jg_lin_sys_t *s, const char *error)
+{
+    mpi_run_t *r = ctx;
+    jg_status_t ds = drain(r);   /* whatever arrived meanwhile, so the senders go on */
+    if (ds) {
+        r->st = ds;
+        return 1;
+    }
+    for (; r->next < k; r->next++)
+        if (r->next % r->nranks != 0 && recv_point(r, r->next)) return 1;
+    g_next_point = k + r->nranks;
+    r->next = k + 1;
+    r->done++;
+    r->nfailed += s == NULL;
+    int stop = r->sink(r->ctx, k, vals, s, error);
+    if (r->o->progress) r->o->progress(r->o->progress_ctx, r->done, r->total);
+    return stop;
+}
+
+jg_status_t jg_batch_mpi_run(const jg_program_t *p, const jg_batch_points_t *pts, const jg_batch_opts_t *o,
+                             jg_batch_sink_fn sink, void *ctx, jg_batch_stats_t *st, jg_error_t *err)
+{
+    if (!g_active || g_nranks <= 1) return jg_batch_run(p, pts, o, sink, ctx, st, err);
+    if (!p || !pts || !o || !sink) return jg_error_set(err, JG_ARG, "jg_batch_mpi_run: NULL argument");
+    jg_batch_opts_t mine = *o;
+    mine.nranks = g_nranks, mine.rank = g_rank;
+    mine.progress = NULL;   /* rank 0 reports the merged progress */
+    jg_error_t rerr;
+    jg_error_clear(&rerr);
+    mpi_run_t r = {.o = o, .nvals = jg_batch_points_nvals(pts), .nranks = g_nranks, .sink = sink,
+                   .ctx = ctx, .err = &rerr};
+    int64_t n = jg_batch_points_count(pts);
+    r.end = o->end > 0 && o->end < n ? o->end : n;
+    r.next = o->begin > 0 ? o->begin : 0;
+    r.total = r.end > r.next ? r.end - r.next : 0;
+    for (g_next_point = r.next; g_next_point % g_nranks != g_rank; g_next_point++) {}
+    jg_batch_stats_t bs = {0};
+    jg_status_t s;
+    if (g_rank != 0) {
+        s = jg_batch_run(p, pts, &mine, send_sink, &r, &bs, err);
+        for (int j = 0; j < NSEND; j++) {   /* the sends still in flight */
+            if (r.out[j].busy && wait_req(&r.out[j].rq) && !s)
+                s = jg_error_set(err, JG_IO, "MPI rank %d: a send to rank 0 failed", g_rank);
+            free(r.out[j].b.b);
+        }
+        if (s) {   /* tell rank 0, which ends the run for every rank */
+            char text[JG_ERROR_MSG_MAX + 64];
+            int len = snprintf(text, sizeof text, "at point %lld: %s", (long long)g_next_point,
+                               err ? err->msg : jg_strerror(s));
+            if (len < 0 || len >= (int)sizeof text) len = (int)sizeof text - 1;
+            MPI_Send(text, len + 1, MPI_BYTE, 0, TAG_ABORT, MPI_COMM_WORLD);
+            g_told = 1;
+        }
+        if (st) *st = bs;
+        return s;
+    }
+    r.names = calloc((size_t)g_nranks, sizeof *r.names);
+    r.q = calloc((size_t)g_nranks, sizeof *r.q);
+    r.vals = malloc(sizeof(double) * ((size_t)r.nvals + 1));
+    if (!r.names || !r.q || !r.vals) {
+        s = jg_error_set(err, JG_NOMEM, "out of memory");
+        goto done;
+    }
+    struct sigaction sa = {0};
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    g_stop = 0;
+    sigaction(SIGINT, &sa, &g_old_int);
+    sigaction(SIGTERM, &sa, &g_old_term);
+    s = jg_batch_run(p, pts, &mine, merge_sink, &r, &bs, err);
+    for (; !s && r.next < r.end; r.next++)
+        if (r.next % g_nranks != 0) s = recv_point(&r, r.next);
+    sigaction(SIGINT, &g_old_int, NULL);
+    sigaction(SIGTERM, &g_old_term, NULL);
+    if (r.st) {   /* a remote point's failure, not the engine's message */
+        s = r.st;
+        if (err) *err = rerr;
+    }
+    if (st) {
+        *st = bs;
+        st->npoints = r.total;
+        st->nfailed = r.nfailed;
+    }
+done:
+    for (int j = 0; r.names && j < g_nranks; j++) {
+        free(r.names[j].text);
+        for (int g = 0; g < 3; g++) free(r.names[j].v[g]);
+    }
+    free(r.names);
+    for (int j = 0; r.q && j < g_nranks; j++)
+        for (msg_t *m = r.q[j].head, *nx; m; m = nx) {
+            nx = m->next;
+            free(m->b);
+            free(m);
+        }
+    free(r.q);
+    free(r.vals);
+    return s;
+}
+
+#endif /* JG_HAVE_MPI */

@@ -1,0 +1,33 @@
+/* Criterion "reverse": the forward order's components backwards, from the
+ * model's outputs toward its inputs (ANGEL's reverse_mode_vertex on a
+ * loop-free graph); within a component and among independent ones, by
+ * vertex id. */
+#include <stdlib.h>
+#include "strategy_impl.h"
+
+static jg_status_t init(jg_strat_run_t *r, void **state, jg_error_t *err)
+{
+    int64_t *comp = malloc(sizeof(int64_t) * (size_t)(r->g->nv + 1));
+    if (!comp || jg__strat_scc(r->g, comp) < 0) {
+        free(comp);
+        return jg_error_set(err, JG_NOMEM, "out of memory");
+    }
+    *state = comp;
+    return JG_OK;
+}
+
+static jg_status_t key(jg_strat_run_t *r, void *state, int64_t v, double *k)
+{
+    (void)r;
+    *k = -(double)((const int64_t *)state)[v];
+    return JG_OK;
+}
+
+const jg_strategy_def_t jg__strat_reverse = {
+    .name = "reverse",
+    .help = "topological order of the algebraic loops' condensation, outputs first (ties: vertex id)",
+    .key = key,
+    .hops = 0,
+    .init = init,
+    .fini = free,
+};

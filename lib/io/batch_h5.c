@@ -1,0 +1,292 @@
+/* Batch results as plain HDF5 through libhdf5: the MAT-file's variables in
+ * C order with the point index first -- A as N x m x n (dense, NaN for a
+ * failed point) or sparse triplets concatenated over the points (0-based,
+ * offsets A_ptr) -- the point table and the names as UTF-8 strings. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <hdf5.h>
+#include "jacgraph/io.h"
+#include "batch_impl.h"
+#include "io_impl.h"
+
+#define SPARSE_CHUNK 65536
+#define DENSE_CHUNK_BYTES 262144.0   /* within HDF5's default 1 MiB chunk cache */
+
+typedef struct {
+    int dense;
+    int64_t m, n;
+    hid_t ds[3];       /* dense: ds[0]; sparse: _i, _j, _x (extendible) */
+    int64_t nnz;       /* sparse: triplets written */
+    int64_t *ptr;      /* sparse: npoints + 1 offsets */
+    double *buf;       /* dense: one point, row-major */
+    int64_t *ij;       /* sparse: one point's rows and columns */
+    double *x;
+    int64_t bufn;
+} h5_var_t;
+
+typedef struct {
+    hid_t file;
+    h5_var_t v[4];
+} h5_impl_t;
+
+static const char *const VAR[4] = {"A", "B", "C", "D"};
+
+/* HDF5 prints its error stack by default; the library never prints. */
+#define QUIET_BEGIN                        \
+    H5E_auto2_t old_fn_;                   \
+    void *old_ctx_;                        \
+    H5Eget_auto2(H5E_DEFAULT, &old_fn_, &old_ctx_); \
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL)
+#define QUIET_END H5Eset_auto2(H5E_DEFAULT, old_fn_, old_ctx_)
+
+static jg_status_t create(jg_io_batch_t *w, jg_error_t *err)
+{
+    h5_impl_t *im = calloc(1, sizeof *im);
+    if (!im) return jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
+    for (int q = 0; q < 4; q++) im->v[q].ds[0] = im->v[q].ds[1] = im->v[q].ds[2] = -1;
+    QUIET_BEGIN;
+    im->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    QUIET_END;
+    if (im->file < 0) {
+        free(im);
+        return jg_error_set(err, JG_IO, "%s: cannot create an HDF5 file", w->tmp);
+    }
+    w->impl = im;
+    return JG_OK;
+}
+
+/* A dataset creation list without modification times (the same results give
+ * the same file) and, for chunked datasets, the chunk and the fill. */
+static hid_t dcpl(int rank, const hsize_t *chunk, const double *fill)
+{
+    hid_t p = H5Pcreate(H5P_DATASET_CREATE);
+    if (p < 0) return p;
+    if (H5Pset_obj_track_times(p, 0) < 0 || (chunk && H5Pset_chunk(p, rank, chunk) < 0) ||
+        (fill && H5Pset_fill_value(p, H5T_NATIVE_DOUBLE, fill) < 0)) {
+        H5Pclose(p);
+        return -1;
+    }
+    return p;
+}
+
+/* A dataset of rank dims (maxdims NULL: fixed), stored type ftype. */
+static hid_t make(hid_t file, const char *name, hid_t ftype, int rank, const hsize_t *dims,
+                  const hsize_t *maxdims, const hsize_t *chunk, const double *fill)
+{
+    hid_t sp = H5Screate_simple(rank, dims, maxdims), p = dcpl(rank, chunk, fill), ds = -1;
+    if (sp >= 0 && p >= 0) ds = H5Dcreate2(file, name, ftype, sp, H5P_DEFAULT, p, H5P_DEFAULT);
+    if (sp >= 0) H5Sclose(sp);
+    if (p >= 0) H5Pclose(p);
+    return ds;
+}
+
+/* A whole fixed-size dataset written from data (mtype in memory). */
+static int whole(hid_t file, const char *name, hid_t ftype, hid_t mtype, int rank, const hsize_t *dims,
+                 const void *data)
+{
+    hsize_t total = 1;
+    for (int r = 0; r < rank; r++) total *= dims[r];
+    hid_t ds = make(file, name, ftype, rank, dims, NULL, NULL, NULL);
+    if (ds < 0) return -1;
+    int bad = total > 0 && H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0;
+    return (H5Dclose(ds) < 0) | bad ? -1 : 0;
+}
+
+static jg_status_t start(jg_io_batch_t *w, jg_error_t *err)
+{
+    h5_impl_t *im = w->impl;
+    const cs_dl *m[4];
+    int64_t d[4][2];
+    jg_status_t st = JG_OK;
+    jg__io_batch_mats(w, NULL, m, d);
+    QUIET_BEGIN;
+    for (int q = 0; q < 4 && !st; q++) {
+        h5_var_t *v = &im->v[q];
+        char name[32];
+        v->m = d[q][0], v->n = d[q][1];
+        v->dense = jg__io_batch_dense(w, q);
+        if (v->dense) {
+            /* N x m x n, a chunk of whole points; unwritten (failed) points read NaN */
+            static const double nan = NAN;
+            hsize_t dims[3] = {(hsize_t)w->npoints, (hsize_t)v->m, (hsize_t)v->n};
+            double per = (double)(v->m * v->n) * 8;
+            hsize_t cp = per > 0 ? (hsize_t)fmax(1, floor(DENSE_CHUNK_BYTES / per)) : 1;
+            if (cp > dims[0]) cp = dims[0] > 0 ? dims[0] : 1;
+            hsize_t chunk[3] = {cp, v->m ? (hsize_t)v->m : 1, v->n ? (hsize_t)v->n : 1};
+            v->ds[0] = make(im->file, VAR[q], H5T_IEEE_F64LE, 3, dims, NULL,
+                            dims[0] && v->m && v->n ? chunk : NULL, &nan);
+            v->buf = malloc(sizeof(double) * (size_t)(v->m * v->n + 1));
+            if (v->ds[0] < 0 || !v->buf) st = jg_error_set(err, JG_IO, "%s: cannot create %s", w->path, VAR[q]);
+        } else {
+            static const char *const sfx[3] = {"_i", "_j", "_x"};
+            hsize_t zero = 0, unl = H5S_UNLIMITED, chunk = SPARSE_CHUNK;
+            for (int c = 0; c < 3 && !st; c++) {
+                snprintf(name, sizeof name, "%s%s", VAR[q], sfx[c]);
+                v->ds[c] = make(im->file, name, c < 2 ? H5T_STD_I64LE : H5T_IEEE_F64LE, 1, &zero, &unl,
+                                &chunk, NULL);
+                if (v->ds[c] < 0) st = jg_error_set(err, JG_IO, "%s: cannot create %s", w->path, name);
+            }
+            v->ptr = calloc((size_t)w->npoints + 1, sizeof *v->ptr);
+            if (!st && !v->ptr) st = jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
+        }
+    }
+    QUIET_END;
+    return st;
+}
+
+/* Append n values to the 1-D dataset ds (now holding `have`). */
+static int append(hid_t ds, hsize_t have, hsize_t n, hid_t mtype, const void *data)
+{
+    hsize_t size = have + n;
+    if (n == 0) return 0;
+    if (H5Dset_extent(ds, &size) < 0) return -1;
+    hid_t fs = H5Dget_space(ds), ms = H5Screate_simple(1, &n, NULL);
+    int bad = fs < 0 || ms < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, &have, NULL, &n, NULL) < 0 ||
+              H5Dwrite(ds, mtype, ms, fs, H5P_DEFAULT, data) < 0;
+    if (fs >= 0) H5Sclose(fs);
+    if (ms >= 0) H5Sclose(ms);
+    return bad ? -1 : 0;
+}
+
+static jg_status_t put_var(jg_io_batch_t *w, h5_var_t *v, int q, int64_t k, const cs_dl *S, jg_error_t *err)
+{
+    if (v->dense) {
+        if (!S || v->m * v->n == 0) return JG_OK;   /* the fill value marks a failure */
+        for (int64_t e = 0; e < v->m * v->n; e++) v->buf[e] = 0.0;
+        for (int64_t j = 0; j < v->n; j++)
+            for (int64_t p = S->p[j]; p < S->p[j + 1]; p++) v->buf[S->i[p] * v->n + j] = S->x[p];
+        hsize_t off[3] = {(hsize_t)k, 0, 0}, cnt[3] = {1, (hsize_t)v->m, (hsize_t)v->n};
+        hid_t fs = H5Dget_space(v->ds[0]), ms = H5Screate_simple(3, cnt, NULL);
+        int bad = fs < 0 || ms < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, cnt, NULL) < 0 ||
+                  H5Dwrite(v->ds[0], H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, v->buf) < 0;
+        if (fs >= 0) H5Sclose(fs);
+        if (ms >= 0) H5Sclose(ms);
+        return bad ? jg_error_set(err, JG_IO, "%s: cannot write %s of point %lld", w->path, VAR[q],
+                                  (long long)k)
+                   : JG_OK;
+    }
+    int64_t nz = S ? S->p[v->n] : 0;
+    v->ptr[k + 1] = v->ptr[k] + nz;
+    if (nz == 0) return JG_OK;
+    if (nz > v->bufn) {
+        int64_t *ij = realloc(v->ij, sizeof(int64_t) * (size_t)nz * 2);
+        if (ij) v->ij = ij;
+        double *x = realloc(v->x, sizeof(double) * (size_t)nz);
+        if (x) v->x = x;
+        if (!ij || !x) return jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
+        v->bufn = nz;
+    }
+    for (int64_t j = 0; j < v->n; j++)
+        for (int64_t p = S->p[j]; p < S->p[j + 1]; p++) v->ij[p] = S->i[p], v->ij[nz + p] = j;
+    memcpy(v->x, S->x, sizeof(double) * (size_t)nz);
+    hsize_t have = (hsize_t)v->nnz;
+    if (append(v->ds[0], have, (hsize_t)nz, H5T_NATIVE_INT64, v->ij) ||
+        append(v->ds[1], have, (hsize_t)nz, H5T_NATIVE_INT64, v->ij + nz) ||
+        append(v->ds[2], have, (hsize_t)nz, H5T_NATIVE_DOUBLE, v->x))
+        return jg_error_set(err, JG_IO, "%s: cannot write %s of point %lld", w->path, VAR[q], (long long)k);
+    v->nnz += nz;
+    return JG_OK;
+}
+
+static jg_status_t put(jg_io_batch_t *w, int64_t k, const jg_lin_sys_t *s, jg_error_t *err)
+{
+    h5_impl_t *im = w->impl;
+    const cs_dl *mats[4];
+    int64_t d[4][2];
+    jg_status_t st = JG_OK;
+    jg__io_batch_mats(w, s, mats, d);
+    QUIET_BEGIN;
+    for (int q = 0; q < 4 && !st; q++) {
+        cs_dl *S = NULL;
+        if (s && !(S = jg__io_sorted(mats[q]))) {
+            st = jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
+            break;
+        }
+        st = put_var(w, &im->v[q], q, k, S, err);
+        cs_dl_spfree(S);
+    }
+    QUIET_END;
+    return st;
+}
+
+/* A 1-D dataset of UTF-8 strings (NULL entries: ""). */
+static int strings(hid_t file, const char *name, char *const *v, int64_t n)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    const char **p = malloc(sizeof(char *) * ((size_t)n + 1));
+    int bad = t < 0 || !p || H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0;
+    for (int64_t k = 0; p && k < n; k++) p[k] = v && v[k] ? v[k] : "";
+    hsize_t dims[1] = {(hsize_t)n};
+    if (!bad) bad = whole(file, name, t, t, 1, dims, p) < 0;
+    if (t >= 0) H5Tclose(t);
+    free(p);
+    return bad ? -1 : 0;
+}
+
+static jg_status_t finish_table(jg_io_batch_t *w, jg_error_t *err)
+{
+    h5_impl_t *im = w->impl;
+    hid_t f = im->file;
+    hsize_t N = (hsize_t)w->npoints;
+    const char *bad = NULL;
+    for (int q = 0; q < 4 && !bad; q++) {
+        h5_var_t *v = &im->v[q];
+        char name[32];
+        if (!v->dense) {   /* (no point succeeded: sizes 0, dense N x 0 x 0) */
+            hsize_t pd[1] = {N + 1}, sd[1] = {2};
+            int64_t size[2] = {v->m, v->n};
+            snprintf(name, sizeof name, "%s_ptr", VAR[q]);
+            if (whole(f, name, H5T_STD_I64LE, H5T_NATIVE_INT64, 1, pd, v->ptr)) bad = VAR[q];
+            snprintf(name, sizeof name, "%s_size", VAR[q]);
+            if (!bad && whole(f, name, H5T_STD_I64LE, H5T_NATIVE_INT64, 1, sd, size)) bad = VAR[q];
+        }
+    }
+    hsize_t one[1] = {1}, vd[2] = {N, (hsize_t)w->nvals};
+    if (!bad && whole(f, "Ts", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, one, &w->Ts)) bad = "Ts";
+    if (!bad && strings(f, "StateName", w->names[0], w->have_sys ? w->nx : 0)) bad = "StateName";
+    if (!bad && strings(f, "InputName", w->names[1], w->have_sys ? w->nu : 0)) bad = "InputName";
+    if (!bad && strings(f, "OutputName", w->names[2], w->have_sys ? w->ny : 0)) bad = "OutputName";
+    if (!bad && strings(f, "ValueName", w->val_names, w->nvals)) bad = "ValueName";
+    if (!bad && whole(f, "Value", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, vd, w->values)) bad = "Value";
+    if (!bad) {
+        unsigned char *ok = malloc(N + 1);
+        for (hsize_t k = 0; ok && k < N; k++) ok[k] = w->state[k] == 1;
+        if (!ok || whole(f, "Ok", H5T_STD_U8LE, H5T_NATIVE_UCHAR, 1, &N, ok)) bad = "Ok";
+        free(ok);
+    }
+    if (!bad && strings(f, "Error", w->errors, w->npoints)) bad = "Error";
+    if (!bad && w->have_sys && w->ndelays > 0) {
+        hsize_t dd[2] = {N, (hsize_t)w->ndelays};
+        if (whole(f, "InternalDelay", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, dd, w->delays)) bad = "InternalDelay";
+    }
+    return bad ? jg_error_set(err, JG_IO, "%s: cannot write %s", w->path, bad) : JG_OK;
+}
+
+static jg_status_t finish(jg_io_batch_t *w, int commit, jg_error_t *err)
+{
+    h5_impl_t *im = w->impl;
+    jg_status_t st = JG_OK;
+    if (!im) return JG_OK;
+    QUIET_BEGIN;
+    if (commit) st = finish_table(w, err);
+    for (int q = 0; q < 4; q++) {
+        h5_var_t *v = &im->v[q];
+        for (int c = 0; c < 3; c++)
+            if (v->ds[c] >= 0 && H5Dclose(v->ds[c]) < 0 && commit && !st)
+                st = jg_error_set(err, JG_IO, "%s: cannot write %s", w->path, VAR[q]);
+        free(v->ptr);
+        free(v->buf);
+        free(v->ij);
+        free(v->x);
+    }
+    if (H5Fclose(im->file) < 0 && commit && !st) st = jg_error_set(err, JG_IO, "%s: write failed", w->path);
+    QUIET_END;
+    free(im);
+    w->impl = NULL;
+    return st;
+}
+
+const jg__io_batch_ops_t jg__io_batch_h5_ops = {create, start, put, finish};

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# `mpirun -np 2 jacgraph batch` (TAP) against the single-process run of the
+# same points: the JSON Lines and HDF5 files byte for byte, the MAT-file v7.3
+# variable by variable (h5py; matio stamps times into it); a failing and a
+# crashing rank end the run naming the rank and the point, with no output
+# file and no temporary file left.  The binary: $JG_MPI_BUILD/tools/jacgraph
+# when set (tools/quickstart.sh builds build-mpi with -Dmpi=enabled), else
+# $JACGRAPH.  Skipped with a message when mpirun is missing or the binary
+# was built without MPI.
+set -u
+. "$(dirname "$0")/tap.sh"
+cd "$top"
+py=/usr/bin/python3
+[ -n "${JG_MPI_BUILD:-}" ] && J=$JG_MPI_BUILD/tools/jacgraph
+mpi=(mpirun --oversubscribe -np 2)
+[ "$(id -u)" -eq 0 ] && mpi+=(--allow-run-as-root)
+
+if ! command -v mpirun >/dev/null 2>&1; then
+    skip "batch across MPI ranks" "no mpirun (Debian openmpi-bin)"
+    tap_done
+    exit
+fi
+
+# points: a loop singular at K = 1 (one failed point) on a grid of 7, a
+# 128-state Brusselator (sparse A) at 6 operating points, F-14 on a grid of
+# two gains crossed with two operating points
+"$py" - "$d" <<'EOF'
+import json, sys
+d = sys.argv[1]
+loop = {"name": "loop", "parameters": {"K": 0.5}, "blocks": [
+    {"name": "u", "type": "Inport", "Port": 1}, {"name": "s", "type": "Sum", "Inputs": "+++"},
+    {"name": "g", "type": "Gain", "Gain": "K"}, {"name": "x", "type": "Integrator"},
+    {"name": "f", "type": "Gain", "Gain": -1}, {"name": "s2", "type": "Sum", "Inputs": "++"},
+    {"name": "y", "type": "Outport", "Port": 1}],
+  "lines": [{"src": "u:1", "dst": "s:1"}, {"src": "s:1", "dst": "g:1"},
+            {"src": "g:1", "dst": ["s:2", "y:1", "s2:2"]}, {"src": "x:1", "dst": ["s:3", "f:1"]},
+            {"src": "f:1", "dst": "s2:1"}, {"src": "s2:1", "dst": "x:1"}]}
+json.dump(loop, open(d + "/loop.json", "w"))
+json.dump({"grid": {"K": [0.5, 1.0, 2.0, 3.0, 0.25, -1.0, 4.0]}}, open(d + "/loop_pts.json", "w"))
+json.dump({"points": [{"t": 0.5 * k} for k in range(6)]}, open(d + "/bru_pts.json", "w"))
+json.dump({"grid": {"Kq": [0.5, 0.8156, 1.2], "Ka": [0.677, 1.5]},
+           "points": [{}, {"t": 1, "inputs": {"Stick Input": 0.2}}]}, open(d + "/f14_pts.json", "w"))
+EOF
+cp graphs/f14.json "$d/f14.json"
+"$J" generate brusselator --states 128 --out "$d/bru.json" --quiet
+ok $? "models and points written"
+
+# the binary must have MPI: a build without it refuses mpirun (checked too)
+"${mpi[@]}" "$J" batch "$d/loop.json" --points "$d/loop_pts.json" --out "$d/probe.jsonl" --jobs 1 \
+    >/dev/null 2>"$d/probe.err"
+if grep -q "built without MPI" "$d/probe.err"; then
+    [ ! -e "$d/probe.jsonl" ]
+    ok $? "a build without MPI refuses mpirun and writes nothing"
+    skip "batch across MPI ranks" "$J was built without MPI (meson setup -Dmpi=enabled; tools/quickstart.sh test builds build-mpi)"
+    tap_done
+    exit
+fi
+
+# same_mat A B: the MAT-files hold the same variables with the same contents
+same_mat() {
+    "$py" - "$1" "$2" <<'EOF'
+import sys
+import h5py, numpy as np
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+def val(f, x):
+    v = x[()]
+    if x.dtype == h5py.ref_dtype:
+        return [val(f, f[r]) for r in v.flat]
+    return (np.asarray(v).tolist(), dict(x.attrs))
+keys = sorted(k for k in a if k != "#refs#")
+if keys != sorted(k for k in b if k != "#refs#"):
+    print("variables differ"); sys.exit(1)
+for k in keys:
+    va, vb = val(a, a[k]), val(b, b[k])
+    if repr(va) != repr(vb):   # NaN == NaN as text
+        print("variable %s differs" % k); sys.exit(1)
+EOF
+}
+
+for case in loop bru f14; do
+    want=0
+    [ $case = loop ] && want=6   # every point ran, one failed
+    for ext in jsonl h5 mat; do
+        "$J" batch "$d/$case.json" --points "$d/${case}_pts.json" --jobs 1 --out "$d/one.$ext" 2>/dev/null
+        rc1=$?
+        "${mpi[@]}" "$J" batch "$d/$case.json" --points "$d/${case}_pts.json" --jobs 1 --out "$d/two.$ext" \
+            2>"$d/err"
+        rc2=$?
+        [ $rc1 -eq $want ] && [ $rc2 -eq $want ] && [ -f "$d/two.$ext" ]
+        ok $? "$case .$ext: 2 ranks ran (exit $rc2, single process $rc1)"
+        [ $rc2 -eq $want ] || sed 's/^/#   /' "$d/err" | head -6
+        if [ $ext = mat ]; then
+            out=$(same_mat "$d/one.$ext" "$d/two.$ext" 2>&1)
+        else
+            out=$(cmp "$d/one.$ext" "$d/two.$ext" 2>&1)
+        fi
+        ok $? "$case .$ext: 2 ranks give the single-process file"
+        [ -n "$out" ] && echo "#   $out"
+        rm -f "$d/one.$ext" "$d/two.$ext"
+    done
+done
+# 2 ranks with 2 threads each
+"$J" batch "$d/bru.json" --points "$d/bru_pts.json" --jobs 1 --out "$d/one.jsonl" 2>/dev/null
+"${mpi[@]}" "$J" batch "$d/bru.json" --points "$d/bru_pts.json" --jobs 2 --out "$d/two.jsonl" 2>/dev/null &&
+    cmp -s "$d/one.jsonl" "$d/two.jsonl"
+ok $? "2 ranks x 2 threads give the same file"
+
+# a rank that fails, a rank that crashes: the run ends naming rank and point
+for how in fail crash; do
+    what=${how}s
+    [ $how = crash ] && what=crashes
+    JG_BATCH_MPI_FAULT=1:3:$how "${mpi[@]}" -x JG_BATCH_MPI_FAULT "$J" batch "$d/bru.json" \
+        --points "$d/bru_pts.json" --jobs 1 --out "$d/bad.mat" >/dev/null 2>"$d/err"
+    rc=$?
+    if [ $how = fail ]; then msg="MPI rank 1 failed: at point 3"; else msg="MPI rank 1 of 2: fatal signal 11 at point 3"; fi
+    [ $rc -ne 0 ] && grep -qF "$msg" "$d/err"
+    ok $? "rank 1 that $what at point 3: the run ends saying so (exit $rc)"
+    grep -qF "$msg" "$d/err" || sed 's/^/#   /' "$d/err" | head -6
+    [ ! -e "$d/bad.mat" ] && ! ls "$d"/bad.mat.part* >/dev/null 2>&1
+    ok $? "rank 1 that $what: no output file, no temporary file"
+done
+
+tap_done

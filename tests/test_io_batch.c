@@ -1,0 +1,547 @@
+/* io: batch result files (JSON Lines, MAT-file v7.3, HDF5) of hand-made
+ * linear models, read back with jansson, matio and libhdf5 and checked
+ * against the models' entries; the dense and the sparse layout, failed and
+ * held-back points, the commit by rename and every refusal (order, sizes,
+ * missing points, paths). */
+#define _POSIX_C_SOURCE 200809L   /* mkdtemp */
+#include <dirent.h>
+#include <hdf5.h>
+#include <jansson.h>
+#include <matio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "jacgraph/io.h"
+#include "tap.h"
+
+static char dir[512];
+
+static const char *tmp(const char *name)
+{
+    static char path[4][640];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(path[k], sizeof path[k], "%s/%s", dir, name);
+    return path[k];
+}
+
+/* Files in dir (a leftover PATH.partXXXXXX shows here). */
+static int nfiles(void)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) n += e->d_name[0] != '.';
+    if (d) closedir(d);
+    return n;
+}
+
+static int exists(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0;
+}
+
+static void clean(void)
+{
+    if (getenv("JG_KEEP")) return;   /* debugging: keep the files */
+    DIR *d = opendir(dir);
+    char p[1024];
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (e->d_name[0] != '.') snprintf(p, sizeof p, "%s/%s", dir, e->d_name), remove(p);
+    if (d) closedir(d);
+}
+
+/* ---- models: s(scale) with A = scale * [1 0 0; 0 -2.5 0; 1e-300 0 3], B = [1 0; 0 0; 0 4],
+ * C = [0 0 7], D = [0 0.5]; big(n): A = n x n bidiagonal (sparse layout) */
+
+static cs_dl *mat(int64_t m, int64_t n, int nz, const int64_t *i, const int64_t *j, const double *x)
+{
+    cs_dl *T = cs_dl_spalloc(m, n, nz ? nz : 1, 1, 1);
+    for (int k = 0; k < nz; k++) cs_dl_entry(T, i[k], j[k], x[k]);
+    cs_dl *C = cs_dl_compress(T);
+    cs_dl_spfree(T);
+    return C;
+}
+
+static char **names(int n, const char *const *v)
+{
+    char **r = calloc((size_t)n + 1, sizeof *r);
+    for (int k = 0; k < n; k++) r[k] = v[k] ? strdup(v[k]) : NULL;
+    return r;
+}
+
+static jg_lin_sys_t *small(double scale)
+{
+    jg_lin_sys_t *s = calloc(1, sizeof *s);
+    s->nx = 3, s->nu = 2, s->ny = 1;
+    s->A = mat(3, 3, 4, (const int64_t[]){2, 1, 0, 2}, (const int64_t[]){2, 1, 0, 0},
+               (const double[]){3 * scale, -2.5 * scale, scale, 1e-300 * scale});
+    s->B = mat(3, 2, 2, (const int64_t[]){0, 2}, (const int64_t[]){0, 1}, (const double[]){1, 4});
+    s->C = mat(1, 3, 1, (const int64_t[]){0}, (const int64_t[]){2}, (const double[]){7});
+    s->D = mat(1, 2, 1, (const int64_t[]){0}, (const int64_t[]){1}, (const double[]){0.5});
+    s->state_names = names(3, (const char *const[]){"x\"1", "two\nlines", "\xce\xa9"});
+    s->input_names = names(2, (const char *const[]){"u", NULL});
+    s->output_names = names(1, (const char *const[]){"y"});
+    return s;
+}
+
+static jg_lin_sys_t *big(int64_t n, double scale)
+{
+    jg_lin_sys_t *s = calloc(1, sizeof *s);
+    s->nx = n, s->nu = 1, s->ny = 1;
+    cs_dl *T = cs_dl_spalloc(n, n, 2 * n, 1, 1);
+    for (int64_t k = 0; k < n; k++) {
+        cs_dl_entry(T, k, k, -1.0 - (double)k * scale);
+        if (k + 1 < n) cs_dl_entry(T, k + 1, k, scale);
+    }
+    s->A = cs_dl_compress(T);
+    cs_dl_spfree(T);
+    s->B = mat(n, 1, 1, (const int64_t[]){0}, (const int64_t[]){0}, (const double[]){1});
+    s->C = mat(1, n, 1, (const int64_t[]){0}, (const int64_t[]){n - 1}, (const double[]){2});
+    s->D = mat(1, 1, 0, NULL, NULL, NULL);
+    return s;
+}
+
+static const char *const VN[2] = {"t", "gain"};
+
+/* Write points 0 (failed: held back until point 1), 1 (small(1)), 2 (failed),
+ * 3 (small(2)) to path. */
+static jg_status_t write4(const char *path, jg_io_batch_format_t f, jg_error_t *err)
+{
+    jg_io_batch_t *w;
+    jg_status_t st = jg_io_batch_open(path, f, 4, 2, VN, &w, err);
+    if (st) return st;
+    jg_lin_sys_t *s1 = small(1), *s2 = small(2);
+    double v[4][2] = {{0, 10}, {0.5, 11}, {1, 12}, {1.5, 13}};
+    if (!st) st = jg_io_batch_put(w, 0, v[0], NULL, "singular loop at \"x\"", err);
+    if (!st) st = jg_io_batch_put(w, 1, v[1], s1, NULL, err);
+    if (!st) st = jg_io_batch_put(w, 2, v[2], NULL, NULL, err);
+    if (!st) st = jg_io_batch_put(w, 3, v[3], s2, NULL, err);
+    jg_status_t cs = jg_io_batch_close(w, st == JG_OK, err);
+    jg_lin_sys_free(s1);
+    jg_lin_sys_free(s2);
+    return st ? st : cs;
+}
+
+/* ---- JSON Lines */
+
+static json_t *linsys_json(const jg_lin_sys_t *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    jg_error_t err;
+    FILE *f = open_memstream(&buf, &len);
+    jg_io_write_linsys_json(f, s, &err);
+    fclose(f);
+    json_t *o = json_loads(buf, 0, NULL);
+    free(buf);
+    return o;
+}
+
+static void test_jsonl(void)
+{
+    jg_error_t err;
+    const char *p = tmp("r.jsonl");
+    tap_ok(write4(p, JG_IO_BATCH_JSONL, &err) == JG_OK, "jsonl: written");
+    tap_ok(nfiles() == 1, "jsonl: only the target left (no temporary file)");
+    FILE *f = fopen(p, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    json_t *l[6] = {0};
+    int n = 0;
+    while (f && n < 6 && getline(&line, &cap, f) > 0) l[n++] = json_loads(line, 0, NULL);
+    if (f) fclose(f);
+    free(line);
+    tap_ok(n == 5, "jsonl: names line + 4 point lines (%d)", n);
+    jg_lin_sys_t *s1 = small(1), *s2 = small(2);
+    json_t *ref1 = linsys_json(s1), *ref2 = linsys_json(s2);
+    tap_ok(l[0] && json_equal(json_object_get(l[0], "states"), json_object_get(ref1, "states")) &&
+               json_equal(json_object_get(l[0], "inputs"), json_object_get(ref1, "inputs")) &&
+               json_equal(json_object_get(l[0], "outputs"), json_object_get(ref1, "outputs")),
+           "jsonl: first line holds the names of linearize --format json (defaults filled)");
+    tap_ok(l[0] && !json_object_get(l[0], "Ts") && json_object_size(l[0]) == 3, "jsonl: no Ts when continuous");
+    tap_ok(l[1] && json_integer_value(json_object_get(l[1], "index")) == 0 &&
+               json_is_false(json_object_get(l[1], "ok")) &&
+               !strcmp(json_string_value(json_object_get(l[1], "error")), "singular loop at \"x\""),
+           "jsonl: held-back failed point 0 written first, with its error");
+    tap_ok(l[3] && !strcmp(json_string_value(json_object_get(l[3], "error")), "failed"),
+           "jsonl: failure with no message says 'failed'");
+    int same = 1;
+    static const char *const M[4] = {"A", "B", "C", "D"};
+    for (int q = 0; q < 4; q++) {
+        same &= l[2] && json_equal(json_object_get(l[2], M[q]), json_object_get(ref1, M[q]));
+        same &= l[4] && json_equal(json_object_get(l[4], M[q]), json_object_get(ref2, M[q]));
+    }
+    tap_ok(same, "jsonl: A..D equal the triplets of linearize --format json");
+    tap_ok(l[4] && json_integer_value(json_object_get(l[4], "index")) == 3 &&
+               json_is_true(json_object_get(l[4], "ok")) && json_object_size(l[4]) == 6,
+           "jsonl: ok line has index, ok, A, B, C, D only");
+    json_t *a = l[2] ? json_object_get(l[2], "A") : NULL;
+    tap_ok(a && json_real_value(json_array_get(json_object_get(a, "x"), 1)) == 1e-300 &&
+               json_integer_value(json_array_get(json_object_get(a, "i"), 1)) == 2,
+           "jsonl: 1e-300 kept, column-major 0-based order");
+    for (int k = 0; k < 6; k++) json_decref(l[k]);
+    json_decref(ref1);
+    json_decref(ref2);
+    jg_lin_sys_free(s1);
+    jg_lin_sys_free(s2);
+    clean();
+}
+
+/* ---- MAT-file v7.3 read back with matio */
+
+static matvar_t *mvar(mat_t *m, const char *name)
+{
+    matvar_t *v = m ? Mat_VarRead(m, name) : NULL;
+    if (!v) printf("#   no variable %s\n", name);
+    return v;
+}
+
+/* Row k of a char matrix read back (v7.3 stores UTF-16 code units) is the
+ * ASCII text t padded with blanks. */
+static int row_is(const matvar_t *v, size_t k, const char *t)
+{
+    size_t n = strlen(t);
+    if (!v || v->class_type != MAT_C_CHAR || v->rank != 2 || k >= v->dims[0] || v->dims[1] < n) return 0;
+    for (size_t j = 0; j < v->dims[1]; j++) {
+        size_t at = k + v->dims[0] * j;
+        unsigned c = v->data_type == MAT_T_UINT16 || v->data_type == MAT_T_UTF16
+                         ? ((const unsigned short *)v->data)[at]
+                         : ((const unsigned char *)v->data)[at];
+        if (c != (j < n ? (unsigned char)t[j] : ' ')) return 0;
+    }
+    return 1;
+}
+
+static void test_mat(void)
+{
+    jg_error_t err;
+    const char *p = tmp("r.mat");
+    jg_status_t st = write4(p, JG_IO_BATCH_MAT, &err);
+    if (!tap_ok(st == JG_OK, "mat: written")) printf("#   %s\n", err.msg);
+    tap_ok(nfiles() == 1, "mat: only the target left");
+    mat_t *m = Mat_Open(p, MAT_ACC_RDONLY);
+    tap_ok(m && Mat_GetVersion(m) == MAT_FT_MAT73, "mat: a v7.3 MAT-file");
+    matvar_t *A = mvar(m, "A");
+    tap_ok(A && A->rank == 3 && A->dims[0] == 3 && A->dims[1] == 3 && A->dims[2] == 4 &&
+               A->class_type == MAT_C_DOUBLE,
+           "mat: A is 3 x 3 x 4 (dense, points last)");
+    if (A && A->rank == 3 && A->dims[2] == 4) {
+        const double *a = A->data;
+        /* A(i,j,k) at i + 3 j + 9 k */
+        tap_ok(isnan(a[0]) && isnan(a[8]) && isnan(a[18]), "mat: failed points 0 and 2 are NaN");
+        tap_ok(a[9 + 0] == 1 && a[9 + 2] == 1e-300 && a[9 + 4] == -2.5 && a[9 + 8] == 3 && a[9 + 1] == 0,
+               "mat: A(:,:,2) is point 1's A");
+        tap_ok(a[27 + 0] == 2 && a[27 + 4] == -5 && a[27 + 8] == 6, "mat: A(:,:,4) is point 3's A");
+    }
+    matvar_t *D = mvar(m, "D");
+    tap_ok(D && D->rank == 3 && D->dims[0] == 1 && D->dims[1] == 2 && ((double *)D->data)[3 * 2 + 1] == 0.5,
+           "mat: D(1,2,4) = 0.5");
+    matvar_t *ok = mvar(m, "Ok");
+    tap_ok(ok && ok->dims[0] == 4 && ok->isLogical && ((unsigned char *)ok->data)[0] == 0 &&
+               ((unsigned char *)ok->data)[1] == 1 && ((unsigned char *)ok->data)[2] == 0 &&
+               ((unsigned char *)ok->data)[3] == 1,
+           "mat: Ok is logical [0 1 0 1]'");
+    matvar_t *e = mvar(m, "Error");
+    tap_ok(e && e->dims[0] == 4 && e->dims[1] == strlen("singular loop at \"x\"") &&
+               row_is(e, 0, "singular loop at \"x\"") && row_is(e, 1, "") && row_is(e, 2, "failed"),
+           "mat: Error is a char matrix, a row per point, blank when ok");
+    matvar_t *v = mvar(m, "Value");
+    tap_ok(v && v->dims[0] == 2 && v->dims[1] == 4 && ((double *)v->data)[2 * 3 + 1] == 13 &&
+               ((double *)v->data)[2 * 1] == 0.5,
+           "mat: Value is 2 x 4, column k = point k's values");
+    matvar_t *vn = mvar(m, "ValueName");
+    tap_ok(row_is(vn, 1, "gain") && row_is(vn, 0, "t"), "mat: ValueName rows 't', 'gain'");
+    matvar_t *sn = mvar(m, "StateName"), *in = mvar(m, "InputName");
+    tap_ok(sn && sn->dims[0] == 3 && row_is(sn, 1, "two\nlines") && row_is(in, 1, "u2") &&
+               ((const unsigned short *)sn->data)[2] == 0x3A9,
+           "mat: StateName (UTF-16: the Omega), InputName with the default name u2");
+    matvar_t *ts = mvar(m, "Ts");
+    tap_ok(ts && ((double *)ts->data)[0] == 0, "mat: Ts = 0");
+    matvar_t *all[] = {A, D, ok, e, v, vn, sn, in, ts};
+    for (size_t k = 0; k < sizeof all / sizeof *all; k++) Mat_VarFree(all[k]);
+    if (m) Mat_Close(m);
+    clean();
+}
+
+/* ---- HDF5 read back with libhdf5 */
+
+static int h5read(hid_t f, const char *name, hid_t mtype, void *buf, hsize_t *dims, int *rank)
+{
+    hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+    if (ds < 0) {
+        printf("#   no dataset %s\n", name);
+        return -1;
+    }
+    hid_t sp = H5Dget_space(ds);
+    *rank = H5Sget_simple_extent_dims(sp, dims, NULL);
+    int bad = buf && H5Dread(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0;
+    H5Sclose(sp);
+    H5Dclose(ds);
+    return bad ? -1 : 0;
+}
+
+static void test_h5(void)
+{
+    jg_error_t err;
+    const char *p = tmp("r.h5");
+    jg_status_t st = write4(p, JG_IO_BATCH_H5, &err);
+    if (!tap_ok(st == JG_OK, "h5: written")) printf("#   %s\n", err.msg);
+    tap_ok(nfiles() == 1, "h5: only the target left");
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t f = H5Fopen(p, H5F_ACC_RDONLY, H5P_DEFAULT);
+    double a[36];
+    hsize_t dims[4] = {0};
+    int rank = 0;
+    tap_ok(f >= 0 && !h5read(f, "A", H5T_NATIVE_DOUBLE, a, dims, &rank) && rank == 3 && dims[0] == 4 &&
+               dims[1] == 3 && dims[2] == 3,
+           "h5: A is 4 x 3 x 3 (points first, C order)");
+    /* A[k][i][j] at 9 k + 3 i + j */
+    tap_ok(isnan(a[0]) && isnan(a[18 + 4]), "h5: failed points read NaN");
+    tap_ok(a[9] == 1 && a[9 + 6] == 1e-300 && a[9 + 4] == -2.5 && a[9 + 8] == 3 && a[9 + 3] == 0,
+           "h5: A[1] is point 1's A");
+    tap_ok(a[27 + 4] == -5, "h5: A[3] is point 3's A");
+    unsigned char ok[4] = {9, 9, 9, 9};
+    tap_ok(!h5read(f, "Ok", H5T_NATIVE_UCHAR, ok, dims, &rank) && dims[0] == 4 && ok[0] == 0 && ok[1] == 1 &&
+               ok[2] == 0 && ok[3] == 1,
+           "h5: Ok = [0 1 0 1]");
+    double v[8];
+    tap_ok(!h5read(f, "Value", H5T_NATIVE_DOUBLE, v, dims, &rank) && rank == 2 && dims[0] == 4 &&
+               dims[1] == 2 && v[7] == 13 && v[2] == 0.5,
+           "h5: Value is 4 x 2, row k = point k's values");
+    char *e[4] = {0};
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);   /* HDF5 converts no character sets */
+    tap_ok(!h5read(f, "Error", t, e, dims, &rank) && e[0] && !strcmp(e[0], "singular loop at \"x\"") &&
+               e[1] && !*e[1] && e[2] && !strcmp(e[2], "failed"),
+           "h5: Error strings, '' when ok");
+    char *sn[3] = {0};
+    tap_ok(!h5read(f, "StateName", t, sn, dims, &rank) && dims[0] == 3 && sn[2] &&
+               !strcmp(sn[2], "\xce\xa9"),
+           "h5: StateName (UTF-8)");
+    for (int k = 0; k < 4; k++) free(e[k]);
+    for (int k = 0; k < 3; k++) free(sn[k]);
+    H5Tclose(t);
+    if (f >= 0) H5Fclose(f);
+    clean();
+}
+
+/* ---- sparse layout: A of 120 x 120 (beyond JG_IO_BATCH_DENSE_MAX) */
+
+static void test_sparse(void)
+{
+    jg_error_t err;
+    for (int fmt = JG_IO_BATCH_MAT; fmt <= JG_IO_BATCH_H5; fmt++) {
+        const char *name = fmt == JG_IO_BATCH_MAT ? "mat" : "h5";
+        const char *p = tmp(fmt == JG_IO_BATCH_MAT ? "s.mat" : "s.h5");
+        jg_io_batch_t *w;
+        jg_status_t st = jg_io_batch_open(p, fmt, 3, 0, NULL, &w, &err);
+        jg_lin_sys_t *s0 = big(120, 1), *s2 = big(120, 0);   /* scale 0: the subdiagonal drops */
+        if (!st) st = jg_io_batch_put(w, 0, NULL, s0, NULL, &err);
+        if (!st) st = jg_io_batch_put(w, 1, NULL, NULL, "no", &err);
+        if (!st) st = jg_io_batch_put(w, 2, NULL, s2, NULL, &err);
+        st = st ? st : jg_io_batch_close(w, 1, &err);
+        if (!tap_ok(st == JG_OK, "%s sparse: written", name)) printf("#   %s\n", err.msg);
+        jg_lin_sys_free(s0);
+        jg_lin_sys_free(s2);
+        double ptr[4] = {-1, -1, -1, -1}, ai[400], aj[400], ax[400], size[2] = {0};
+        if (fmt == JG_IO_BATCH_MAT) {
+            mat_t *m = Mat_Open(p, MAT_ACC_RDONLY);
+            matvar_t *v[5] = {mvar(m, "A_ptr"), mvar(m, "A_i"), mvar(m, "A_j"), mvar(m, "A_x"),
+                              mvar(m, "A_size")};
+            double *dst[5] = {ptr, ai, aj, ax, size};
+            size_t cap[5] = {4, 400, 400, 400, 2};
+            for (int c = 0; c < 5; c++)
+                if (v[c] && v[c]->nbytes <= cap[c] * sizeof(double)) memcpy(dst[c], v[c]->data, v[c]->nbytes);
+            matvar_t *A = mvar(m, "A"), *B = mvar(m, "B");
+            tap_ok(!A && B && B->rank == 3 && B->dims[2] == 3, "mat sparse: no dense A; B (120 x 1) dense");
+            Mat_VarFree(B);
+            for (int c = 0; c < 5; c++) Mat_VarFree(v[c]);
+            if (m) Mat_Close(m);
+            /* 1-based in the MAT-file */
+            for (int k = 0; k < 400; k++) ai[k] -= 1, aj[k] -= 1;
+        } else {
+            hid_t f = H5Fopen(p, H5F_ACC_RDONLY, H5P_DEFAULT);
+            hsize_t d[3];
+            int r;
+            int64_t ip[4], ii[400], ij[400], is[2];
+            h5read(f, "A_ptr", H5T_NATIVE_INT64, ip, d, &r);
+            h5read(f, "A_i", H5T_NATIVE_INT64, ii, d, &r);
+            h5read(f, "A_j", H5T_NATIVE_INT64, ij, d, &r);
+            h5read(f, "A_x", H5T_NATIVE_DOUBLE, ax, d, &r);
+            h5read(f, "A_size", H5T_NATIVE_INT64, is, d, &r);
+            for (int k = 0; k < 4; k++) ptr[k] = (double)ip[k];
+            for (int k = 0; k < 359; k++) ai[k] = (double)ii[k], aj[k] = (double)ij[k];
+            size[0] = (double)is[0], size[1] = (double)is[1];
+            if (f >= 0) H5Fclose(f);
+        }
+        tap_ok(ptr[0] == 0 && ptr[1] == 239 && ptr[2] == 239 && ptr[3] == 359,
+               "%s sparse: offsets 0 239 239 359 (failed point empty)", name);
+        tap_ok(size[0] == 120 && size[1] == 120, "%s sparse: A_size = [120 120]", name);
+        tap_ok(ai[0] == 0 && aj[0] == 0 && ax[0] == -1 && ai[1] == 1 && aj[1] == 0 && ax[1] == 1 &&
+                   ai[238] == 119 && aj[238] == 119 && ax[238] == -120,
+               "%s sparse: point 0's triplets in column order", name);
+        tap_ok(ai[239 + 5] == 5 && aj[239 + 5] == 5 && ax[239 + 5] == -1, "%s sparse: point 2's diagonal", name);
+        clean();
+    }
+}
+
+/* ---- refusals: nothing half-written is left under the target's name */
+
+static void test_refusals(void)
+{
+    jg_error_t err;
+    jg_io_batch_format_t f = JG_IO_BATCH_H5;
+    tap_ok(!jg_io_batch_format_parse("a/b.JSONL", &f) && f == JG_IO_BATCH_JSONL &&
+               !jg_io_batch_format_parse("x.mat", &f) && f == JG_IO_BATCH_MAT &&
+               !jg_io_batch_format_parse("x.hdf5", &f) && f == JG_IO_BATCH_H5 &&
+               jg_io_batch_format_parse("x.json", &f) == -1 && jg_io_batch_format_parse(".h5", &f) == -1 &&
+               jg_io_batch_format_parse(NULL, &f) == -1,
+           "format from the extension");
+
+    jg_io_batch_t *w = (jg_io_batch_t *)1;
+    tap_ok(jg_io_batch_open(NULL, JG_IO_BATCH_MAT, 1, 0, NULL, &w, &err) == JG_ARG && !w, "open: no path");
+    tap_ok(jg_io_batch_open(tmp("x.mat"), JG_IO_BATCH_MAT, -1, 0, NULL, &w, &err) == JG_ARG, "open: negative count");
+    tap_ok(jg_io_batch_open(tmp("x.mat"), (jg_io_batch_format_t)7, 1, 0, NULL, &w, &err) == JG_ARG,
+           "open: unknown format");
+    tap_ok(jg_io_batch_open(tmp("x.mat"), JG_IO_BATCH_MAT, 1, 1, (const char *const[]){"\xff"}, &w, &err) ==
+               JG_ARG,
+           "open: a value name that is not UTF-8");
+    tap_ok(jg_io_batch_open(tmp("no/such/x.jsonl"), JG_IO_BATCH_JSONL, 1, 0, NULL, &w, &err) == JG_IO &&
+               strstr(err.msg, "no/such"),
+           "open: a missing directory is JG_IO naming the file");
+    tap_ok(jg_io_batch_open("/dev/null", JG_IO_BATCH_MAT, 1, 0, NULL, &w, &err) == JG_ARG,
+           "open: MAT to a device refused");
+    tap_ok(jg_io_batch_put(NULL, 0, NULL, NULL, NULL, &err) == JG_ARG && jg_io_batch_close(NULL, 1, &err) == JG_OK,
+           "put/close: NULL writer");
+
+    /* an older file under the name survives every failed run */
+    const char *p = tmp("keep.h5");
+    FILE *old = fopen(p, "w");
+    fputs("old", old);
+    fclose(old);
+    jg_lin_sys_t *s = small(1), *b = big(4, 1);
+    for (int fmt = 0; fmt < 3; fmt++) {
+        static const char *const nm[3] = {"jsonl", "mat", "h5"};
+        jg_status_t st;
+        /* out of order */
+        jg_io_batch_open(p, fmt, 3, 0, NULL, &w, &err);
+        jg_io_batch_put(w, 1, NULL, s, NULL, &err);
+        st = jg_io_batch_put(w, 0, NULL, s, NULL, &err);
+        tap_ok(st == JG_ARG && strstr(err.msg, "out of order"), "%s: point out of order refused", nm[fmt]);
+        tap_ok(jg_io_batch_put(w, 2, NULL, s, NULL, &err) == JG_ARG, "%s: nothing accepted after a failure", nm[fmt]);
+        tap_ok(jg_io_batch_close(w, 1, &err) == JG_ARG, "%s: commit refused after a failure", nm[fmt]);
+        /* a missing point */
+        jg_io_batch_open(p, fmt, 3, 0, NULL, &w, &err);
+        jg_io_batch_put(w, 0, NULL, s, NULL, &err);
+        jg_io_batch_put(w, 2, NULL, s, NULL, &err);
+        tap_ok(jg_io_batch_close(w, 1, &err) == JG_ARG && strstr(err.msg, "point 1 of 3"),
+               "%s: commit refused naming the missing point", nm[fmt]);
+        /* sizes change */
+        jg_io_batch_open(p, fmt, 2, 0, NULL, &w, &err);
+        jg_io_batch_put(w, 0, NULL, s, NULL, &err);
+        tap_ok(jg_io_batch_put(w, 1, NULL, b, NULL, &err) == JG_ARG && strstr(err.msg, "point 1 has 4 states"),
+               "%s: a model of other sizes refused", nm[fmt]);
+        jg_io_batch_close(w, 1, &err);
+        /* beyond the end; no values */
+        jg_io_batch_open(p, fmt, 1, 1, VN, &w, &err);
+        tap_ok(jg_io_batch_put(w, 0, NULL, s, NULL, &err) == JG_ARG, "%s: point without its values refused",
+               nm[fmt]);
+        jg_io_batch_close(w, 1, &err);
+        jg_io_batch_open(p, fmt, 1, 0, NULL, &w, &err);
+        jg_io_batch_put(w, 0, NULL, s, NULL, &err);
+        tap_ok(jg_io_batch_put(w, 1, NULL, s, NULL, &err) == JG_ARG, "%s: point beyond the end refused", nm[fmt]);
+        jg_io_batch_close(w, 1, &err);
+        /* commit = 0 */
+        jg_io_batch_open(p, fmt, 1, 0, NULL, &w, &err);
+        jg_io_batch_put(w, 0, NULL, s, NULL, &err);
+        tap_ok(jg_io_batch_close(w, 0, &err) == JG_OK, "%s: abandoned", nm[fmt]);
+        char buf[8] = {0};
+        FILE *r = fopen(p, "r");
+        if (r) fread(buf, 1, 7, r), fclose(r);
+        tap_ok(!strcmp(buf, "old") && nfiles() == 1, "%s: the old file is intact, no temporary left", nm[fmt]);
+    }
+    /* through a link: the file it names is replaced, the link kept */
+    const char *real = tmp("real.jsonl"), *link = tmp("link.jsonl");
+    FILE *rf = fopen(real, "w");
+    fputs("old", rf);
+    fclose(rf);
+    tap_ok(symlink("real.jsonl", link) == 0, "a link made");
+    jg_io_batch_open(link, JG_IO_BATCH_JSONL, 1, 0, NULL, &w, &err);
+    jg_io_batch_put(w, 0, NULL, s, NULL, &err);
+    struct stat lb;
+    tap_ok(jg_io_batch_close(w, 1, &err) == JG_OK && lstat(link, &lb) == 0 && S_ISLNK(lb.st_mode) &&
+               stat(real, &lb) == 0 && lb.st_size > 100,
+           "through a link: the link kept, the file it names written");
+    remove(link);
+    remove(real);
+    /* a device: JSON Lines written straight to it, nothing created beside it */
+    tap_ok(jg_io_batch_open("/dev/null", JG_IO_BATCH_JSONL, 1, 0, NULL, &w, &err) == JG_OK &&
+               jg_io_batch_put(w, 0, NULL, s, NULL, &err) == JG_OK && jg_io_batch_close(w, 1, &err) == JG_OK,
+           "JSON Lines to /dev/null");
+    /* a bad matrix */
+    jg_io_batch_open(tmp("bad.jsonl"), JG_IO_BATCH_JSONL, 1, 0, NULL, &w, &err);
+    cs_dl *keep = s->C;
+    s->C = NULL;
+    tap_ok(jg_io_batch_put(w, 0, NULL, s, NULL, &err) == JG_ARG, "a missing matrix refused");
+    s->C = keep;
+    jg_io_batch_close(w, 1, &err);
+    tap_ok(!exists(tmp("bad.jsonl")), "nothing written under the name");
+    jg_lin_sys_free(s);
+    jg_lin_sys_free(b);
+    clean();
+}
+
+/* ---- degenerate batches: no points; every point failed */
+
+static void test_degenerate(void)
+{
+    jg_error_t err;
+    for (int fmt = 0; fmt < 3; fmt++) {
+        static const char *const ext[3] = {"e.jsonl", "e.mat", "e.h5"};
+        jg_io_batch_t *w;
+        jg_status_t st = jg_io_batch_open(tmp(ext[fmt]), fmt, 0, 0, NULL, &w, &err);
+        if (!st) st = jg_io_batch_close(w, 1, &err);
+        if (!tap_ok(st == JG_OK && exists(tmp(ext[fmt])), "%s: no points, a valid file", ext[fmt]))
+            printf("#   %s\n", err.msg);
+        st = jg_io_batch_open(tmp(ext[fmt]), fmt, 2, 1, VN, &w, &err);
+        if (!st) st = jg_io_batch_put(w, 0, (double[]){1}, NULL, "a", &err);
+        if (!st) st = jg_io_batch_put(w, 1, (double[]){2}, NULL, "b", &err);
+        if (!st) st = jg_io_batch_close(w, 1, &err);
+        if (!tap_ok(st == JG_OK, "%s: all points failed, written", ext[fmt])) printf("#   %s\n", err.msg);
+        if (fmt == JG_IO_BATCH_JSONL) {
+            FILE *f = fopen(tmp(ext[fmt]), "r");
+            char l1[256] = "", l2[256] = "";
+            if (f) {
+                if (!fgets(l1, sizeof l1, f) || !fgets(l2, sizeof l2, f)) l1[0] = 0;
+                fclose(f);
+            }
+            tap_streq(l1, "{\"states\": [], \"inputs\": [], \"outputs\": []}\n", "jsonl: empty names line");
+            tap_streq(l2, "{\"index\": 0, \"ok\": false, \"error\": \"a\"}\n", "jsonl: failed point line");
+        }
+        if (fmt == JG_IO_BATCH_MAT) {
+            mat_t *m = Mat_Open(tmp(ext[fmt]), MAT_ACC_RDONLY);
+            matvar_t *e = m ? Mat_VarRead(m, "Error") : NULL;
+            tap_ok(row_is(e, 1, "b"), "mat: Error row 2 = 'b'");
+            Mat_VarFree(e);
+            if (m) Mat_Close(m);
+        }
+        clean();
+    }
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "%s/jg_batchXXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(dir)) return 1;
+    test_jsonl();
+    test_mat();
+    test_h5();
+    test_sparse();
+    test_refusals();
+    test_degenerate();
+    if (!getenv("JG_KEEP")) rmdir(dir);
+    return tap_done();
+}
