@@ -152,3 +152,14 @@ done:
     free(order);
     return ret;
 }
+
+jg_status_t jg__strat_scc_init(jg_strat_run_t *r, void **state, jg_error_t *err)
+{
+    int64_t *comp = malloc(sizeof(int64_t) * (size_t)(r->g->nv + 1));
+    if (!comp || jg__strat_scc(r->g, comp) < 0) {
+        free(comp);
+        return jg_error_set(err, JG_NOMEM, "out of memory");
+    }
+    *state = comp;
+    return JG_OK;
+}

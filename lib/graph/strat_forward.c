@@ -6,17 +6,6 @@
 #include <stdlib.h>
 #include "strategy_impl.h"
 
-static jg_status_t init(jg_strat_run_t *r, void **state, jg_error_t *err)
-{
-    int64_t *comp = malloc(sizeof(int64_t) * (size_t)(r->g->nv + 1));
-    if (!comp || jg__strat_scc(r->g, comp) < 0) {
-        free(comp);
-        return jg_error_set(err, JG_NOMEM, "out of memory");
-    }
-    *state = comp;
-    return JG_OK;
-}
-
 static jg_status_t key(jg_strat_run_t *r, void *state, int64_t v, double *k)
 {
     (void)r;
@@ -29,6 +18,6 @@ const jg_strategy_def_t jg__strat_forward = {
     .help = "topological order of the algebraic loops' condensation, inputs first (ties: vertex id)",
     .key = key,
     .hops = 0,
-    .init = init,
+    .init = jg__strat_scc_init,
     .fini = free,
 };

@@ -48,24 +48,20 @@ int64_t jg__strat_damage(const jg_graph_t *g, int64_t v, int64_t *stamp, int64_t
     return dmg;
 }
 
-typedef struct {
-    int64_t *stamp, epoch;
-} lmmd_t;
-
-static void fini(void *state)
+void jg__strat_damage_fini(void *state)
 {
-    lmmd_t *s = state;
+    jg_strat_damage_t *s = state;
     if (s) free(s->stamp);
     free(s);
 }
 
-static jg_status_t init(jg_strat_run_t *r, void **state, jg_error_t *err)
+jg_status_t jg__strat_damage_init(jg_strat_run_t *r, void **state, jg_error_t *err)
 {
-    lmmd_t *s = calloc(1, sizeof *s);
+    jg_strat_damage_t *s = calloc(1, sizeof *s);
     if (s) s->stamp = calloc(4 * (size_t)r->g->nv + 1, sizeof(int64_t));
     *state = s;
     if (!s || !s->stamp) {
-        fini(s);
+        jg__strat_damage_fini(s);
         *state = NULL;
         return jg_error_set(err, JG_NOMEM, "out of memory");
     }
@@ -74,7 +70,7 @@ static jg_status_t init(jg_strat_run_t *r, void **state, jg_error_t *err)
 
 static jg_status_t key(jg_strat_run_t *r, void *state, int64_t v, double *k)
 {
-    lmmd_t *s = state;
+    jg_strat_damage_t *s = state;
     const jg_gvert_t *V = &r->g->v[v];
     *k = (double)V->nin * (double)V->nout + (double)jg__strat_damage(r->g, v, s->stamp, &s->epoch);
     return JG_OK;
@@ -85,6 +81,6 @@ const jg_strategy_def_t jg__strat_lmmd = {
     .help = "lowest Markowitz degree plus damage (growth of the neighbors' degrees) first",
     .key = key,
     .hops = 2,
-    .init = init,
-    .fini = fini,
+    .init = jg__strat_damage_init,
+    .fini = jg__strat_damage_fini,
 };

@@ -119,12 +119,23 @@ void jg__strat_worklist_fini(void *state);
  * ready together, the one holding the smallest vertex id first).  Returns
  * the number of components, -1 when out of memory.  Cost: O(V + E log V). */
 int64_t jg__strat_scc(const jg_graph_t *g, int64_t *comp);
+/* A criterion's init (forward, reverse): *state = the component numbers of
+ * jg__strat_scc, freed with free. */
+jg_status_t jg__strat_scc_init(jg_strat_run_t *r, void **state, jg_error_t *err);
 /* ANGEL's damage of eliminating v (strat_lmmd.c): how much the Markowitz
  * degrees (in-degree times out-degree, self-loops not counted) of the other
  * eliminable vertices grow, counting a product edge as made whatever its
  * values.  stamp has 4 entries per vertex, all below *epoch, which it
  * raises.  Cost: O(deg(v) + the degrees of v's neighbors). */
 int64_t jg__strat_damage(const jg_graph_t *g, int64_t v, int64_t *stamp, int64_t *epoch);
+/* The state of a criterion built on jg__strat_damage (lmmd, momr): its stamps
+ * and epoch.  jg__strat_damage_init is a criterion's init, *state a
+ * jg_strat_damage_t; jg__strat_damage_fini its fini. */
+typedef struct {
+    int64_t *stamp, epoch;
+} jg_strat_damage_t;
+jg_status_t jg__strat_damage_init(jg_strat_run_t *r, void **state, jg_error_t *err);
+void jg__strat_damage_fini(void *state);
 
 /* Registered strategies (strat_*.c). */
 extern const jg_strategy_def_t jg__strat_none, jg__strat_markowitz, jg__strat_markowitz_nnz,

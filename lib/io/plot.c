@@ -209,6 +209,21 @@ void jg__plot_tick_label(char *buf, size_t n, double v, double step, double amax
 }
 
 /* Text content or attribute value, XML-escaped; control characters become '?'. */
+void jg__plot_titles(FILE *f, double cx, const char *title, const char *subtitle)
+{
+    if (title) {
+        fprintf(f, "<text class=\"title\" x=\"%g\" y=\"24\" text-anchor=\"middle\" font-size=\"16\" "
+                   "font-weight=\"bold\">", cx);
+        jg__plot_xml_text(f, title);
+        fputs("</text>\n", f);
+    }
+    if (subtitle) {
+        fprintf(f, "<text class=\"subtitle\" x=\"%g\" y=\"44\" text-anchor=\"middle\" fill=\"#555\">", cx);
+        jg__plot_xml_text(f, subtitle);
+        fputs("</text>\n", f);
+    }
+}
+
 void jg__plot_xml_text(FILE *f, const char *s)
 {
     for (; *s; s++) {

@@ -11,5 +11,8 @@ double jg__plot_nice_step(double span, int target);
 void jg__plot_tick_label(char *buf, size_t n, double v, double step, double amax);
 /* Text content or attribute value, XML-escaped. */
 void jg__plot_xml_text(FILE *f, const char *s);
+/* The title (y = 24, bold) and subtitle (y = 44, grey) centred at x = cx;
+ * either may be NULL. */
+void jg__plot_titles(FILE *f, double cx, const char *title, const char *subtitle);
 
 #endif

@@ -80,16 +80,7 @@ jg_status_t jg_plot_write_pzmap_svg(FILE *f, int64_t np, const double *pre, cons
     fprintf(f, "<defs><clipPath id=\"pzarea\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/></clipPath></defs>\n",
             PZ_LEFT, PZ_TOP, PZ_SIDE, PZ_SIDE);
     double cx = PZ_LEFT + PZ_SIDE / 2.0;
-    if (o->title) {
-        fprintf(f, "<text class=\"title\" x=\"%g\" y=\"24\" text-anchor=\"middle\" font-size=\"16\" font-weight=\"bold\">", cx);
-        jg__plot_xml_text(f, o->title);
-        fputs("</text>\n", f);
-    }
-    if (o->subtitle) {
-        fprintf(f, "<text class=\"subtitle\" x=\"%g\" y=\"44\" text-anchor=\"middle\" fill=\"#555\">", cx);
-        jg__plot_xml_text(f, o->subtitle);
-        fputs("</text>\n", f);
-    }
+    jg__plot_titles(f, cx, o->title, o->subtitle);
     /* grid and ticks, the same step on both axes */
     double lo[2] = {v.x0 - v.half, v.y0 - v.half}, hi[2] = {v.x0 + v.half, v.y0 + v.half};
     char lab[64];

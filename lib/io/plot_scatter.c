@@ -103,16 +103,7 @@ jg_status_t jg_plot_write_scatter_svg(FILE *f, int64_t n, const double *x, const
                "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
             W, H, W, H);
     double cx = SC_LEFT + SC_W / 2.0;
-    if (o->title) {
-        fprintf(f, "<text class=\"title\" x=\"%g\" y=\"24\" text-anchor=\"middle\" font-size=\"16\" font-weight=\"bold\">", cx);
-        jg__plot_xml_text(f, o->title);
-        fputs("</text>\n", f);
-    }
-    if (o->subtitle) {
-        fprintf(f, "<text class=\"subtitle\" x=\"%g\" y=\"44\" text-anchor=\"middle\" fill=\"#555\">", cx);
-        jg__plot_xml_text(f, o->subtitle);
-        fputs("</text>\n", f);
-    }
+    jg__plot_titles(f, cx, o->title, o->subtitle);
     axis_ticks(f, &v, 0);
     axis_ticks(f, &v, 1);
     fprintf(f, "<text class=\"xlabel\" x=\"%g\" y=\"%d\" text-anchor=\"middle\">", cx, SC_TOP + SC_H + 42);
