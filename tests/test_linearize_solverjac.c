@@ -625,7 +625,8 @@ static void test_auto(void)
     int r = jg_solverjac_solver_jac(0, x0, NULL, J, sj);
     jg_solverjac_eval(sj, 0, x0, NULL, J2, &err);
     tap_ok(r == 0 && !memcmp(J->x, J2->x, sizeof(double) * 119), "jg_solverjac_solver_jac = jg_solverjac_eval");
-    cs_dl *Jbad = cs_dl_spalloc(60, 60, 10, 1, 0);
+    cs_dl *Jbad = cs_dl_spalloc(60, 60, 10, 1, 0);   /* a valid 60 x 60 matrix of no entries */
+    for (int64_t c = 0; Jbad && c <= 60; c++) Jbad->p[c] = 0;   /* (malloc'ed: unset, it could say 119) */
     jg_error_clear(&err);
     r = jg_solverjac_solver_jac(0, x0, NULL, Jbad, sj);
     tap_ok(r < 0 && err.status == JG_ARG && strstr(err.msg, "expected a 60 x 60 compressed-column matrix with 119 entries"),
