@@ -27,19 +27,7 @@ static const char cubic[] =
 /* v1 = u + p v1 + v2, v2 = -v1 (tests/test_graph_guard.c): D = 1 / (2 - p),
  * singular at p = 2; at p = 1 the elimination's pivot 1 - p is singular and
  * the run falls back to the unreduced graph. */
-static const char loopm[] =
-    "{'name':'rp','blocks':[{'name':'In1','type':'Inport','Port':1},"
-    "{'name':'P','type':'Inport','Port':2},{'name':'V1','type':'Sum','Inputs':'+++'},"
-    "{'name':'M','type':'Product','Inputs':'**'},{'name':'Gb','type':'Gain','Gain':1},"
-    "{'name':'V2','type':'Sum','Inputs':'++++'},{'name':'Gc','type':'Gain','Gain':-1},"
-    "{'name':'Gd','type':'Gain','Gain':0},{'name':'Ge','type':'Gain','Gain':0},"
-    "{'name':'Gf','type':'Gain','Gain':0},{'name':'Out1','type':'Outport','Port':1},"
-    "{'name':'Out2','type':'Outport','Port':2}],"
-    "'lines':[{'src':'In1:1','dst':['V1:1','Ge:1']},{'src':'P:1','dst':['M:1','Gf:1']},"
-    "{'src':'V1:1','dst':['M:2','Gc:1','Out1:1']},{'src':'M:1','dst':'V1:2'},"
-    "{'src':'Gb:1','dst':'V1:3'},{'src':'V2:1','dst':['Gb:1','Gd:1','Out2:1']},"
-    "{'src':'Gc:1','dst':'V2:1'},{'src':'Gd:1','dst':'V2:2'},{'src':'Ge:1','dst':'V2:3'},"
-    "{'src':'Gf:1','dst':'V2:4'}]}";
+static const char loopm[] = TL_MODEL_PIVOT_LOOP;
 
 static char dir[512];
 
