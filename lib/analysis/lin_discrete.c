@@ -24,6 +24,7 @@
 #include "lti_impl.h"
 #include "../linearize/lin_internal.h"
 #include "../compile/program_impl.h"
+#include "../core/str.h"
 
 int jg_analysis_has_discrete(const jg_program_t *p)
 {
@@ -59,26 +60,6 @@ static cs_dl *to_csc(int64_t m, int64_t n, const double *d)
     return S;
 }
 
-static char *dupstr(const char *s)
-{
-    size_t n = strlen(s ? s : "?") + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s ? s : "?", n);
-    return d;
-}
-
-static char **copy_names(char *const *src, int64_t n)
-{
-    char **v = calloc((size_t)n + 1, sizeof *v);
-    for (int64_t k = 0; v && k < n; k++)
-        if (!(v[k] = dupstr(src ? src[k] : NULL))) {
-            for (int64_t j = 0; j < k; j++) free(v[j]);
-            free(v);
-            return NULL;
-        }
-    return v;
-}
-
 /* A jg_lin_sys_t from dense A..D (column-major) with copies of the names. */
 static jg_status_t make_sys(int64_t nx, int64_t nu, int64_t ny, const double *A, const double *B,
                             const double *C, const double *D, char *const *xn, char *const *un,
@@ -92,9 +73,9 @@ static jg_status_t make_sys(int64_t nx, int64_t nu, int64_t ny, const double *A,
     s->B = to_csc(nx, nu, B);
     s->C = to_csc(ny, nx, C);
     s->D = to_csc(ny, nu, D);
-    s->state_names = copy_names(xn, nx);
-    s->input_names = copy_names(un, nu);
-    s->output_names = copy_names(yn, ny);
+    s->state_names = jg__strv_dup(xn, nx, "?");
+    s->input_names = jg__strv_dup(un, nu, "?");
+    s->output_names = jg__strv_dup(yn, ny, "?");
     if (!s->A || !s->B || !s->C || !s->D || !s->state_names || !s->input_names || !s->output_names) {
         jg_lin_sys_free(s);
         return jg_error_set(err, JG_NOMEM, "out of memory");
@@ -302,7 +283,7 @@ jg_status_t jg_analysis_lin_discrete(jg_lin_t *l, const jg_analysis_rate_opts_t 
             nr = nx;
             if (!(Ar = dense(h->Ax)) || !(Br = dense(h->Bx)) || !(Cr = dense(h->Cx))) goto nomem;
             for (int64_t k = 0; k < nx; k++)
-                if (!(xn[names++] = dupstr(jg_program_state_name(p, k)))) goto nomem;
+                if (!(xn[names++] = jg__strdup(jg_program_state_name(p, k) ? jg_program_state_name(p, k) : "?"))) goto nomem;
         } else {
             if ((st = convert(&c, ny, nw, h->rates[r], o, err))) goto done;
             for (int64_t k = 0; k < nd; k++) nr += h->d_rate[k] == r;
@@ -319,7 +300,7 @@ jg_status_t jg_analysis_lin_discrete(jg_lin_t *l, const jg_analysis_rate_opts_t 
                     if (h->d_rate[j] == r) Ar[a + (b++) * nr] = Ad[k + j * nd];
                 for (int64_t j = 0; j < nu; j++) Br[a + j * nr] = Bd[k + j * nd];
                 for (int64_t i = 0; i < ny; i++) Cr[i + a * ny] = Cd[i + k * ny];
-                if (!(xn[names++] = dupstr(h->d_name[k]))) goto nomem;
+                if (!(xn[names++] = jg__strdup(h->d_name[k] ? h->d_name[k] : "?"))) goto nomem;
                 a++;
             }
         }

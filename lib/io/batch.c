@@ -16,6 +16,7 @@
 #include "jacgraph/io.h"
 #include "batch_impl.h"
 #include "export_impl.h"
+#include "../core/str.h"
 #include "io_impl.h"
 
 int jg_io_batch_format_parse(const char *path, jg_io_batch_format_t *f)
@@ -55,30 +56,16 @@ int jg__io_batch_dense(const jg_io_batch_t *w, int q)
     return (double)d[q][0] * (double)d[q][1] <= JG_IO_BATCH_DENSE_MAX;
 }
 
-static char *sdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *c = malloc(n);
-    if (c) memcpy(c, s, n);
-    return c;
-}
-
-static void free_list(char **v, int64_t n)
-{
-    for (int64_t k = 0; v && k < n; k++) free(v[k]);
-    free(v);
-}
-
 static void release(jg_io_batch_t *w)
 {
     free(w->path);
     free(w->tmp);
-    free_list(w->val_names, w->nvals);
+    jg__strv_free(w->val_names, w->nvals);
     free(w->values);
     free(w->state);
-    free_list(w->errors, w->npoints);
+    jg__strv_free(w->errors, w->npoints);
     const int64_t n[3] = {w->nx, w->nu, w->ny};
-    for (int g = 0; g < 3; g++) free_list(w->names[g], n[g]);
+    for (int g = 0; g < 3; g++) jg__strv_free(w->names[g], n[g]);
     free(w->delays);
     free(w);
 }
@@ -130,7 +117,7 @@ jg_status_t jg_io_batch_open(const char *path, jg_io_batch_format_t f, int64_t n
     w->fmt = f;
     w->npoints = npoints;
     w->nvals = nvals;
-    w->path = sdup(path);
+    w->path = jg__strdup(path);
     w->val_names = calloc((size_t)nvals + 1, sizeof *w->val_names);
     w->values = malloc(sizeof(double) * ((size_t)npoints * (size_t)nvals + 1));
     w->state = calloc((size_t)npoints + 1, 1);
@@ -140,7 +127,7 @@ jg_status_t jg_io_batch_open(const char *path, jg_io_batch_format_t f, int64_t n
         goto done;
     }
     for (int k = 0; k < nvals; k++)
-        if (!(w->val_names[k] = sdup(val_names[k]))) {
+        if (!(w->val_names[k] = jg__strdup(val_names[k]))) {
             st = jg_error_set(err, JG_NOMEM, "%s: out of memory", what);
             goto done;
         }
@@ -171,7 +158,7 @@ jg_status_t jg_io_batch_open(const char *path, jg_io_batch_format_t f, int64_t n
             goto done;
         }
         w->direct = 1;
-        if (!(w->tmp = sdup(path))) {
+        if (!(w->tmp = jg__strdup(path))) {
             st = jg_error_set(err, JG_NOMEM, "%s: out of memory", what);
             goto done;
         }
@@ -204,7 +191,7 @@ static jg_status_t take_sys(jg_io_batch_t *w, const jg_lin_sys_t *s, jg_error_t 
             return jg_error_set(err, JG_NOMEM, "%s: out of memory for names", w->path);
         for (int64_t k = 0; k < n[g]; k++) {
             char buf[32];
-            if (!(w->names[g][k] = sdup(jg__io_name(v[g], k, pfx[g], buf))))
+            if (!(w->names[g][k] = jg__strdup(jg__io_name(v[g], k, pfx[g], buf))))
                 return jg_error_set(err, JG_NOMEM, "%s: out of memory for names", w->path);
         }
     }
@@ -276,7 +263,7 @@ jg_status_t jg_io_batch_put(jg_io_batch_t *w, int64_t k, const double *vals, con
     } else {
         const char *why = error ? error : "failed";
         if (!jg__io_utf8_ok(why, strlen(why))) why = "failed (the message was not UTF-8)";
-        if (!(w->errors[k] = sdup(why))) {
+        if (!(w->errors[k] = jg__strdup(why))) {
             st = jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
             goto done;
         }

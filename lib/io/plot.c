@@ -8,6 +8,7 @@
 #include "jacgraph/plot.h"
 #include "io_impl.h"
 #include "plot_impl.h"
+#include "../core/str.h"
 
 struct jg_plot {
     int64_t ncurves;       /* as given to jg_plot_create */
@@ -42,15 +43,6 @@ enum {
 static const char *const palette[JG_PLOT_MAX_CURVES] = {
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
     "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#7b4173"};
-
-static char *dupstr(const char *v)
-{
-    if (!v) return NULL;
-    size_t n = strlen(v) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, v, n);
-    return d;
-}
 
 void jg_plot_free(jg_plot_t *pl)
 {
@@ -97,15 +89,15 @@ jg_status_t jg_plot_create(int64_t ncurves, const char *const *names, const jg_p
             jg_plot_free(pl);
             return jg_error_set(err, JG_ARG, "plot: curve %d has no name", k + 1);
         }
-        if (!(pl->names[k] = dupstr(names[k]))) goto nomem;
+        if (!(pl->names[k] = jg__strdup(names[k]))) goto nomem;
     }
-    if ((o->title && !(pl->title = dupstr(o->title))) ||
-        (o->subtitle && !(pl->subtitle = dupstr(o->subtitle))) ||
-        !(pl->xlabel = dupstr(o->xlabel ? o->xlabel : "time")) ||
-        (o->ylabel && !(pl->ylabel = dupstr(o->ylabel))))
+    if ((o->title && !(pl->title = jg__strdup(o->title))) ||
+        (o->subtitle && !(pl->subtitle = jg__strdup(o->subtitle))) ||
+        !(pl->xlabel = jg__strdup(o->xlabel ? o->xlabel : "time")) ||
+        (o->ylabel && !(pl->ylabel = jg__strdup(o->ylabel))))
         goto nomem;
     if (o->xmark_label && isfinite(o->xmark) && (!pl->xlog || o->xmark > 0)) {
-        if (!(pl->xmark_label = dupstr(o->xmark_label))) goto nomem;
+        if (!(pl->xmark_label = jg__strdup(o->xmark_label))) goto nomem;
         pl->xmark = o->xmark;
     }
     *out = pl;

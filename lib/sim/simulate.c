@@ -14,6 +14,7 @@
 #include "../compile/program_impl.h"
 #include "../eval/eval_internal.h"
 #include "project.h"
+#include "../core/str.h"
 
 struct jg_sim {
     const jg_program_t *p;
@@ -99,14 +100,6 @@ static int implicit_solver(const char *name)
     return !strcmp(name, "ode23s") || !strcmp(name, "lie") || !strcmp(name, "ode15s");
 }
 
-static char *dupstr(const char *v)
-{
-    size_t n = strlen(v) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, v, n);
-    return d;
-}
-
 /* Logged elements: root Outports, then Scope and ToWorkspace inputs. */
 static jg_status_t setup_logging(jg_sim_t *s, jg_error_t *err)
 {
@@ -121,7 +114,7 @@ static jg_status_t setup_logging(jg_sim_t *s, jg_error_t *err)
                 char buf[1024];
                 if (B->in_w[0] == 1) snprintf(buf, sizeof buf, "%s", B->path);
                 else snprintf(buf, sizeof buf, "%s(%lld)", B->path, (long long)e + 1);
-                if (!(s->log_name[n] = dupstr(buf))) return jg_error_set(err, JG_NOMEM, "out of memory");
+                if (!(s->log_name[n] = jg__strdup(buf))) return jg_error_set(err, JG_NOMEM, "out of memory");
             }
         }
         for (int32_t b = 0; b < p->nblocks; b++) {
@@ -135,7 +128,7 @@ static jg_status_t setup_logging(jg_sim_t *s, jg_error_t *err)
                     char buf[1024];
                     if (B->in_w[q] == 1) snprintf(buf, sizeof buf, "%s:%d", B->path, q + 1);
                     else snprintf(buf, sizeof buf, "%s:%d(%lld)", B->path, q + 1, (long long)e + 1);
-                    if (!(s->log_name[n] = dupstr(buf)))
+                    if (!(s->log_name[n] = jg__strdup(buf)))
                         return jg_error_set(err, JG_NOMEM, "out of memory");
                 }
         }
