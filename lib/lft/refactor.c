@@ -257,6 +257,12 @@ static void k_values(const jg_lft_sym_t *s, const double *dmx, double *kx)
     }
 }
 
+static int cmp_lg(const void *a, const void *b)
+{
+    lg x = *(const lg *)a, y = *(const lg *)b;
+    return (x > y) - (x < y);
+}
+
 /* Reaches of every right-hand side and the patterns of F (s's LU known). */
 static int solve_patterns(jg_lft_sym_t *s, const cs_dl *P11, const cs_dl *pmpat, const cs_dl *P21,
                           cs_dl *L, cs_dl *U)
@@ -309,13 +315,17 @@ static int solve_patterns(jg_lft_sym_t *s, const cs_dl *P11, const cs_dl *pmpat,
             }
             if (pass) {
                 memcpy(s->fi + nf, rows, sizeof(lg) * (size_t)nt);
-                /* sorted, as jg_lft emits them (insertion: columns are short) */
+                /* sorted, as jg_lft emits them: insertion for the usual short
+                 * columns, qsort for long ones (a nearly dense F made the
+                 * insertion quadratic: minutes on a 100k-block model) */
                 lg *f = s->fi + nf;
-                for (lg a = 1; a < nt; a++) {
-                    lg v = f[a], b = a;
-                    for (; b > 0 && f[b - 1] > v; b--) f[b] = f[b - 1];
-                    f[b] = v;
-                }
+                if (nt > 32) qsort(f, (size_t)nt, sizeof *f, cmp_lg);
+                else
+                    for (lg a = 1; a < nt; a++) {
+                        lg v = f[a], b = a;
+                        for (; b > 0 && f[b - 1] > v; b--) f[b] = f[b - 1];
+                        f[b] = v;
+                    }
             }
             nf += nt;
         }
