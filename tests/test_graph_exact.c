@@ -6,7 +6,8 @@
  * heuristic, exact:nnz leaves no more nonzeros than any; A, B, C, D after an
  * exact elimination equal the matrix method's; more than 20 eliminable
  * vertices are refused (naming the count) unless branch and bound is asked,
- * which returns a full order with its lower bound below its cost.  Also the
+ * which returns a full order with its lower bound below its cost; exact:nnz:bb
+ * finds the brute force's fewest nonzeros too.  Also the
  * other searching and sparse-solver orderings: anneal (never worse than its
  * start, deterministic for a seed), camd and metis (every eliminable vertex,
  * the matrix method's A, B, C, D). */
@@ -195,6 +196,16 @@ static void check_graph(const char *name, const char *json)
     tap_ok(!st && cb.fma == fma_full && cb.optimal && cb.bound == (double)cb.fma,
            "%s: exact:bb = brute force's fewest FMA (got %" PRId64 ", bound %.0f)", name, cb.fma,
            cb.bound);
+    /* the scarcity branch and bound: the same fewest nonzeros, and (its set
+     * has at most 8 vertices) the fewest FMA of its set, so no fewer than the
+     * least over the sets of fewest nonzeros */
+    jg_graph_cost_t cnb;
+    st = run_spec(&x, "exact:nnz:bb", 30, &cnb, &err);
+    tap_ok(!st && cnb.nnz_after == nnz_best && cnb.fma >= fma_at_nnz && cnb.optimal &&
+               cnb.bound == (double)nnz_best,
+           "%s: exact:nnz:bb = brute force's fewest nonzeros %" PRId64 " (got %" PRId64 " at %" PRId64
+           " FMA, bound %.0f)",
+           name, nnz_best, cnb.nnz_after, cnb.fma, cnb.bound);
     /* no heuristic does better */
     int worse = 0, tried = 0;
     for (int k = 0; k < jg_graph_strategy_count(); k++) {

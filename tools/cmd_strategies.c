@@ -39,8 +39,9 @@ static const char help[] =
     "                     with 'jacgraph graph MODEL --json FILE' anyone can replay\n"
     "                     it and recount the costs (benchmarks/recount.py)\n"
     "  --time-limit S     seconds for a searching strategy (branch and bound,\n"
-    "                     annealing); with 'all', exact beyond its size limit runs\n"
-    "                     as exact:bb (branch and bound) instead\n"
+    "                     annealing); with 'all', exact and exact:nnz beyond their\n"
+    "                     size limit run as exact:bb and exact:nnz:bb (branch and\n"
+    "                     bound) instead\n"
     "  --order FILE       also evaluate the order in FILE (the spec order:FILE):\n"
     "                     vertex ids one a line, as --order-out writes them\n"
     "  --tol T            largest accepted max_diff (default 1e-10)\n"
@@ -341,7 +342,7 @@ int cmd_strategies(int argc, char **argv)
                        jg_graph_strategy_is_criterion(k) ? " (criterion)" : "");
             printf("\nExit status 0; 1 when a strategy's max_diff exceeds --tol; 2 usage; otherwise\n"
                    "that of the first strategy that failed (all: a strategy that refuses the\n"
-                   "graph, exact beyond its limit, is skipped with a note).\n");
+                   "graph, exact beyond its limit without --time-limit, is skipped with a note).\n");
             return 0;
         }
         if ((r = cli_io_opt(&a, &io)) || (r = cli_opt(&a, "--strategies", &list)) ||
@@ -425,9 +426,9 @@ int cmd_strategies(int argc, char **argv)
         row_t *row = &rows[nrow];
         jg_error_clear(&err);
         jg_status_t st = run_one(p, &io, strat[k], ref, row, &err);
-        if (st == JG_ARG && all && tl > 0 && !strcmp(specs[k], "exact")) {
+        if (st == JG_ARG && all && tl > 0 && (!strcmp(specs[k], "exact") || !strcmp(specs[k], "exact:nnz"))) {
             /* beyond the dynamic program's size: branch and bound in the time given */
-            const char *bb = "exact:bb";
+            const char *bb = specs[k][5] ? "exact:nnz:bb" : "exact:bb";
             jg_graph_strategy_t *sb = NULL;
             jg_error_t e2;
             jg_error_clear(&e2);

@@ -2,7 +2,8 @@
  * elimination problem), or with "exact:nnz" the set of vertices whose
  * elimination leaves the fewest stored nonzeros, ties by FMA (the scarcity
  * problem); a dynamic program over subsets up to JG__EXACT_MAX eliminable
- * vertices, branch and bound under a time limit ("exact:bb") beyond.
+ * vertices, branch and bound under a time limit beyond ("exact:bb" here,
+ * "exact:nnz:bb" in strat_exact_nnz.c).
  *
  * Why a dynamic program works: the graph after eliminating a set S of
  * vertices does not depend on the order in which S was eliminated (the
@@ -16,20 +17,34 @@
  * a stack, one level per |S|) with that vertex eliminated.  Memory: 9 bytes
  * per subset (the best cost and the last vertex), 9 MiB at 20 vertices.
  *
+ * Before searching, exact:bb and exact:nnz:bb make the forced moves from the
+ * start (jg__exact_forced: moves some optimum makes, free) and, when at most
+ * JG__EXACT_MAX vertices are left (for the FMA: in groups of at most that
+ * with no edge between groups, whose optima add), solve the rest by the
+ * dynamic program: on block diagrams most lines join one output to one input,
+ * and this settles models of a few dozen eliminable vertices at once.
+ *
  * Branch and bound (Naumann, "Optimal Jacobian accumulation is
  * NP-complete", for why nothing polynomial is expected) is a best-first
  * search over the same sets (A*, Hart, Nilsson & Raphael): the open set of
  * least cost so far plus a lower bound of the rest is expanded next, each
- * set once with the cheapest way found to it, against a first order to beat
+ * set stored once with the cheapest way found to it, against a first order to beat
  * (the better of the greedy lowest Markowitz degree rule and a short
  * annealing: "anneal:seed=1,budget=1000", at most a quarter of the time).
- * The lower bound sums, over the vertices left, what eliminating them costs
- * on their self-loop and their edges to and from fixed vertices
- * (strat_pattern.h: those terms only grow, which also makes the bound
- * consistent: it never drops by more than the step's cost).  So the least
- * bound still open is a lower bound of the optimum at any time: when the
- * time limit (or the node store, 512 MiB) ends the search, that is the bound
- * reported, and the best order is proven optimal once the bound reaches it.
+ * The lower bound of the rest (strat_exact_bound.c, which states the
+ * argument) charges every vertex left what any future elimination of it must
+ * pay, and packs paths and trees of eliminable vertices whose products cost
+ * at least their non-identity edges less their leaves whatever the order.  A
+ * child inherits its parent's bound less the step's cost (the parent's rest
+ * is at most the step plus the child's rest) until its own is computed when
+ * it is expanded; the bound is admissible but not consistent, so a set
+ * reached again more cheaply is opened again.  The least bound still open is
+ * a lower bound of the optimum at any time: when the time limit (or the node
+ * store, 512 MiB) ends the search, that is the bound reported, and the best
+ * order is proven optimal once the bound reaches it; the root's bound is
+ * computed however short the time.  A set where jg__exact_forced finds a
+ * vertex (dead, or the input end of a connection identity that is the only
+ * edge between its ends: strat_exact.h says why) has that one child.
  * Expanding a set eliminates it again from the start (the graph after a set
  * does not depend on the order), so the search keeps one graph, not one per
  * set. */
@@ -37,16 +52,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "strat_pattern.h"
-
-/* The most eliminable vertices the dynamic program takes (2^20 subsets). */
-#define JG__EXACT_MAX 20
+#include "strat_exact.h"
 /* The branch and bound's time limit when none is set (seconds). */
 #define BB_TIME_DEFAULT 10.0
 /* Its memory: the sets it has reached (bytes), and the size it takes
  * (eliminable vertices x edges: each expansion eliminates its set again). */
 #define BB_MEM_MAX ((double)(1u << 29))
-#define BB_WORK_MAX 1e9
+#define BB_WORK_MAX JG__EXACT_BB_WORK_MAX
 
 static double now(void)
 {
@@ -62,19 +74,20 @@ typedef struct {
     int64_t value;            /* FMA (exact) or nnz (exact:nnz) of the optimum */
 } result_t;
 
-static jg_status_t dp(const jg_pshape_t *sh, const jg_pg_t *pg0, int nnzobj, result_t *res,
-                      jg_error_t *err)
+/* The dynamic program over the subsets of sel[0..n-1] (indices into
+ * sh->elim; bit t of a subset is sel[t]).  0, -1 out of memory. */
+static int dp_sel(const jg_pshape_t *sh, const jg_pg_t *pg0, const int64_t *sel, int n, int nnzobj,
+                  result_t *res)
 {
-    jg_status_t st = JG_OK;
-    int n = (int)sh->nelim;
+    int rc = -1;
     uint32_t N = 1u << n;
     int64_t *cost = malloc(sizeof(int64_t) * N);
     unsigned char *pred = malloc(N);
     jg_pg_t *lv = calloc((size_t)n + 1, sizeof *lv);
-    int64_t *fma = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    int64_t *fma = malloc(sizeof(int64_t) * (size_t)(sh->nelim + 1));
     jg_pwork_t w;
     int wok = !jg__pwork_init(&w, sh);
-    if (!cost || !pred || !lv || !fma || !wok || jg__pg_copy(&lv[0], pg0)) goto nomem;
+    if (!cost || !pred || !lv || !fma || !wok || jg__pg_copy(&lv[0], pg0)) goto done;
     for (uint32_t S = 0; S < N; S++) cost[S] = INT64_MAX;
     cost[0] = 0;
     /* exact: the full set, or (a vertex the model never lets go) the
@@ -87,8 +100,8 @@ static jg_status_t dp(const jg_pshape_t *sh, const jg_pg_t *pg0, int nnzobj, res
         if (S) {
             int t = __builtin_ctz(S);
             if (jg__pg_copy(&lv[k], &lv[k - 1]) ||
-                jg__pg_eliminate(sh, &lv[k], sh->elim[t], NULL, 1, &w) < 0)
-                goto nomem;
+                jg__pg_eliminate(sh, &lv[k], sh->elim[sel[t]], NULL, 1, &w) < 0)
+                goto done;
         }
         if (cost[S] == INT64_MAX) continue;
         if (nnzobj) {
@@ -102,11 +115,11 @@ static jg_status_t dp(const jg_pshape_t *sh, const jg_pg_t *pg0, int nnzobj, res
             bestk = k;
         }
         if (k == n) continue;
-        if (jg__pg_costs(sh, &lv[k], fma, NULL, &w)) goto nomem;
+        if (jg__pg_costs(sh, &lv[k], fma, NULL, &w)) goto done;
         for (int v = 0; v < n; v++) {
-            if ((S >> v) & 1 || fma[v] < 0) continue;
+            if ((S >> v) & 1 || fma[sel[v]] < 0) continue;
             uint32_t T = S | (1u << v);
-            int64_t c = cost[S] + fma[v];
+            int64_t c = cost[S] + fma[sel[v]];
             if (c < cost[T]) {
                 cost[T] = c;
                 pred[T] = (unsigned char)v;
@@ -115,13 +128,11 @@ static jg_status_t dp(const jg_pshape_t *sh, const jg_pg_t *pg0, int nnzobj, res
     }
     res->n = __builtin_popcount(best);
     res->order = malloc(sizeof(int64_t) * (size_t)(res->n + 1));
-    if (!res->order) goto nomem;
+    if (!res->order) goto done;
     for (uint32_t T = best, k = (uint32_t)res->n; T; T &= ~(1u << pred[T]))
-        res->order[--k] = sh->elim[pred[T]];
+        res->order[--k] = sh->elim[sel[pred[T]]];
     res->value = nnzobj ? bestnnz : cost[best];
-    goto done;
-nomem:
-    st = jg_error_set(err, JG_NOMEM, "exact: out of memory in the dynamic program over %d vertices", n);
+    rc = 0;
 done:
     if (lv)
         for (int k = 0; k <= n; k++) jg__pg_free(&lv[k]);
@@ -130,7 +141,64 @@ done:
     free(pred);
     free(fma);
     if (wok) jg__pwork_free(&w);
-    return st;
+    return rc;
+}
+
+static jg_status_t dp(const jg_pshape_t *sh, const jg_pg_t *pg0, int nnzobj, result_t *res,
+                      jg_error_t *err)
+{
+    int n = (int)sh->nelim;
+    int64_t *sel = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    int rc = sel ? 0 : -1;
+    for (int k = 0; k < n && sel; k++) sel[k] = k;
+    if (!rc) rc = dp_sel(sh, pg0, sel, n, nnzobj, res);
+    free(sel);
+    if (rc) return jg_error_set(err, JG_NOMEM, "exact: out of memory in the dynamic program over %d vertices", n);
+    return JG_OK;
+}
+
+int64_t jg__exact_dp_subset(const jg_pshape_t *sh, const jg_pg_t *pg0, const int64_t *sel, int nsel,
+                            int64_t *order)
+{
+    result_t res = {0};
+    if (dp_sel(sh, pg0, sel, nsel, 0, &res)) return -1;
+    int64_t v = res.n == nsel ? res.value : -2;
+    if (v >= 0) memcpy(order, res.order, sizeof(int64_t) * (size_t)nsel);
+    free(res.order);
+    return v;
+}
+
+int64_t jg__exact_forced(const jg_pshape_t *sh, const jg_pg_t *pg, const unsigned char *skip, int64_t *deg)
+{
+    /* per eliminable vertex: in-degree, out-degree, self-loop, and its last
+     * in-edge (its only one when the in-degree is 1) */
+    int64_t ne = sh->nelim;
+    for (int64_t k = 0; k < 4 * ne; k++) deg[k] = 0;
+    for (int64_t q = 0; q < pg->ne; q++) {
+        const jg_pedge_t *E = &pg->e[q];
+        int32_t ls = sh->loc[E->src], ld = sh->loc[E->dst];
+        if (E->src == E->dst) {
+            if (ld >= 0) deg[4 * ld + 2] = 1;
+            continue;
+        }
+        if (ld >= 0) {
+            deg[4 * ld]++;
+            deg[4 * ld + 3] = q;
+        }
+        if (ls >= 0) deg[4 * ls + 1]++;
+    }
+    int64_t absorbed = -1;
+    for (int64_t k = 0; k < ne; k++) {
+        if ((skip && skip[k]) || deg[4 * k + 2]) continue;
+        int64_t in = deg[4 * k], out = deg[4 * k + 1];
+        /* dead (an eliminated vertex has no edges at all) */
+        if ((in == 0) != (out == 0)) return k;
+        if (in != 1 || absorbed >= 0) continue;
+        const jg_pedge_t *E = &pg->e[deg[4 * k + 3]];
+        int32_t y = sh->loc[E->src];
+        if (E->ident && y >= 0 && !deg[4 * y + 2] && deg[4 * y + 1] == 1) absorbed = k;
+    }
+    return absorbed;
 }
 
 /* ------------------------------------------------------ branch and bound */
@@ -165,6 +233,8 @@ typedef struct {
     int64_t best;             /* the best full order's cost, INT64_MAX until one */
     double t_end, t_quarter;
     int64_t expanded;
+    jg_fbound_t *fb;          /* the lower bound's workspace */
+    int64_t *deg;             /* jg__exact_forced's scratch */
 } bb_t;
 
 static uint64_t hash_set(const uint64_t *s, int64_t words)
@@ -295,7 +365,8 @@ static int bb_search(bb_t *b, int64_t *lower, int *optimal)
     b->node[root] = (anode_t){.parent = -1, .v = -1};
     if (heap_push(b, (aent_t){0, 0, root})) goto done;
     while (b->nheap > 0) {
-        if (now() > b->t_end || full) break;
+        /* the root's own bound is always computed, however short the time */
+        if ((now() > b->t_end && b->node[root].hexact) || full) break;
         aent_t e = heap_pop(b);
         anode_t *N = &b->node[e.node];
         if (N->closed || e.f != N->g + N->h || e.g != N->g) continue;   /* stale */
@@ -311,10 +382,8 @@ static int bb_search(bb_t *b, int64_t *lower, int *optimal)
         /* a vertex the model refuses now is refused for good (its
          * self-loop only grows): it never costs anything */
         for (int64_t v = 0; v < n; v++)
-            if (!(S[v / 64] >> (v % 64) & 1) && fma[v] >= 0) {
-                h += lb[v];
-                nc++;
-            }
+            if (!(S[v / 64] >> (v % 64) & 1) && fma[v] >= 0) nc++;
+        if (nc > 0 && jg__fbound(b->fb, sh, &b->cur, fma, lb, &h)) goto done;
         N = &b->node[e.node];
         if (!N->hexact) {
             N->hexact = 1;
@@ -334,9 +403,12 @@ static int bb_search(bb_t *b, int64_t *lower, int *optimal)
             break;
         }
         int64_t g = N->g, hs = N->h;
+        int64_t only = jg__exact_forced(sh, &b->cur, NULL, b->deg);
         for (int64_t v = 0; v < n; v++) {
-            if (S[v / 64] >> (v % 64) & 1 || fma[v] < 0) continue;
-            int64_t g2 = g + fma[v], h2 = hs - lb[v] > 0 ? hs - lb[v] : 0;
+            if (S[v / 64] >> (v % 64) & 1 || fma[v] < 0 || (only >= 0 && v != only)) continue;
+            /* the parent's bound less this step's cost bounds the child's
+             * rest (the parent's rest is at most this step plus it) */
+            int64_t g2 = g + fma[v], h2 = hs - fma[v] > 0 ? hs - fma[v] : 0;
             if (g2 + h2 >= b->best) continue;
             memcpy(t, S, sizeof(uint64_t) * (size_t)W);
             t[v / 64] |= 1ull << (v % 64);
@@ -446,10 +518,14 @@ out:
     return rc;
 }
 
-static jg_status_t bb(const jg_graph_t *g, const jg_pshape_t *sh, const jg_pg_t *pg0, double seconds,
-                      result_t *res, int64_t *lower, int *optimal, jg_error_t *err)
+jg_status_t jg__exact_fma_bb(const jg_graph_t *g, const jg_pshape_t *sh, const jg_pg_t *pg0, double seconds,
+                             jg_exact_result_t *xr, jg_error_t *err)
 {
     jg_status_t st = JG_OK;
+    result_t r0 = {0}, *res = &r0;
+    int64_t *lower = &xr->lower;
+    int *optimal = &xr->optimal;
+    memset(xr, 0, sizeof *xr);
     int64_t n = sh->nelim;
     bb_t b = {.g = g, .sh = sh, .n = n, .root = pg0, .best = INT64_MAX, .words = (n + 63) / 64};
     int wok = 0;
@@ -469,7 +545,9 @@ static jg_status_t bb(const jg_graph_t *g, const jg_pshape_t *sh, const jg_pg_t 
     b.path = malloc(sizeof(int64_t) * (size_t)(n + 1));
     b.bestpath = malloc(sizeof(int64_t) * (size_t)(n + 1));
     wok = !jg__pwork_init(&b.w, sh);
-    if (!b.slot || !b.path || !b.bestpath || !wok) goto nomem;
+    b.fb = jg__fbound_new(sh, pg0);
+    b.deg = malloc(sizeof(int64_t) * (size_t)(4 * n + 1));
+    if (!b.slot || !b.path || !b.bestpath || !wok || !b.fb || !b.deg) goto nomem;
     for (int64_t k = 0; k < b.nslot; k++) b.slot[k] = -1;
     b.t_end = now() + seconds;
     b.t_quarter = seconds / 4;
@@ -479,8 +557,13 @@ static jg_status_t bb(const jg_graph_t *g, const jg_pshape_t *sh, const jg_pg_t 
     if (!res->order) goto nomem;
     memcpy(res->order, b.bestpath, sizeof(int64_t) * (size_t)b.bestn);
     res->value = b.best;
+    xr->order = res->order;
+    xr->n = res->n;
+    xr->value = res->value;
     goto done;
 nomem:
+    free(res->order);
+    memset(xr, 0, sizeof *xr);
     st = jg_error_set(err, JG_NOMEM, "exact:bb: out of memory in the search over %lld vertices",
                       (long long)n);
 done:
@@ -492,7 +575,121 @@ done:
     free(b.path);
     free(b.bestpath);
     if (wok) jg__pwork_free(&b.w);
+    jg__fbound_free(b.fb);
+    free(b.deg);
     return st;
+}
+
+/* ---------------------------------------------- forced moves, then exact */
+
+/* The forced moves of jg__exact_forced from pg0, then, when at most
+ * JG__EXACT_MAX vertices are left, the dynamic program over them; for the
+ * fewest FMA also when the vertices left fall into groups of at most
+ * JG__EXACT_MAX with no edge between two groups (an elimination in one group
+ * changes no edge of a vertex of another: the optima add).  1 with the whole
+ * optimum in *res, 0 when too large or past t_end (res untouched), -1 out of
+ * memory. */
+static int forced_dp(const jg_pshape_t *sh, const jg_pg_t *pg0, int nnzobj, double t_end, result_t *res)
+{
+    int64_t n = sh->nelim, nf = 0, total = 0;
+    int rc = -1;
+    jg_pg_t pg = {0};
+    jg_pwork_t w;
+    int wok = !jg__pwork_init(&w, sh);
+    int64_t *deg = malloc(sizeof(int64_t) * (size_t)(4 * n + 1));
+    int64_t *order = malloc(sizeof(int64_t) * (size_t)(n + 1)), *sel = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    int64_t *grp = malloc(sizeof(int64_t) * (size_t)(n + 1)), *cnt = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    unsigned char *gone = calloc((size_t)n + 1, 1);
+    if (!wok || !deg || !order || !sel || !grp || !cnt || !gone || jg__pg_copy(&pg, pg0)) goto done;
+    for (;;) {
+        if (now() > t_end) {
+            rc = 0;
+            goto done;
+        }
+        int64_t k = jg__exact_forced(sh, &pg, gone, deg);
+        if (k < 0) break;
+        jg_pcost_t c;
+        int r = jg__pg_eliminate(sh, &pg, sh->elim[k], &c, 0, &w);
+        if (r < 0) goto done;
+        if (r > 0) break;   /* never: a forced vertex has no self-loop */
+        gone[k] = 1;
+        order[nf++] = sh->elim[k];
+        total += c.fma;
+    }
+    /* the groups: joined by the edges between vertices left (union-find) */
+    for (int64_t k = 0; k < n; k++) {
+        grp[k] = k;
+        cnt[k] = 0;
+    }
+    for (int64_t q = 0; q < pg.ne; q++) {
+        int64_t a = sh->loc[pg.e[q].src], b = sh->loc[pg.e[q].dst];
+        if (a < 0 || b < 0 || a == b) continue;
+        while (grp[a] != a) a = grp[a] = grp[grp[a]];
+        while (grp[b] != b) b = grp[b] = grp[grp[b]];
+        if (a != b) grp[a] = b;
+    }
+    int64_t left = 0, big = 0;
+    for (int64_t k = 0; k < n; k++) {
+        if (gone[k]) continue;
+        int64_t t = k;
+        while (grp[t] != t) t = grp[t];
+        left++;
+        if (++cnt[t] > big) big = cnt[t];
+    }
+    if (left > JG__EXACT_MAX && (nnzobj || big > JG__EXACT_MAX)) {
+        rc = 0;
+        goto done;
+    }
+    /* and not when the dynamic programs would overrun the time (one
+     * elimination per subset: about 1e-7 s per edge) */
+    double est = 0;
+    if (left <= JG__EXACT_MAX)
+        est = (double)(1u << left);
+    else
+        for (int64_t r = 0; r < n; r++)
+            if (cnt[r]) est += (double)(1u << cnt[r]);
+    if (now() + est * (double)(pg.ne + 1) * 1e-7 > t_end) {
+        rc = 0;
+        goto done;
+    }
+    /* one dynamic program over what is left, or one per group (sel: the
+     * vertices of a group, in turn) */
+    int64_t no = nf, value = nnzobj ? 0 : total;
+    for (int64_t r = 0; r < n; r++) {
+        if (left > JG__EXACT_MAX && !cnt[r]) continue;
+        int64_t ns = 0;
+        for (int64_t k = 0; k < n; k++) {
+            if (gone[k]) continue;
+            if (left > JG__EXACT_MAX) {
+                int64_t t = k;
+                while (grp[t] != t) t = grp[t];
+                if (t != r) continue;
+            }
+            sel[ns++] = k;
+        }
+        result_t part = {0};
+        if (dp_sel(sh, &pg, sel, (int)ns, nnzobj, &part)) goto done;
+        memcpy(order + no, part.order, sizeof(int64_t) * (size_t)part.n);
+        no += part.n;
+        value = nnzobj ? part.value : value + part.value;
+        free(part.order);
+        if (left <= JG__EXACT_MAX) break;
+    }
+    res->order = order;
+    res->n = no;
+    res->value = value;
+    order = NULL;
+    rc = 1;
+done:
+    jg__pg_free(&pg);
+    if (wok) jg__pwork_free(&w);
+    free(deg);
+    free(order);
+    free(sel);
+    free(grp);
+    free(cnt);
+    free(gone);
+    return rc;
 }
 
 /* ---------------------------------------------------------- the strategy */
@@ -505,9 +702,11 @@ static jg_status_t exact_order(jg_strat_run_t *r, int64_t **order, int64_t *n, j
         nnzobj = 1;
     else if (!strcmp(a, "bb"))
         usebb = 1;
+    else if (!strcmp(a, "nnz:bb"))
+        nnzobj = usebb = 1;
     else if (*a)
         return jg_error_set(err, JG_ARG,
-                            "exact: unknown argument '%s' (exact, exact:nnz or exact:bb)", a);
+                            "exact: unknown argument '%s' (exact, exact:nnz, exact:bb or exact:nnz:bb)", a);
     jg_pshape_t sh;
     jg_pg_t pg;
     result_t res = {0};
@@ -516,18 +715,33 @@ static jg_status_t exact_order(jg_strat_run_t *r, int64_t **order, int64_t *n, j
     if (!usebb && sh.nelim > JG__EXACT_MAX) {
         st = jg_error_set(err, JG_ARG,
                           "exact%s: %lld eliminable vertices, more than the %d the dynamic program "
-                          "over subsets solves exactly%s",
-                          nnzobj ? ":nnz" : "", (long long)sh.nelim, JG__EXACT_MAX,
-                          nnzobj ? "" : "; exact:bb runs branch and bound under --time-limit instead");
+                          "over subsets solves exactly; exact%s:bb runs branch and bound under "
+                          "--time-limit instead",
+                          nnzobj ? ":nnz" : "", (long long)sh.nelim, JG__EXACT_MAX, nnzobj ? ":nnz" : "");
         goto done;
     }
-    if (usebb) {
-        int64_t lower = 0;
-        int optimal = 0;
-        double secs = r->time_limit > 0 ? r->time_limit : BB_TIME_DEFAULT;
-        if ((st = bb(r->g, &sh, &pg, secs, &res, &lower, &optimal, err))) goto done;
-        r->cost->bound = (double)lower;
-        r->cost->optimal = optimal;
+    double secs = r->time_limit > 0 ? r->time_limit : BB_TIME_DEFAULT;
+    /* the forced moves and the dynamic program first, within the time and
+     * the size the searches take */
+    double work = (double)sh.nelim * (double)(pg.ne + 1);
+    int solved = usebb && work <= (nnzobj ? JG__EXACT_NNZ_WORK_MAX : JG__EXACT_BB_WORK_MAX)
+                     ? forced_dp(&sh, &pg, nnzobj, now() + secs, &res)
+                     : 0;
+    if (solved < 0) {
+        st = jg_error_set(err, JG_NOMEM, "exact: out of memory over %lld vertices", (long long)sh.nelim);
+        goto done;
+    }
+    if (solved) {
+        r->cost->bound = (double)res.value;
+        r->cost->optimal = 1;
+    } else if (usebb) {
+        jg_exact_result_t x;
+        st = nnzobj ? jg__exact_nnz_bb(r->g, &sh, &pg, secs, &x, err) : jg__exact_fma_bb(r->g, &sh, &pg, secs, &x, err);
+        if (st) goto done;
+        res.order = x.order;
+        res.n = x.n;
+        r->cost->bound = (double)x.lower;
+        r->cost->optimal = x.optimal;
     } else {
         if ((st = dp(&sh, &pg, nnzobj, &res, err))) goto done;
         r->cost->bound = (double)res.value;
@@ -546,7 +760,7 @@ done:
 const jg_strategy_def_t jg__strat_exact = {
     .name = "exact",
     .help = "optimal order: fewest FMA (exact), or fewest nonzeros ties by FMA (exact:nnz); "
-            "at most 20 eliminable vertices, exact:bb branch and bound beyond",
-    .args_help = "nnz|bb",
+            "at most 20 eliminable vertices, branch and bound beyond (exact:bb, exact:nnz:bb)",
+    .args_help = "nnz|bb|nnz:bb",
     .order = exact_order,
 };

@@ -263,15 +263,18 @@ static jg_status_t keys(jg_strat_run_t *r, const jg_graph_strategy_t *s, void **
 }
 
 /* Criteria (a chain of them): every eliminable vertex, greedily by key.
- * The keys of the vertices an elimination may change (its neighbors, and
- * theirs for 2-hop criteria) are computed again; a vertex whose key changed
- * gets a new heap entry and its older ones go stale (ver).  For 2-hop
- * criteria the walk goes through eliminable neighbors only, and a vertex's
- * key is checked again when it comes up: a key lowered through a kept
- * vertex alone is seen then (later than an exact refresh would), one
- * raised is pushed back.  A refused
- * vertex leaves the heap until a neighbor's elimination, the only thing
- * that changes its pivot, pushes it again. */
+ * The keys an elimination may change are computed again, exactly those
+ * (strategy_impl.h's hops): its neighbors'; for 2-hop criteria the
+ * neighbors of its eliminable neighbors (a kept neighbor's edges do not
+ * enter a key, and walking them would scan a state's or an I/O point's
+ * thousands of edges at every elimination next to it); for kept_pairs
+ * criteria the vertices between the two ends of each new edge joining two
+ * kept vertices (the only other way a key can change).  So every heap
+ * entry that is current holds its vertex's key in the graph as it is, and
+ * the lowest is the greedy choice.  A vertex whose key changed gets a new
+ * heap entry and its older ones go stale (ver).  A refused vertex leaves
+ * the heap until a neighbor's elimination, the only thing that changes its
+ * pivot, pushes it again. */
 typedef struct {
     heap_t h;
     int64_t *ver;      /* per vertex: entries pushed so far */
@@ -294,14 +297,44 @@ static jg_status_t refresh(jg_strat_run_t *r, const jg_graph_strategy_t *s, void
     return heap_push(&c->h, &e) ? JG_NOMEM : JG_OK;
 }
 
+/* kept_pairs criteria: the keys of the vertices w with p -> w -> q for each
+ * new edge p -> q (p = q: a new self-loop) between two kept vertices, the
+ * edges from id ne0 on (jg__gedge_add appends).  An edge with an eliminable
+ * end was seen by the walk through that end's neighbors; vertices stamped
+ * at epoch were refreshed already.  Cost per new edge: the shorter of p's
+ * out-list and q's in-list, times an edge look-up. */
+static jg_status_t refresh_between(jg_strat_run_t *r, const jg_graph_strategy_t *s, void **states,
+                                   crit_t *c, int64_t ne0, int64_t *stamp, int64_t epoch)
+{
+    jg_graph_t *g = r->g;
+    for (int64_t k = ne0; k < g->ne; k++) {
+        int64_t p = g->e[k].src, q = g->e[k].dst;
+        if (!g->e[k].alive || jg__strat_eliminable(g, p) || jg__strat_eliminable(g, q)) continue;
+        const jg_gvert_t *P = &g->v[p], *Q = &g->v[q];
+        int fromp = P->nout <= Q->nin;
+        int32_t n = fromp ? P->nout : Q->nin;
+        for (int32_t a = 0; a < n; a++) {
+            int64_t w = fromp ? g->e[P->out[a]].dst : g->e[Q->in[a]].src;
+            if (stamp[w] == epoch || !c->in[w] || !jg__strat_eliminable(g, w)) continue;
+            if ((fromp ? jg__gedge_find(g, w, q) : jg__gedge_find(g, p, w)) < 0) continue;
+            stamp[w] = epoch;
+            jg_status_t st = refresh(r, s, states, c, w);
+            if (st) return st;
+        }
+    }
+    return JG_OK;
+}
+
 static jg_status_t run_criteria(jg_strat_run_t *r, const jg_graph_strategy_t *s, void **states,
                                 double *t_ops, jg_error_t *err)
 {
     jg_graph_t *g = r->g;
     crit_t c = {.h = {.nk = s->n}};
-    int hops = 0;
-    for (int k = 0; k < s->n; k++)
+    int hops = 0, pairs = 0;
+    for (int k = 0; k < s->n; k++) {
         if (s->def[k]->hops > hops) hops = s->def[k]->hops;
+        pairs |= s->def[k]->kept_pairs;
+    }
     int64_t *stamp = calloc((size_t)g->nv + 1, sizeof *stamp), epoch = 0;
     int64_t *nbc = NULL, cap = 0;
     c.ver = calloc((size_t)g->nv + 1, sizeof *c.ver);
@@ -314,16 +347,8 @@ static jg_status_t run_criteria(jg_strat_run_t *r, const jg_graph_strategy_t *s,
     while (c.h.n > 0) {
         hent_t e = heap_pop(&c.h);
         if (e.ver != c.ver[e.v] || !jg__strat_eliminable(g, e.v)) continue;   /* stale */
-        if (hops > 1) {   /* a key that changed two steps away through a kept vertex */
-            hent_t cur;
-            if ((st = keys(r, s, states, e.v, &cur))) goto fail;
-            if (memcmp(cur.k, e.k, sizeof e.k)) {
-                c.in[e.v] = 0;
-                if ((st = refresh(r, s, states, &c, e.v))) goto fail;
-                continue;
-            }
-        }
         c.in[e.v] = 0;
+        int64_t ne0 = g->ne;   /* the edges the elimination adds come after */
         int ok = try_eliminate(r, e.v, t_ops);
         if (ok < 0) goto nomem;
         if (!ok) continue;
@@ -350,10 +375,8 @@ static jg_status_t run_criteria(jg_strat_run_t *r, const jg_graph_strategy_t *s,
         }
         if (hops < 2) continue;
         for (int64_t k = 0; k < nn; k++) {
-            /* through the eliminable neighbors only: a kept vertex (a state,
-             * an I/O point) may have thousands of edges, scanned at every
-             * elimination next to it; what changes only through it is
-             * caught when the vertex comes up (below) */
+            /* through the eliminable neighbors only (a kept one's edges
+             * enter no key); new edges between kept vertices below */
             if (!jg__strat_eliminable(g, nbc[k])) continue;
             const jg_gvert_t *U = &g->v[nbc[k]];
             for (int32_t q = 0; q < U->nin + U->nout; q++) {
@@ -364,6 +387,7 @@ static jg_status_t run_criteria(jg_strat_run_t *r, const jg_graph_strategy_t *s,
                     goto fail;
             }
         }
+        if (pairs && (st = refresh_between(r, s, states, &c, ne0, stamp, epoch))) goto fail;
     }
     goto done;
 nomem:

@@ -10,8 +10,9 @@
  *   key    a criterion: the key of an eliminable vertex in the current graph,
  *          lower eliminated first.  The engine eliminates every eliminable
  *          vertex greedily (lowest key, ties by the next criterion of a chain,
- *          then vertex id), re-keying the neighbors of each eliminated vertex
- *          (and their neighbors when hops is 2).  Only criteria chain.
+ *          then vertex id), re-keying exactly the vertices whose key an
+ *          elimination may change as hops and kept_pairs declare (a key that
+ *          depends on more would be refreshed late).  Only criteria chain.
  *   next   choose the next vertex given the current graph (-1: stop).  The
  *          engine eliminates it (or refuses it at the pivot guard) and calls
  *          again; r->changed lists the vertices whose edges the last
@@ -53,7 +54,9 @@ typedef struct jg_strategy_def {
     /* (a) criterion: *key for eliminable vertex v (lower first) */
     jg_status_t (*key)(jg_strat_run_t *r, void *state, int64_t v, double *key);
     int hops;                   /* 0: key fixed at the start; 1: depends on v's edges;
-                                   2: also on its neighbors' edges */
+                                   2: also on its eliminable neighbors' edges */
+    int kept_pairs;             /* with hops 2: also on whether two kept neighbors of v,
+                                   p -> v -> q, are joined p -> q (p = q: a self-loop) */
     /* (b) next: *v = the next vertex to eliminate, -1 to stop */
     jg_status_t (*next)(jg_strat_run_t *r, void *state, int64_t *v, jg_error_t *err);
     /* optional for (a) and (b): state made before the first key/next call

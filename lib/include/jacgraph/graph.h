@@ -120,6 +120,18 @@ JG_API int jg_graph_reduce_parse(const char *s);
  *                   the optimum, optimal = 1 when the search finished; the
  *                   gap is (fma - bound) / fma.  Refused (JG_ARG) above 10^9
  *                   eliminable vertices x edges.
+ *                   Both branch and bounds first make the moves some optimum
+ *                   makes (a dead vertex, the input end of a one-to-one signal
+ *                   line) and, when at most 20 eliminable vertices are left,
+ *                   solve the rest by the dynamic program (optimal = 1).
+ *   exact:nnz:bb    branch and bound for exact:nnz's objective at any size,
+ *                   under the same time limit: the set found (never more
+ *                   nonzeros than markowitz-nnz), bound = a proven lower bound
+ *                   of the fewest nonzeros, optimal = 1 when the search
+ *                   finished; the gap is nnz_after - bound.  Ties between
+ *                   sets go to the first found; the set's order is its
+ *                   fewest-FMA order when it has at most 20 vertices.
+ *                   Refused (JG_ARG) above 10^7 eliminable vertices x edges.
  *   anneal[:seed=S,budget=B]  simulated annealing over orders from the
  *                   mincost order (defaults 1 and 1000 moves), never worse
  *                   than mincost, deterministic for a seed unless the time
