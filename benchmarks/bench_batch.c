@@ -2,7 +2,7 @@
  * model: points per second against threads, and the cost of a point against
  * one evaluation of every block Jacobian.
  *
- *   bench_batch [--blocks N] [--points N] [--jobs 1,2,...] [--repeat N] [--md FILE] [--svg FILE]
+ *   bench_batch [--blocks N] [--points N] [--jobs 1,2,...] [--repeat N] [--ref N] [--md FILE] [--svg FILE]
  *
  * The model is `jacgraph generate aerospace --blocks N --seed 1` (default
  * 10,000 blocks).  The points (default 10,000) each set t and perturb twenty
@@ -14,7 +14,8 @@
  * Jacobian (jg_eval_outputs + jg_eval_jacobians, the least a point needs),
  * median of 200; the cost of a point is the batch's CPU time with one thread
  * over the points; and one jg_lin_run's stages (evaluation, replay, LFT, the rest:
- * extraction and the result) on one linearizer.  Output: markdown on stdout
+ * extraction and the result) on one linearizer (--ref N: medians of N instead
+ * of 200; 0 skips both, for profiling the batch alone).  Output: markdown on stdout
  * (and --md FILE), the plot points/s against threads as SVG (--svg FILE).
  * Exit status 0; 1 when a run failed; 2 usage.  Benchmarks measure: no target
  * changes the status. */
@@ -37,6 +38,8 @@ static const char usage[] =
     "  --jobs LIST     thread counts, e.g. 1,2,3,4 (default 1,2)\n"
     "  --repeat N      runs per thread count (default 3)\n"
     "  --reduce R      markowitz (default), full or none\n"
+    "  --ref N         reference evaluations and jg_lin_run stage samples (default 200;\n"
+    "                  0: none, the batch alone, e.g. under callgrind)\n"
     "  --md FILE       also write the markdown to FILE\n"
     "  --svg FILE      the plot points/s against threads\n";
 
@@ -112,7 +115,7 @@ static char *points_text(const jg_program_t *p, int64_t n)
 int main(int argc, char **argv)
 {
     int64_t blocks = 10000, npoints = 10000;
-    int repeat = 3, jobs[16] = {1, 2}, njobs = 2;
+    int repeat = 3, jobs[16] = {1, 2}, njobs = 2, nref = 200;
     const char *md = NULL, *svg = NULL;
     int reduce = JG_GRAPH_REDUCE_MARKOWITZ;
     for (int i = 1; i < argc; i++) {
@@ -129,6 +132,7 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--blocks")) blocks = atoll(v);
         else if (!strcmp(a, "--points")) npoints = atoll(v);
         else if (!strcmp(a, "--repeat")) repeat = atoi(v);
+        else if (!strcmp(a, "--ref")) nref = atoi(v);
         else if (!strcmp(a, "--md")) md = v;
         else if (!strcmp(a, "--svg")) svg = v;
         else if (!strcmp(a, "--reduce")) reduce = jg_graph_reduce_parse(v);
@@ -143,7 +147,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (blocks < 10 || npoints < 1 || repeat < 1 || njobs < 1 || reduce < 0) {
+    if (blocks < 10 || npoints < 1 || repeat < 1 || njobs < 1 || reduce < 0 || nref < 0 || nref > 200) {
         fputs(usage, stderr);
         return 2;
     }
@@ -170,24 +174,24 @@ int main(int argc, char **argv)
     }
     free(text);
 
-    /* the reference: outputs and every block Jacobian, median of 200 */
+    /* the reference: outputs and every block Jacobian, median of nref */
     jg_eval_work_t *w = NULL;
-    double tev[200];
+    double tev[200] = {0};
     if (jg_eval_create(p, &w, &err)) return 1;
-    for (int r = 0; r < 200; r++) {
+    for (int r = 0; r < nref; r++) {
         jg_eval_states(w)[0] = 0.01 * r;
         double t0 = tcpu();
         if (jg_eval_outputs(w, 1e-4 * r, &err) || jg_eval_jacobians(w, &err)) return 1;
         tev[r] = tcpu() - t0;
     }
-    double t_eval = median(tev, 200);
+    double t_eval = nref ? median(tev, nref) : NAN;
     jg_eval_free(w);
 
-    /* one linearizer's stages, median over 200 points after the first */
+    /* one linearizer's stages, median over nref points after the first */
     jg_lin_t *l = NULL;
-    double st_eval[200], st_rep[200], st_lft[200], st_tot[200];
+    double st_eval[200] = {0}, st_rep[200] = {0}, st_lft[200] = {0}, st_tot[200] = {0};
     if (jg_lin_create(p, NULL, &l, &err)) return 1;
-    for (int r = 0; r <= 200; r++) {
+    for (int r = 0; r <= nref && nref; r++) {
         jg_lin_states(l)[0] = 0.01 * r;
         jg_lin_sys_t *s = NULL;
         jg_lin_stats_t ls;
@@ -202,8 +206,9 @@ int main(int argc, char **argv)
         st_tot[r - 1] = t1 - t0;
     }
     jg_lin_free(l);
-    double m_eval = median(st_eval, 200), m_rep = median(st_rep, 200), m_lft = median(st_lft, 200),
-           m_tot = median(st_tot, 200);
+    int nm = nref ? nref : 1;
+    double m_eval = median(st_eval, nm), m_rep = median(st_rep, nm), m_lft = median(st_lft, nm),
+           m_tot = median(st_tot, nm);
 
     /* the batch, thread counts interleaved round by round */
     double *tw = calloc((size_t)(njobs * repeat), sizeof(double));
@@ -260,13 +265,13 @@ int main(int argc, char **argv)
     double per_point = base / (double)npoints, per_cpu = cput[0] / (double)npoints;
     n += (size_t)snprintf(buf + n, sizeof buf - n,
                           "\nOne evaluation of the outputs and every block Jacobian: %.1f us (thread CPU time, "
-                          "median of 200).\nPer point with one thread: %.1f us of CPU = **%.2fx** that "
+                          "median of %d).\nPer point with one thread: %.1f us of CPU = **%.2fx** that "
                           "evaluation (wall: %.1f us).\n\n"
-                          "One `jg_lin_run` on one linearizer (medians of 200 points): %.1f us of CPU; its "
+                          "One `jg_lin_run` on one linearizer (medians of %d points): %.1f us of CPU; its "
                           "stages (wall): evaluation of the outputs and block Jacobians %.1f, "
                           "replay of the elimination tape %.1f, extraction of the LFT operands "
                           "and the LFT %.1f.\n",
-                          1e6 * t_eval, 1e6 * per_cpu, per_cpu / t_eval, 1e6 * per_point, 1e6 * m_tot,
+                          1e6 * t_eval, nref, 1e6 * per_cpu, per_cpu / t_eval, 1e6 * per_point, nref, 1e6 * m_tot,
                           1e6 * m_eval, 1e6 * m_rep, 1e6 * m_lft);
     fputs(buf, stdout);
     if (md) {

@@ -37,6 +37,7 @@ typedef struct {
     const jg_batch_opts_t *o;
     const jg__batch_vars_t *V;
     const jg_lin_t *master;
+    const jg_lin_sys_t *names;   /* the names every result shares (NULL: copies) */
     const int64_t *ks;      /* the run's points */
     int64_t n;
     pthread_mutex_t mu;
@@ -48,11 +49,15 @@ typedef struct {
 } run_t;
 
 /* A linearizer for one program with its default operating point, so that
- * every point starts from the same state whatever ran before it on it. */
+ * every point starts from the same state whatever ran before it on it.  Of
+ * the signals only those of the algebraic loops: where the loop solver
+ * starts (every other signal is written before it is read, by each
+ * evaluation). */
 typedef struct {
     jg_lin_t *l;
     int var;
     double *x0, *u0, *y0;
+    int64_t *yl;            /* the loops' signals, ny of them; y0 their values */
     int64_t nx, nu, ny;
 } lin_ctx_t;
 
@@ -62,6 +67,7 @@ static void ctx_clear(lin_ctx_t *c)
     free(c->x0);
     free(c->u0);
     free(c->y0);
+    free(c->yl);
     memset(c, 0, sizeof *c);
     c->var = -1;
 }
@@ -77,17 +83,36 @@ static jg_status_t ctx_take(lin_ctx_t *c, jg_lin_t *l, int var, jg_error_t *err)
     const jg_program_t *q = jg__eval_program(w);
     c->nx = jg_program_nstates(q);
     c->nu = jg_eval_ninput_elems(w);
-    c->ny = q->ny;
+    int64_t ny = 0;
+    for (int k = 0; k < q->nloops; k++) {
+        int32_t nb;
+        const int32_t *blk = jg_program_loop(q, k, &nb);
+        for (int32_t i = 0; i < nb; i++)
+            for (int j = 0; j < q->blocks[blk[i]].nout; j++) ny += q->blocks[blk[i]].out_w[j];
+    }
     c->x0 = malloc(sizeof(double) * (size_t)(c->nx + 1));
     c->u0 = malloc(sizeof(double) * (size_t)(c->nu + 1));
-    c->y0 = malloc(sizeof(double) * (size_t)(c->ny + 1));
-    if (!c->x0 || !c->u0 || !c->y0) {
+    c->y0 = malloc(sizeof(double) * (size_t)(ny + 1));
+    c->yl = malloc(sizeof(int64_t) * (size_t)(ny + 1));
+    if (!c->x0 || !c->u0 || !c->y0 || !c->yl) {
         ctx_clear(c);
         return jg_error_set(err, JG_NOMEM, "out of memory");
     }
+    const double *y = jg_eval_signals(w);
+    for (int k = 0; k < q->nloops; k++) {
+        int32_t nb;
+        const int32_t *blk = jg_program_loop(q, k, &nb);
+        for (int32_t i = 0; i < nb; i++) {
+            const jg_block_t *B = &q->blocks[blk[i]];
+            for (int j = 0; j < B->nout; j++)
+                for (int64_t e = 0, o = q->y_off[jg__outport(q, B->id, j)]; e < B->out_w[j]; e++) {
+                    c->yl[c->ny] = o + e;
+                    c->y0[c->ny++] = y[o + e];
+                }
+        }
+    }
     memcpy(c->x0, jg_lin_states(l), sizeof(double) * (size_t)c->nx);
     memcpy(c->u0, jg_lin_inputs(l), sizeof(double) * (size_t)c->nu);
-    memcpy(c->y0, jg_eval_signals(w), sizeof(double) * (size_t)c->ny);
     return JG_OK;
 }
 
@@ -147,12 +172,14 @@ static void run_point(const run_t *R, lin_ctx_t *c, int64_t k, slot_t *s)
         if (!st) st = ctx_take(c, l, var, &err);
         else jg_lin_free(l);
         if (st) goto done;
+        jg__lin_share_names(c->l, R->names);
     }
     jg_lin_t *l = c->l;
     double *x = jg_lin_states(l), *u = jg_lin_inputs(l);
     memcpy(x, c->x0, sizeof(double) * (size_t)c->nx);
     memcpy(u, c->u0, sizeof(double) * (size_t)c->nu);
-    memcpy(jg__eval_signals_w(jg__lin_work(l)), c->y0, sizeof(double) * (size_t)c->ny);
+    double *y = jg__eval_signals_w(jg__lin_work(l));
+    for (int64_t q = 0; q < c->ny; q++) y[c->yl[q]] = c->y0[q];
     double t = 0;
     int states_set = 0;
     for (int64_t q = P->set_ptr[i]; q < P->set_ptr[i + 1]; q++) {
@@ -245,6 +272,7 @@ jg_status_t jg_batch_run(const jg_program_t *p, const jg_batch_points_t *P, cons
     pthread_t *th = NULL;
     int nth = 0, sync_ok = 0;
     double *vbuf = NULL;
+    jg_lin_sys_t *names = NULL;
 
     /* the run's points */
     int64_t end = o->end > 0 && o->end < P->n ? o->end : P->n, begin = o->begin > 0 ? o->begin : 0;
@@ -298,6 +326,11 @@ jg_status_t jg_batch_run(const jg_program_t *p, const jg_batch_points_t *P, cons
                 jg_lin_free(l);
                 goto done;
             }
+            /* one set of names for every result, made once (the programs
+             * share their structure and the linearizers their I/O points) */
+            if (!names && (ret = jg__lin_names(mc.l, &names, err))) goto done;
+            R.names = names;
+            jg__lin_share_names(mc.l, names);
         }
         R.master = mc.l;
         run_point(&R, &mc, ks[d], &R.slot[0]);
@@ -383,6 +416,7 @@ done:
     free(R.slot);
     free(vbuf);
     ctx_clear(&mc);
+    jg_lin_sys_free(names);   /* after every result that shared them */
     jg__batch_vars_free(&V);
     free(ks);
     free(used);

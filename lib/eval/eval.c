@@ -119,6 +119,7 @@ void jg_eval_free(jg_eval_work_t *w)
     free(w->with_x);
     free(w->with_upd);
     free(w->with_zc);
+    free(w->jac_blk);
     jg__plan_free(w->plan);
     free(w);
 }
@@ -160,6 +161,10 @@ void jg__eval_use_iospec(jg_eval_work_t *w, const jg_iospec_t *io, const double 
     jg_conn_t c = {.src = io->src, .inj_ptr = io->inj_ptr, .inj_idx = io->inj_idx, .w = wv};
     jg__eval_set_conn(w, &c);
 }
+
+void jg__eval_plan_any(jg_eval_work_t *w, int on) { w->plan_any = on; }
+
+void jg__eval_const_jacobians(jg_eval_work_t *w) { w->const_jac = 1; }
 
 void jg__eval_set_conn(jg_eval_work_t *w, const jg_conn_t *conn)
 {
@@ -263,6 +268,28 @@ jg_status_t jg_eval_jacobians(jg_eval_work_t *w, jg_error_t *err)
         jg__plan_gather_stale(w);
         w->planned = 0;
     }
+    /* after a call that computed every part: from now on only the varying
+     * ones (built here, not then, so that a work evaluated once -- one
+     * linearization of a large model -- never pays for the list; out of
+     * memory: every block each time) */
+    if (w->const_jac == 2 && (w->jac_blk = malloc(sizeof(int32_t) * (size_t)(p->nsorted + 1)))) {
+        w->const_jac = 3;
+        for (int32_t i = 0; i < p->nsorted; i++) {
+            int32_t b = p->sorted[i];
+            const jg_block_t *B = &p->blocks[b];
+            if (B->npart && !jg__eval_jac_constant(B)) w->jac_blk[w->njac_blk++] = b;
+        }
+    }
+    if (w->jac_blk) {   /* the constant parts kept from the first call */
+        for (int32_t i = 0; i < w->njac_blk; i++) {
+            int32_t b = w->jac_blk[i];
+            const jg_block_t *B = &p->blocks[b];
+            jg_eval_t e;
+            jg__eval_make_eval(w, b, &e, err);
+            if (B->type->jacobian(B, &e)) return jg__eval_fail(err);
+        }
+        return JG_OK;
+    }
     for (int32_t i = 0; i < p->nsorted; i++) {
         int32_t b = p->sorted[i];
         const jg_block_t *B = &p->blocks[b];
@@ -271,6 +298,7 @@ jg_status_t jg_eval_jacobians(jg_eval_work_t *w, jg_error_t *err)
         jg__eval_make_eval(w, b, &e, err);
         if (B->type->jacobian(B, &e)) return jg__eval_fail(err);
     }
+    if (w->const_jac == 1) w->const_jac = 2;   /* every part computed (a failure: not yet) */
     return JG_OK;
 }
 

@@ -38,17 +38,34 @@ struct jg_eval_work {
     /* blocks (sorted order) with states / update() / zero crossings */
     int32_t *with_x, nwith_x, *with_upd, nwith_upd, *with_zc, nwith_zc;
     /* the evaluation plan (plan.c), built by the first jg_eval_outputs with the
-     * program's own connection and used whenever that connection is set: the
-     * blocks' contexts built once, runs of JG_BT_PURE_LINEAR blocks as sparse
-     * rows over y.  NULL until then. */
+     * program's own connection (or with any, plan_any) and used whenever that
+     * connection is set: the blocks' contexts built once, runs of
+     * JG_BT_PURE_LINEAR blocks as sparse rows over y.  NULL until then; built
+     * again when the connection changed. */
     struct jg_plan *plan;
+    int plan_any;             /* the plan applies to any connection (jg__eval_plan_any) */
+    /* jg__eval_const_jacobians: the blocks whose parts jg_eval_jacobians
+     * computes (sorted order), built on its second call; the others' parts
+     * are constant and kept from the first.  NULL: every block each time.
+     * const_jac: 0 off, 1 on, 2 every part computed once, 3 jac_blk built. */
+    int const_jac;
+    int32_t *jac_blk, njac_blk;
     int planned;              /* the last jg_eval_outputs ran the plan: u is stale for
                                  fused blocks and for ports the plan reads from y in
-                                 place (jg_eval_jacobians gathers them; other code
+                                 place (jg_eval_jacobians gathers them -- with jac_blk,
+                                 all but the constant-Jacobian blocks', which only
+                                 their own outputs() and jacobian() read; other code
                                  reading u directly must too) */
 };
 
 void jg__eval_set_conn(jg_eval_work_t *w, const jg_conn_t *conn);
+/* Block B's Jacobian parts are constant (jg__eval_const_jacobians keeps them
+ * from the first jg_eval_jacobians): a JG_BT_PURE_LINEAR type outside the
+ * discrete rates (whose parts a caller may zero while the block holds). */
+static inline int jg__eval_jac_constant(const jg_block_t *B)
+{
+    return (B->type->flags & JG_BT_PURE_LINEAR) && B->rate < 0;
+}
 /* Gather the inputs of real block b from the signals. */
 void jg__eval_gather(jg_eval_work_t *w, int32_t b);
 

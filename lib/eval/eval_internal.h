@@ -68,8 +68,23 @@ void jg__iospec_free(jg_iospec_t *s);
  * own connections again. */
 void jg__eval_use_iospec(jg_eval_work_t *w, const jg_iospec_t *io, const double *wv);
 
+/* For a work that evaluates many points on one connection (a linearizer's,
+ * from its second run on, and its clones): on = 1 lets jg_eval_outputs use
+ * the fused evaluation plan on the connection set (I/O points included), built
+ * on the next evaluation, bit for bit the block-by-block path's signals; 0:
+ * the plan only on the program's own connection (the default: building it
+ * costs more than one block-by-block evaluation).  O(1). */
+void jg__eval_plan_any(jg_eval_work_t *w, int on);
+
 /* --------------------------------------------- block Jacobians (eval.c) */
 
+/* From the next jg_eval_jacobians on, compute the parts of the blocks whose
+ * parts are constant (JG_BT_PURE_LINEAR types outside discrete rates: Gain,
+ * Sum, UnaryMinus) only once: later calls keep the values of the first.
+ * For a caller that never writes those parts (a linearizer); a caller that
+ * zeroes parts (held discrete blocks) must not.  O(1); the second call after
+ * it O(blocks) more (the list of the others). */
+void jg__eval_const_jacobians(jg_eval_work_t *w);
 /* The values of Jacobian part k, numbered over the whole program (blocks in
  * id order, each block's parts in declaration order), as filled by the last
  * jg_eval_jacobians; the pattern is the block's part pattern.  Writable so

@@ -52,8 +52,17 @@
  *    the same reason.
  *
  * The inputs u of fused blocks and of ports read in place are not gathered;
- * jg_eval_jacobians gathers them when it needs them (w->planned).  Any other
- * connection (linearization input points) takes the block-by-block path. */
+ * jg_eval_jacobians gathers them when it needs them (w->planned).
+ *
+ * Another connection (linearization I/O points: openings, input points that
+ * add w to the signals their consumers read) takes the block-by-block path,
+ * unless the work allows the plan for it (jg__eval_plan_any: a linearizer
+ * that evaluates many points).  The plan is then built on that connection:
+ * its signal sources instead of the program's, and a block that reads an
+ * injected element is never fused, a kernel row or read in place -- it is
+ * gathered, and the injections added after the gather in the connection's
+ * order, the block-by-block gather's arithmetic.  A plan belongs to the
+ * connection it was built for; another one builds a new plan. */
 
 enum { ST_CALL, ST_BLOCK, ST_LOOP, ST_LIN };   /* CALL: a BLOCK that only calls outputs() */
 typedef int (*block_fn_t)(const jg_block_t *b, jg_eval_t *e);
@@ -144,6 +153,9 @@ struct jg_plan {
     plan_upd_t *upd;
     int64_t nchk, *chk;       /* the signals the finiteness pass reads: ranges
                                  chk[2k]..chk[2k+1]-1 (the others' sums are folded) */
+    jg_conn_t conn;           /* the connection the plan was built for */
+    int64_t *ctx_i, *iel;     /* per context: its injected input elements
+                                 iel[ctx_i[k]..ctx_i[k+1]-1] (all NULL: none) */
 };
 
 void jg__plan_free(struct jg_plan *P)
@@ -170,12 +182,32 @@ void jg__plan_free(struct jg_plan *P)
     free(P->fnb);
     free(P->upd);
     free(P->chk);
+    free(P->ctx_i);
+    free(P->iel);
     free(P);
 }
 
 int jg__plan_applies(const jg_eval_work_t *w)
 {
-    return w->conn.src == w->p->u_src && !w->conn.inj_ptr;
+    return (w->conn.src == w->p->u_src && !w->conn.inj_ptr) || w->plan_any;
+}
+
+/* Was w's plan built for w's current connection? */
+static int plan_current(const jg_eval_work_t *w)
+{
+    const jg_conn_t *a = &w->plan->conn, *b = &w->conn;
+    return a->src == b->src && a->inj_ptr == b->inj_ptr && a->inj_idx == b->inj_idx && a->w == b->w;
+}
+
+/* 1 when an input element of block b has an injected perturbation. */
+static int injected(const jg_eval_work_t *w, int32_t b)
+{
+    const jg_program_t *p = w->p;
+    const jg_block_t *B = &p->blocks[b];
+    if (!w->conn.inj_ptr || !B->nin) return 0;
+    int64_t e0 = p->u_off[jg__inport(p, b, 0)], e1 = e0;
+    for (int k = 0; k < B->nin; k++) e1 += B->in_w[k];
+    return w->conn.inj_ptr[e1] > w->conn.inj_ptr[e0];
 }
 
 /* The rows of the fused blocks from their d parts (values filled), one
@@ -769,14 +801,15 @@ static jg_status_t plan_build(jg_eval_work_t *w, jg_error_t *err)
         !P->regather || !P->stale || !P->deriv || !P->upd || !P->rp || !c.R.row0 ||
         !c.R.nrows || !c.mode || !c.pend || !c.level || !c.sig_batch || !c.sig_level)
         goto nomem;
-    for (int64_t k = 0; k < p->nu; k++) P->gsrc[k] = p->u_src[k] >= 0 ? p->u_src[k] : p->ny;
+    P->conn = w->conn;
+    for (int64_t k = 0; k < p->nu; k++) P->gsrc[k] = w->conn.src[k] >= 0 ? w->conn.src[k] : p->ny;
     for (int64_t k = 0; k < p->ny; k++) c.sig_batch[k] = -1;
     w->y[p->ny] = 0;   /* what unconnected inputs read */
 
     /* which blocks are fused: their constant d parts, then the arithmetic */
     for (int32_t i = 0; i < p->nsorted; i++) {
         int32_t b = p->sorted[i];
-        if (!fusable(p, b)) continue;
+        if (!fusable(p, b) || injected(w, b)) continue;
         const jg_block_t *B = &p->blocks[b];
         jg_eval_t e;
         jg__eval_make_eval(w, b, &e, err);
@@ -801,6 +834,7 @@ static jg_status_t plan_build(jg_eval_work_t *w, jg_error_t *err)
         if (c.mode[b]) continue;
         jg_kernel_t k;
         kernels_of(p, b, &k);
+        if (injected(w, b)) k.outputs = JG_KERNEL_NONE;
         if (k.outputs == JG_KERNEL_FN) {
             int r = -2;
             for (int j = 0; j < nprobed && r == -2; j++)
@@ -821,6 +855,12 @@ static jg_status_t plan_build(jg_eval_work_t *w, jg_error_t *err)
     P->ctx = calloc((size_t)(nreal - nfused) + 1, sizeof(jg_eval_t));
     if (!P->ctx) goto nomem;
     memcpy(P->uptr, w->uptr, sizeof(double *) * (size_t)p->nin_ports);
+    if (w->conn.inj_ptr) {   /* the injected elements, context by context */
+        P->ctx_i = malloc(sizeof(int64_t) * (size_t)(nreal - nfused + 2));
+        P->iel = malloc(sizeof(int64_t) * (size_t)(p->nu + 1));
+        if (!P->ctx_i || !P->iel) goto nomem;
+        P->ctx_i[0] = 0;
+    }
     int64_t ng = 0;
     for (int32_t b = 0; b < p->nblocks; b++) {
         const jg_block_t *B = &p->blocks[b];
@@ -829,10 +869,17 @@ static jg_status_t plan_build(jg_eval_work_t *w, jg_error_t *err)
         int32_t k = P->nctx++;
         P->ctx_of[b] = k;
         P->ctx_g[k] = ng;
-        int aliased = 0;
+        int aliased = 0, inj = injected(w, b);
+        if (P->ctx_i) {
+            int64_t n = P->ctx_i[k];
+            for (int q = 0; q < B->nin; q++)
+                for (int64_t e = 0, o = p->u_off[jg__inport(p, b, q)]; e < B->in_w[q]; e++)
+                    if (w->conn.inj_ptr[o + e + 1] > w->conn.inj_ptr[o + e]) P->iel[n++] = o + e;
+            P->ctx_i[k + 1] = n;
+        }
         for (int q = 0; q < B->nin; q++) {
             int64_t g = jg__inport(p, b, q), o = p->u_off[g];
-            if (aliasable(p, P->gsrc, b, q)) {
+            if (!inj && aliasable(p, P->gsrc, b, q)) {
                 P->uptr[g] = w->y + P->gsrc[o];
                 aliased = 1;
             } else if (ng > P->ctx_g[k] && P->ghi[ng - 1] == o) {
@@ -856,6 +903,7 @@ static jg_status_t plan_build(jg_eval_work_t *w, jg_error_t *err)
         const jg_block_t *B = &p->blocks[w->with_x[i]];
         jg_kernel_t k;
         kernels_of(p, B->id, &k);
+        if (injected(w, B->id)) k.derivatives = JG_KERNEL_NONE;   /* dx = u + w: called */
         if (k.derivatives != JG_KERNEL_INPUT) {
             P->deriv[P->nderiv++] =
                 (plan_deriv_t){B, B->type->derivatives, &P->ctx[P->ctx_of[B->id]], B->x_off};
@@ -1179,6 +1227,14 @@ static inline void plan_gather(const struct jg_plan *P, double *u, const double 
 {
     for (int64_t g = P->ctx_g[k]; g < P->ctx_g[k + 1]; g++)
         gather_range(P->gsrc, u, y, P->glo[g], P->ghi[g]);
+    if (P->ctx_i)   /* then the injections, as jg__eval_gather adds them */
+        for (int64_t i = P->ctx_i[k]; i < P->ctx_i[k + 1]; i++) {
+            int64_t e = P->iel[i];
+            double v = u[e];
+            for (int64_t j = P->conn.inj_ptr[e]; j < P->conn.inj_ptr[e + 1]; j++)
+                v += P->conn.w[P->conn.inj_idx[j]];
+            u[e] = v;
+        }
 }
 
 /* Every element of y[0..n-1] finite?  Their sum is finite when they are
@@ -1304,16 +1360,27 @@ static jg_status_t plan_run(jg_eval_work_t *w, jg_error_t *err)
 
 /* ------------------------------------------------ calls from eval.c */
 
+static jg_status_t plan_ensure(jg_eval_work_t *w, jg_error_t *err);
+
 jg_status_t jg__eval_prepare(jg_eval_work_t *w, jg_error_t *err)
 {
-    if (w->plan || !jg__plan_applies(w)) return JG_OK;
+    if ((w->plan && plan_current(w)) || !jg__plan_applies(w)) return JG_OK;
+    return plan_ensure(w, err);
+}
+
+static jg_status_t plan_ensure(jg_eval_work_t *w, jg_error_t *err)
+{
+    if (w->plan && plan_current(w)) return JG_OK;
+    jg__plan_free(w->plan);   /* built for another connection */
+    w->plan = NULL;
+    w->planned = 0;
     return plan_build(w, err);
 }
 
 jg_status_t jg__plan_outputs(jg_eval_work_t *w, jg_error_t *err)
 {
     jg_status_t st;
-    if (!w->plan && (st = plan_build(w, err))) return st;
+    if ((!w->plan || !plan_current(w)) && (st = plan_ensure(w, err))) return st;
     return plan_run(w, err);
 }
 
@@ -1366,7 +1433,7 @@ void jg__plan_gather_stale(jg_eval_work_t *w)
     for (int32_t i = 0; i < w->plan->nstale; i++) {
         int32_t b = w->plan->stale[i];
         const jg_block_t *B = &p->blocks[b];
-        if (!B->nin) continue;
+        if (!B->nin || (w->jac_blk && jg__eval_jac_constant(B))) continue;   /* (parts kept) */
         gather_range(w->plan->gsrc, w->u, w->y, p->u_off[jg__inport(p, b, 0)],
                      p->u_off[jg__inport(p, b, B->nin - 1)] + B->in_w[B->nin - 1]);
     }

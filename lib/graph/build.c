@@ -1,6 +1,7 @@
 /* Build the Jacobian graph of a compiled program: the sum (Def. 2) of every
  * block's graph (Fig. 3) and of the connection graphs y -> u (Eqn 3), plus the
  * linearization I/O points. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "graph_impl.h"
@@ -47,7 +48,16 @@ static int scratch_reserve(scratch_t *s, int64_t n)
 static jg_status_t connect(jg_graph_t *g, int64_t dst, scratch_t *s, int64_t n)
 {
     trip_t *t = s->t;
-    if (n > 1) qsort(t, (size_t)n, sizeof *t, cmp_trip);
+    if (n > 16) {
+        qsort(t, (size_t)n, sizeof *t, cmp_trip);
+    } else {   /* the common port of a few elements: insertion, no calls */
+        for (int64_t a = 1; a < n; a++) {
+            trip_t x = t[a];
+            int64_t b = a;
+            for (; b > 0 && cmp_trip(&t[b - 1], &x) > 0; b--) t[b] = t[b - 1];
+            t[b] = x;
+        }
+    }
     for (int64_t a = 0; a < n;) {
         int64_t b = a;
         while (b < n && t[b].v == t[a].v) b++;
@@ -175,6 +185,12 @@ jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_gra
                                       .alive = 1, .self = -1};
         if (io->out[k].width > maxw) maxw = io->out[k].width;
     }
+    if (maxw > INT32_MAX) {   /* jg_gvert_t's width; beyond any model's element limit */
+        st = jg_error_set(err, JG_ARG, "a signal of %lld elements: too wide for the Jacobian graph",
+                          (long long)maxw);
+        goto fail_set;
+    }
+    for (int64_t v = 0; v < g->nv; v++) g->v[v].elig = jg__gvert_eligible(g, &g->v[v]);
     g->maxw = maxw;
     g->ws = calloc((size_t)maxw + 1, sizeof(double));
     g->ws_mark = malloc(sizeof(int64_t) * (size_t)(maxw + 1));
@@ -244,6 +260,7 @@ nomem:
     st = JG_NOMEM;
 fail:
     jg_error_set(err, st, "out of memory while building the Jacobian graph");
+fail_set:
     jg_graph_free(g);
     g = NULL;
 done:

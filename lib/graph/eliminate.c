@@ -77,7 +77,16 @@ static int pattern_mult(const jg_gmat_t *A, const jg_gmat_t *B, int64_t *mark, p
             }
         }
         for (int64_t k = start; k < nz; k++) mark[pt->rowi.a[k]] = -1;
-        if (nz - start > 1) qsort(pt->rowi.a + start, (size_t)(nz - start), sizeof(int64_t), cmp_i64);
+        if (nz - start > 16) {
+            qsort(pt->rowi.a + start, (size_t)(nz - start), sizeof(int64_t), cmp_i64);
+        } else {   /* a few rows (vertex widths are small): insertion, no calls */
+            int64_t *r = pt->rowi.a;
+            for (int64_t a = start + 1; a < nz; a++) {
+                int64_t x = r[a], b = a;
+                for (; b > start && r[b - 1] > x; b--) r[b] = r[b - 1];
+                r[b] = x;
+            }
+        }
     }
     pt->colp.a[B->n] = nz;
     *phi = f;
@@ -97,11 +106,11 @@ static int pattern_subset(const int64_t *colp, const int64_t *rowi, const jg_gma
     return 1;
 }
 
-/* Union of pattern (colp, rowi) and C into pt->tmp / pt->colp (rebuilt). */
-static int pattern_union(pat_t *pt, const jg_gmat_t *C, int64_t **ucolp, int64_t **urowi)
+/* Union of pattern (colp, rowi) and C into pt->tmp. */
+static int pattern_union(pat_t *pt, const int64_t *colp, const int64_t *rowi, const jg_gmat_t *C,
+                         int64_t **ucolp, int64_t **urowi)
 {
     int64_t n = C->n;
-    const int64_t *colp = pt->colp.a, *rowi = pt->rowi.a;
     if (buf_reserve(&pt->tmp, n + 1 + colp[n] + jg__nnz(C))) return -1;
     int64_t *uc = pt->tmp.a, *ur = pt->tmp.a + n + 1, nz = 0;
     for (int64_t j = 0; j < n; j++) {
@@ -158,11 +167,21 @@ typedef struct {
 } num_t;
 
 /* The scratch of the elimination in progress (g->el). */
+/* A product's pattern, remembered: patterns are interned (jg__gmat_pattern),
+ * so the pattern of A*B and its multiply-adds depend on the two pattern
+ * pointers only, and the few shapes of a large graph repeat. */
+typedef struct {
+    const int64_t *pa, *pb, *q;   /* q: the product's interned pattern */
+    int64_t phi;
+} pmemo_t;
+
 struct jg_elim {
     pat_t pt;
     buf_t kin, nb, hat;
     num_t nm;
     int64_t maxdense;   /* widest dense pivot recorded (the replay's inverse workspace) */
+    pmemo_t *memo;      /* open addressing, at most half full */
+    int64_t nmemo, capmemo;
 };
 
 static struct jg_elim *elim_get(jg_graph_t *g)
@@ -182,6 +201,7 @@ void jg__elim_free(jg_graph_t *g)
     free(e->nb.a);
     free(e->hat.a);
     free(e->nm.s);
+    free(e->memo);
     free(e);
     g->el = NULL;
 }
@@ -232,6 +252,43 @@ static int pattern_copy(const jg_gmat_t *X, pat_t *pt)
 
 static int64_t edge_nnz(const jg_graph_t *g, int64_t e) { return jg__nnz(&g->mat[g->e[e].mat]); }
 
+static int64_t memo_slot(const pmemo_t *t, int64_t cap, const int64_t *pa, const int64_t *pb)
+{
+    uint64_t h = (uint64_t)(uintptr_t)pa * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)pb * 0xc2b2ae3d27d4eb4full;
+    int64_t k = (int64_t)((h ^ (h >> 31)) & (uint64_t)(cap - 1));
+    while (t[k].pa && (t[k].pa != pa || t[k].pb != pb)) k = (k + 1) & (cap - 1);
+    return k;
+}
+
+/* The interned pattern of A*B (neither an identity) and its multiply-adds
+ * (pattern_mult's); NULL when out of memory. */
+static const int64_t *product_pattern(jg_graph_t *g, struct jg_elim *el, const jg_gmat_t *A,
+                                      const jg_gmat_t *B, int64_t *phi)
+{
+    if (2 * (el->nmemo + 1) > el->capmemo) {
+        int64_t cap = el->capmemo ? 2 * el->capmemo : 256;
+        pmemo_t *t = calloc((size_t)cap, sizeof *t);
+        if (!t) return NULL;
+        for (int64_t k = 0; k < el->capmemo; k++)
+            if (el->memo[k].pa) t[memo_slot(t, cap, el->memo[k].pa, el->memo[k].pb)] = el->memo[k];
+        free(el->memo);
+        el->memo = t;
+        el->capmemo = cap;
+    }
+    int64_t k = memo_slot(el->memo, el->capmemo, A->p, B->p);
+    if (el->memo[k].pa) {
+        *phi = el->memo[k].phi;
+        return el->memo[k].q;
+    }
+    pat_t *pt = &el->pt;
+    if (pattern_mult(A, B, g->ws_mark, pt, phi)) return NULL;
+    const int64_t *q = jg__gmat_pattern(g, A->m, B->n, pt->colp.a, pt->rowi.a);
+    if (!q) return NULL;
+    el->memo[k] = (pmemo_t){A->p, B->p, q, *phi};
+    el->nmemo++;
+    return q;
+}
+
 /* Eliminate vertex v: record the numeric operations, count the cost into c
  * (the model of jacgraph/graph.h) and rewire the graph. */
 static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, struct jg_elim *el, jg_vcost_t *c)
@@ -265,9 +322,8 @@ static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, struct jg_elim *el
     for (int32_t k = 0; k < V->nin; k++) {
         int64_t m = g->e[V->in[k]].mat;
         if (diag) {
-            /* copy the pattern: jg__gmat_new may move g->mat */
-            if (pattern_copy(&g->mat[m], pt)) return JG_NOMEM;
-            int64_t T = jg__gmat_new(g, wv, g->mat[m].n, pt->colp.a, pt->rowi.a);
+            /* Ke's own (interned) pattern */
+            int64_t T = jg__gmat_new_pat(g, wv, g->mat[m].n, g->mat[m].p);
             if (T < 0 || push(g, nm, OP_SCALED, S, m, T)) return JG_NOMEM;
             c->scale += jg__nnz(&g->mat[m]);
             tmp += jg__nnz(&g->mat[T]);
@@ -295,29 +351,24 @@ static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, struct jg_elim *el
         int64_t fe = V->out[o], f = g->e[fe].dst, Kf = g->e[fe].mat;
         for (int32_t k = 0; k < V->nin; k++) {
             int64_t e = g->e[V->in[k]].src, Ke = kin->a[k], phi = 0;
-            /* g->mat may move when matrices are added: keep sizes, not pointers */
+            /* g->mat may move when matrices are added: keep sizes and the
+             * (interned, fixed) patterns, not pointers into it */
             const jg_gmat_t *A = &g->mat[Kf], *B = &g->mat[Ke];
             int64_t am = A->m, bn = B->n;
             int ia = A->ident, ib = B->ident;
-            int scalar = A->m == 1 && A->n == 1 && B->n == 1 && jg__nnz(A) && jg__nnz(B);
+            const int64_t *q;   /* the product's pattern: q[0..bn], rows from q + bn + 1 */
             if (ia || ib) {
                 /* a connection identity: the product is the other factor,
                  * copied, not multiplied (phi = 0) */
-                if (pattern_copy(ia ? B : A, pt)) return JG_NOMEM;
-            } else if (scalar) {
-                if (buf_reserve(&pt->colp, 2) || buf_reserve(&pt->rowi, 1)) return JG_NOMEM;
-                pt->colp.a[0] = 0;
-                pt->colp.a[1] = 1;
-                pt->rowi.a[0] = 0;
-                phi = 1;
-            } else if (pattern_mult(A, B, g->ws_mark, pt, &phi)) {
+                q = (ia ? B : A)->p;
+            } else if (!(q = product_pattern(g, el, A, B, &phi))) {
                 return JG_NOMEM;
             }
-            int64_t pnz = pt->colp.a[bn];
+            int64_t pnz = q[bn];
             if (pnz == 0) continue;   /* structurally zero product */
             int64_t ex = jg__gedge_find(g, e, f), C;
             if (ex < 0) {
-                C = jg__gmat_new(g, am, bn, pt->colp.a, pt->rowi.a);
+                C = jg__gmat_new_pat(g, am, bn, q);
                 if (C < 0 || jg__gedge_add(g, e, f, C) < 0) return JG_NOMEM;
                 g->mat[C].ident = ia && ib;   /* I * I into a new edge: I */
                 g->live_nnz += pnz;
@@ -325,9 +376,9 @@ static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, struct jg_elim *el
             } else {
                 C = g->e[ex].mat;
                 c->adds += pnz;
-                if (!pattern_subset(pt->colp.a, pt->rowi.a, &g->mat[C])) {
+                if (g->mat[C].p != q && !pattern_subset(q, q + bn + 1, &g->mat[C])) {
                     int64_t *uc, *ur, old = jg__nnz(&g->mat[C]);
-                    if (pattern_union(pt, &g->mat[C], &uc, &ur)) return JG_NOMEM;
+                    if (pattern_union(pt, q, q + bn + 1, &g->mat[C], &uc, &ur)) return JG_NOMEM;
                     int64_t C2 = jg__gmat_new(g, am, bn, uc, ur);
                     if (C2 < 0 || push(g, nm, OP_EXPAND, C, -1, C2)) return JG_NOMEM;
                     g->e[ex].mat = C = C2;
@@ -366,7 +417,7 @@ static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, struct jg_elim *el
         g->e[V->self].alive = 0;
     }
     V->self = -1;
-    V->nin = V->nout = 0;
+    jg__gvert_release(g, v);
     V->alive = 0;
     g->st.eliminated++;
     c->fma = c->inv + c->scale + c->prod;
@@ -385,7 +436,12 @@ static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, struct jg_elim *el
 int jg__strat_eliminable(const jg_graph_t *g, int64_t v)
 {
     const jg_gvert_t *V = &g->v[v];
-    if (!V->alive || (V->kind != JG_V_INPUT && V->kind != JG_V_OUTPUT)) return 0;
+    return V->alive && V->elig;   /* elig: jg__gvert_eligible at the build */
+}
+
+int jg__gvert_eligible(const jg_graph_t *g, const jg_gvert_t *V)
+{
+    if (V->kind != JG_V_INPUT && V->kind != JG_V_OUTPUT) return 0;
     return !(V->kind == JG_V_OUTPUT && V->block >= 0 &&
              (g->prog->blocks[V->block].type->flags & JG_BT_SELFLOOP));
 }

@@ -1,5 +1,6 @@
 /* Jacobian graph storage: vertices with adjacency lists, edges, edge matrices,
  * the replay tape, and the read-only queries. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "strategy_impl.h"
@@ -49,8 +50,74 @@ int jg__graph_reserve(jg_graph_t *g, int64_t nedges, int64_t nvals)
     return 0;
 }
 
-int64_t jg__gmat_new(jg_graph_t *g, int64_t m, int64_t n, const int64_t *p, const int64_t *i)
+/* ---- interned patterns: most matrices of a large graph repeat a few
+ * shapes (a diagonal, a dense column, ...); one copy each saves the arena
+ * most of its bytes and the page faults of writing them */
+
+struct jg_gpat {
+    uint64_t hash;
+    int64_t m, n;
+    int64_t *p;              /* p[0..n], then i[0..p[n]) */
+};
+
+static uint64_t pat_hash(int64_t m, int64_t n, const int64_t *p, const int64_t *i)
 {
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)m * 0xff51afd7ed558ccdull ^ (uint64_t)n;
+    for (int64_t k = 0; k <= n; k++) h = (h ^ (uint64_t)p[k]) * 0x100000001b3ull;
+    for (int64_t k = 0; k < p[n]; k++) h = (h ^ (uint64_t)i[k]) * 0x100000001b3ull;
+    return h ^ (h >> 29);
+}
+
+/* The interned copy of pattern (m, n, p, i): its p (i follows p[n]); NULL
+ * when out of memory. */
+static int64_t *pat_intern(jg_graph_t *g, int64_t m, int64_t n, const int64_t *p, const int64_t *i)
+{
+    if (2 * (g->npat + 1) > g->cappat) {   /* grow (and rehash) at half full */
+        int64_t cap = g->cappat ? 2 * g->cappat : 1024;
+        struct jg_gpat *t = calloc((size_t)cap, sizeof *t);
+        if (!t) return NULL;
+        for (int64_t k = 0; k < g->cappat; k++)
+            if (g->pat[k].p) {
+                int64_t h = (int64_t)(g->pat[k].hash & (uint64_t)(cap - 1));
+                while (t[h].p) h = (h + 1) & (cap - 1);
+                t[h] = g->pat[k];
+            }
+        free(g->pat);
+        g->pat = t;
+        g->cappat = cap;
+    }
+    uint64_t hash = pat_hash(m, n, p, i);
+    int64_t nz = p[n], h = (int64_t)(hash & (uint64_t)(g->cappat - 1));
+    for (; g->pat[h].p; h = (h + 1) & (g->cappat - 1)) {
+        const struct jg_gpat *e = &g->pat[h];
+        if (e->hash == hash && e->m == m && e->n == n && e->p[n] == nz &&
+            !memcmp(e->p, p, sizeof(int64_t) * (size_t)(n + 1)) &&
+            !memcmp(e->p + n + 1, i, sizeof(int64_t) * (size_t)nz))
+            return e->p;
+    }
+    int64_t *q = jg_arena_alloc(&g->arena, sizeof(int64_t) * (size_t)(n + 1 + nz));
+    if (!q) return NULL;
+    memcpy(q, p, sizeof(int64_t) * (size_t)(n + 1));
+    memcpy(q + n + 1, i, sizeof(int64_t) * (size_t)nz);
+    g->pat[h] = (struct jg_gpat){hash, m, n, q};
+    g->npat++;
+    return q;
+}
+
+/* The pattern of every 1 x 1 matrix with its entry: p = {0, 1}, i = {0}. */
+static const int64_t scalar_pat[3] = {0, 1, 0};
+
+const int64_t *jg__gmat_pattern(jg_graph_t *g, int64_t m, int64_t n, const int64_t *p,
+                                const int64_t *i)
+{
+    if (m == 1 && n == 1 && p[1] == 1) return scalar_pat;   /* the most common one */
+    return pat_intern(g, m, n, p, i);
+}
+
+int64_t jg__gmat_new_pat(jg_graph_t *g, int64_t m, int64_t n, const int64_t *q)
+{
+    /* 2^31 elements or matrices: beyond any memory (jg_gmat_t, jg_gedge_t) */
+    if (m > INT32_MAX || n > INT32_MAX || g->nmat >= INT32_MAX) return -1;
     if (g->nmat == g->capmat) {
         int64_t cap = g->capmat ? 2 * g->capmat : 1024;
         jg_gmat_t *nm = realloc(g->mat, sizeof *nm * (size_t)cap);
@@ -58,7 +125,7 @@ int64_t jg__gmat_new(jg_graph_t *g, int64_t m, int64_t n, const int64_t *p, cons
         g->mat = nm;
         g->capmat = cap;
     }
-    int64_t nz = p[n];
+    int64_t nz = q[n];
     if (g->nx + nz > g->capx) {
         int64_t cap = g->capx ? 2 * g->capx : 4096;
         while (cap < g->nx + nz) cap *= 2;
@@ -70,18 +137,8 @@ int64_t jg__gmat_new(jg_graph_t *g, int64_t m, int64_t n, const int64_t *p, cons
     jg_gmat_t *a = &g->mat[g->nmat];
     a->m = m;
     a->n = n;
-    /* scalar edges dominate: they share one static pattern */
-    static const int64_t p01[2] = {0, 1}, i0[1] = {0};
-    if (m == 1 && n == 1 && nz == 1) {
-        a->p = (int64_t *)p01;
-        a->i = (int64_t *)i0;
-    } else {
-        a->p = jg_arena_alloc(&g->arena, sizeof(int64_t) * (size_t)(n + 1));
-        a->i = jg_arena_alloc(&g->arena, sizeof(int64_t) * (size_t)(nz ? nz : 1));
-        if (!a->p || !a->i) return -1;
-        memcpy(a->p, p, sizeof(int64_t) * (size_t)(n + 1));
-        memcpy(a->i, i, sizeof(int64_t) * (size_t)nz);
-    }
+    a->p = (int64_t *)q;   /* shared, never written */
+    a->i = (int64_t *)q + n + 1;
     a->xoff = g->nx;
     a->ident = 0;
     memset(g->x + g->nx, 0, sizeof(double) * (size_t)nz);
@@ -89,14 +146,52 @@ int64_t jg__gmat_new(jg_graph_t *g, int64_t m, int64_t n, const int64_t *p, cons
     return g->nmat++;
 }
 
+int64_t jg__gmat_new(jg_graph_t *g, int64_t m, int64_t n, const int64_t *p, const int64_t *i)
+{
+    const int64_t *q = jg__gmat_pattern(g, m, n, p, i);
+    return q ? jg__gmat_new_pat(g, m, n, q) : -1;
+}
+
+/* An adjacency array of 2^lg ids: a recycled one, or new in the arena. */
+static int64_t *adj_alloc(jg_graph_t *g, int lg)
+{
+    int64_t *a = g->adj_free[lg];
+    if (a) {
+        memcpy(&g->adj_free[lg], a, sizeof a);
+        return a;
+    }
+    return jg_arena_alloc(&g->arena, sizeof(int64_t) << lg);
+}
+
+/* Give back an adjacency array of cap (a power of two >= 2) ids. */
+static void adj_release(jg_graph_t *g, int64_t *a, int32_t cap)
+{
+    if (!a || cap < 2) return;
+    int lg = 63 - __builtin_clzll((unsigned long long)cap);
+    memcpy(a, &g->adj_free[lg], sizeof a);
+    g->adj_free[lg] = a;
+}
+
+void jg__gvert_release(jg_graph_t *g, int64_t v)
+{
+    jg_gvert_t *V = &g->v[v];
+    adj_release(g, V->in, V->capin);
+    adj_release(g, V->out, V->capout);
+    V->in = V->out = NULL;
+    V->nin = V->nout = V->capin = V->capout = 0;
+}
+
 static int push_id(jg_graph_t *g, int64_t **arr, int32_t *n, int32_t *cap, int64_t id)
 {
     if (*n == *cap) {
-        int32_t c = *cap ? 2 * *cap : 4;
-        int64_t *na = jg_arena_alloc(&g->arena, sizeof(int64_t) * (size_t)c);
+        /* most vertices have one or two edges each way: 2 ids (the arena's
+         * 16 bytes) first */
+        int32_t c = *cap ? 2 * *cap : 2;
+        int64_t *na = adj_alloc(g, 63 - __builtin_clzll((unsigned long long)c));
         if (!na) return -1;
         if (*n) memcpy(na, *arr, sizeof(int64_t) * (size_t)*n);
-        *arr = na;   /* the old array stays in the arena: cheaper than freeing */
+        adj_release(g, *arr, *cap);   /* reused by the next list that grows to it */
+        *arr = na;
         *cap = c;
     }
     (*arr)[(*n)++] = id;
@@ -186,22 +281,21 @@ void jg_graph_edge(const jg_graph_t *g, int64_t e, jg_edge_info_t *info)
 
 const char *jg_graph_vertex_label(const jg_graph_t *g, int64_t v)
 {
-    jg_gvert_t *a = &((jg_graph_t *)g)->v[v];
-    if (a->label) return a->label;
-    jg_arena_t *ar = &((jg_graph_t *)g)->arena;
+    jg_graph_t *gm = (jg_graph_t *)g;   /* the labels are a cache */
+    if (!gm->labels && !(gm->labels = calloc((size_t)g->nv + 1, sizeof *gm->labels))) return "?";
+    const jg_gvert_t *a = &g->v[v];
+    const char **lab = &gm->labels[v];
+    if (*lab) return *lab;
+    jg_arena_t *ar = &gm->arena;
     const jg_program_t *p = g->prog;
     switch (a->kind) {
-    case JG_V_STATE: a->label = jg_arena_printf(ar, "x %s", p->blocks[a->block].path); break;
-    case JG_V_INPUT:
-        a->label = jg_arena_printf(ar, "u %s:%d", p->blocks[a->block].path, a->port + 1);
-        break;
-    case JG_V_OUTPUT:
-        a->label = jg_arena_printf(ar, "y %s:%d", p->blocks[a->block].path, a->port + 1);
-        break;
-    case JG_V_LIN_IN: a->label = jg_arena_printf(ar, "in %s", g->io->in[a->port].name); break;
-    case JG_V_LIN_OUT: a->label = jg_arena_printf(ar, "out %s", g->io->out[a->port].name); break;
+    case JG_V_STATE: *lab = jg_arena_printf(ar, "x %s", p->blocks[a->block].path); break;
+    case JG_V_INPUT: *lab = jg_arena_printf(ar, "u %s:%d", p->blocks[a->block].path, a->port + 1); break;
+    case JG_V_OUTPUT: *lab = jg_arena_printf(ar, "y %s:%d", p->blocks[a->block].path, a->port + 1); break;
+    case JG_V_LIN_IN: *lab = jg_arena_printf(ar, "in %s", g->io->in[a->port].name); break;
+    case JG_V_LIN_OUT: *lab = jg_arena_printf(ar, "out %s", g->io->out[a->port].name); break;
     }
-    return a->label ? a->label : "?";
+    return *lab ? *lab : "?";
 }
 
 void jg_graph_count(const jg_graph_t *g, int64_t *nv, int64_t *ne)
@@ -250,6 +344,10 @@ void jg_graph_free(jg_graph_t *g)
     free(g->order);
     free(g->inv_ipiv);
     free(g->inv_work);
+    free(g->pat);
+    free(g->labels);
+    if (g->tape_own) jg__tape_free(g->tape);
+    free(g->tape_whole);
     jg__elim_free(g);
     jg_arena_free(&g->arena);
     free(g);

@@ -7,10 +7,10 @@
 
 /* A matrix on an edge: CSC pattern in the graph arena, values at g->x + xoff. */
 typedef struct jg_gmat {
-    int64_t m, n;
-    int64_t *p, *i;
+    int64_t *p, *i;          /* interned (graph.c): shared with equal patterns, never written */
     int64_t xoff;
-    int ident;               /* a connection identity (jacgraph/graph.h's cost model): the
+    int32_t m, n;            /* vertex widths: below 2^31 (jg__gmat_new refuses more) */
+    int32_t ident;           /* a connection identity (jacgraph/graph.h's cost model): the
                                 product with it is a copy, never multiplied */
 } jg_gmat_t;
 
@@ -18,7 +18,7 @@ static inline int64_t jg__nnz(const jg_gmat_t *a) { return a->p[a->n]; }
 
 typedef struct jg_gedge {
     int64_t src, dst;
-    int64_t mat;             /* index into g->mat */
+    int32_t mat;             /* index into g->mat (below 2^31: jg__gmat_new refuses more) */
     int alive;
 } jg_gedge_t;
 
@@ -26,13 +26,13 @@ typedef struct jg_gvert {
     jg_vkind_t kind;
     int32_t block;
     int port;
-    int64_t width;
-    int64_t off;             /* state / u / y / w / z element offset */
+    int elig;                /* eliminable while alive (kind and block type: build.c) */
+    int32_t width;           /* below 2^31: a model's elements are (jacgraph/model.h) */
     int alive;
+    int64_t off;             /* state / u / y / w / z element offset */
     int64_t self;            /* self-loop edge, -1 */
     int64_t *in, *out;       /* edge ids (self-loop excluded) */
     int32_t nin, nout, capin, capout;
-    const char *label;
 } jg_gvert_t;
 
 typedef enum { OP_INV, OP_SCALE, OP_MULADD, OP_EXPAND, OP_INVD, OP_SCALED, OP_ADD } jg_opcode_t;
@@ -86,6 +86,23 @@ struct jg_graph {
     double *inv_work;
     int64_t inv_cap;
     int64_t *fma_count;      /* non-NULL: the replay counts its FMA here (inv, scale, prod) */
+    /* edge patterns interned (graph.c): a hash set of the distinct patterns
+     * in the arena, which the matrices with equal patterns share */
+    struct jg_gpat *pat;
+    int64_t npat, cappat;
+    /* adjacency arrays of 2^k ids given back (an eliminated vertex's, a
+     * grown list's old one) for reuse: a list through their first slot */
+    int64_t *adj_free[32];
+    const char **labels;     /* per vertex, built lazily (jg_graph_vertex_label); NULL: none yet */
+    /* the tape compiled for the replay (tape.c): read-only once built, shared
+     * by the views made after it (tape_own 0 there) */
+    struct jg_tape *tape;
+    int tape_own;
+    int64_t tape_failed;     /* ops_n + 1 of a tape that could not be compiled (0: none) */
+    /* this graph's or view's own: for the work tape_w, whether each run of
+     * Jacobian parts the program loads lies in one piece there (tape.c) */
+    const jg_eval_work_t *tape_w;
+    unsigned char *tape_whole;
 };
 
 /* The largest condition max(1, |D|) |(I - D)^-1| (1-norms) of an eliminated
@@ -123,11 +140,23 @@ int jg__gop_exec(jg_graph_t *g, int64_t k);
 /* Make room for nedges edges and matrices and nvals values (a build knows its
  * sizes; growing by doubling would copy and fault the pages twice). */
 int jg__graph_reserve(jg_graph_t *g, int64_t nedges, int64_t nvals);
-/* Create a matrix with the given pattern (copied into the arena); returns its
+/* Create a matrix with the given pattern (interned: jg__gmat_pattern); returns its
  * index or -1 (out of memory).  Values are appended to g->x, zeroed. */
 int64_t jg__gmat_new(jg_graph_t *g, int64_t m, int64_t n, const int64_t *p, const int64_t *i);
+/* The interned copy of a pattern (graph.c): p[0..n], then i[0..p[n]); equal
+ * patterns get the same pointer (valid while g lives).  NULL: out of memory. */
+const int64_t *jg__gmat_pattern(jg_graph_t *g, int64_t m, int64_t n, const int64_t *p,
+                                const int64_t *i);
+/* jg__gmat_new for an interned pattern q (jg__gmat_pattern, or another
+ * matrix's p): no copy, no hashing. */
+int64_t jg__gmat_new_pat(jg_graph_t *g, int64_t m, int64_t n, const int64_t *q);
 /* Add edge src->dst with matrix mat (self-loops become v.self). -1 on NOMEM. */
 int64_t jg__gedge_add(jg_graph_t *g, int64_t src, int64_t dst, int64_t mat);
+/* 1 when a vertex like V may be eliminated (an algebraic vertex, not the
+ * output of a block that keeps its self-loop): build.c caches it in V->elig. */
+int jg__gvert_eligible(const jg_graph_t *g, const jg_gvert_t *V);
+/* Give v's adjacency arrays back for reuse (v eliminated: its lists empty). */
+void jg__gvert_release(jg_graph_t *g, int64_t v);
 /* Find the live edge src->dst, -1 when there is none. */
 int64_t jg__gedge_find(const jg_graph_t *g, int64_t src, int64_t dst);
 /* Free the scratch of an elimination in progress (eliminate.c). */
@@ -136,5 +165,25 @@ void jg__elim_free(jg_graph_t *g);
  * -1 out of memory. */
 int jg__graph_inverse_reserve(jg_graph_t *g, int64_t n);
 int jg__gop_push(jg_graph_t *g, jg_opcode_t code, int64_t a, int64_t b, int64_t c);
+
+/* ---- the compiled replay (tape.c) */
+
+/* Values past g->nx that the compiled replay keeps in g->x (its constants
+ * and one accumulator): g->x has room for nx + JG__TAPE_CELLS values. */
+#define JG__TAPE_CELLS 4
+/* Compile g's tape into a flat program of scalar steps (g->tape, owned); 0,
+ * or -1 when out of memory or when the values do not fit 29-bit indices (the
+ * replay then interprets the tape).  Cost: O(the tape's multiply-adds). */
+int jg__tape_compile(jg_graph_t *g);
+/* 1 when g->tape is a program of g's current tape. */
+int jg__tape_current(const jg_graph_t *g);
+/* Run the program on g's values at the block Jacobians of w (the load
+ * included).  Returns -1, or the tape operation whose pivot block was
+ * singular (g->guard_* updated as in the interpreted replay). */
+int64_t jg__tape_run(jg_graph_t *g, const jg_eval_work_t *w);
+/* Bytes of the program (jacgraph/graph.h's statistics); NULL is fine. */
+size_t jg__tape_bytes(const struct jg_tape *t);
+/* NULL is fine. */
+void jg__tape_free(struct jg_tape *t);
 
 #endif

@@ -39,12 +39,22 @@ int jg__graph_strategy_reduce(const jg_graph_strategy_t *s);
 jg_status_t jg__graph_replay_count(jg_graph_t *g, const jg_eval_work_t *w, int64_t fma[3],
                                    jg_error_t *err);
 /* Numeric phase (replay.c): values from the work's block Jacobians, then the
- * tape; allocates nothing for scalar and diagonal pivots.  JG_SINGULAR_LOOP names the
- * vertex and its loop.  A pivot that is regular but ill-conditioned at this
- * operating point (the tape was decided at another one) is not an error:
- * jg__graph_pivots reports it, and the caller decides (linearization solves
- * that run with the unreduced graph's pivoted LU). */
+ * tape, run compiled (tape.c: the first replay compiles it, unless
+ * jg__graph_compile did; the operation-by-operation values, bit for bit);
+ * after that it allocates nothing but, at a work it has not replayed at
+ * before, a byte per run of Jacobian parts (where the work keeps them).
+ * JG_SINGULAR_LOOP names the vertex and its loop.  A pivot that is regular
+ * but ill-conditioned at this operating point (the tape was decided at
+ * another one) is not an error: jg__graph_pivots reports it, and the caller
+ * decides (linearization solves that run with the unreduced graph's pivoted
+ * LU). */
 jg_status_t jg__graph_replay(jg_graph_t *g, const jg_eval_work_t *w, jg_error_t *err);
+/* Compile g's tape for the replay now (it is otherwise compiled on the first
+ * replay), so that the views made afterwards share the program instead of
+ * each compiling its own.  Call before sharing g with threads.  Errors:
+ * JG_NOMEM (the replays then interpret the tape: the same values, slower).
+ * Cost: O(the tape's multiply-adds), about 12 bytes each. */
+jg_status_t jg__graph_compile(jg_graph_t *g);
 /* The pivots of the last replay or numeric elimination: *cond the largest
  * condition max(1, |Dv|) |(I - Dv)^-1| of an eliminated vertex (1 with none),
  * returns the first vertex whose pivot condition exceeded the elimination's

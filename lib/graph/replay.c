@@ -1,6 +1,8 @@
 /* Numeric phase of the Jacobian graph: load the edge values of the current
- * block Jacobians and replay the elimination tape.  Allocates nothing: a
- * dense pivot's LU uses the workspace the symbolic phase sized
+ * block Jacobians and replay the elimination tape, operation by operation
+ * (the elimination's own numeric side, and the reference the compiled
+ * replay of tape.c reproduces bit for bit).  Allocates nothing: a dense
+ * pivot's LU uses the workspace the symbolic phase sized
  * (jg__graph_inverse_reserve).  A counting mode (jg__graph_replay_count)
  * counts the multiply-adds it executes. */
 #include <math.h>
@@ -253,22 +255,48 @@ int jg__gop_exec(jg_graph_t *g, int64_t k)
     return 0;
 }
 
+/* The error of a replay stopped by tape operation k's singular pivot. */
+static jg_status_t singular(const jg_graph_t *g, int64_t k, jg_error_t *err)
+{
+    const jg_gvert_t *v = &g->v[g->ops[k].b];
+    const jg_program_t *p = g->prog;
+    int l = v->block >= 0 ? p->blk_loop[v->block] : -1;
+    return jg_error_set(err, JG_SINGULAR_LOOP,
+                        "singular algebraic loop: I - D is singular at vertex '%s'%s%s",
+                        jg_graph_vertex_label(g, g->ops[k].b),
+                        l >= 0 ? "; the loop goes through " : "", l >= 0 ? p->loop_names[l] : "");
+}
+
+/* 1 when g's replay runs the compiled program, compiling it now if it has
+ * not been tried for this tape. */
+static int compiled(jg_graph_t *g)
+{
+    if (jg__tape_current(g)) return 1;
+    if (g->tape_failed == g->ops_n + 1) return 0;
+    if (!jg__tape_compile(g)) return 1;
+    g->tape_failed = g->ops_n + 1;
+    return 0;
+}
+
+jg_status_t jg__graph_compile(jg_graph_t *g) { return compiled(g) ? JG_OK : JG_NOMEM; }
+
 jg_status_t jg__graph_replay(jg_graph_t *g, const jg_eval_work_t *w, jg_error_t *err)
 {
-    jg__graph_load(g, w);
     g->replayed = 0;
-    for (int64_t k = 0; k < g->ops_n; k++) {
-        if (jg__gop_exec(g, k)) {
-            const jg_gvert_t *v = &g->v[g->ops[k].b];
-            const jg_program_t *p = g->prog;
-            int l = v->block >= 0 ? p->blk_loop[v->block] : -1;
-            return jg_error_set(err, JG_SINGULAR_LOOP,
-                                "singular algebraic loop: I - D is singular at vertex '%s'%s%s",
-                                jg_graph_vertex_label(g, g->ops[k].b),
-                                l >= 0 ? "; the loop goes through " : "",
-                                l >= 0 ? p->loop_names[l] : "");
+    /* the compiled program (tape.c), built on the first replay unless a view
+     * shares its graph's; interpreted when counting, or when it cannot be
+     * built (the same values either way) */
+    if (!g->fma_count && compiled(g)) {
+        int64_t k = jg__tape_run(g, w);
+        if (k >= 0) return singular(g, k, err);
+        if (k == -1) {
+            g->replayed = 1;
+            return JG_OK;
         }
     }
+    jg__graph_load(g, w);
+    for (int64_t k = 0; k < g->ops_n; k++)
+        if (jg__gop_exec(g, k)) return singular(g, k, err);
     g->replayed = 1;
     return JG_OK;
 }

@@ -12,10 +12,31 @@ size_t jg_lft_csc_bytes(const cs_dl *A)
            (sizeof(cs_long_t) + sizeof(double)) * (size_t)A->nzmax;
 }
 
-static int cmp_long(const void *a, const void *b)
+/* Sort the n distinct row indices a[] (all below 2^(8 passes)) ascending:
+ * insertion for a few, else least-significant-digit radix through tmp (n
+ * entries), byte by byte: no comparison calls, the same order as qsort. */
+static void sort_rows(cs_long_t *a, cs_long_t n, cs_long_t *tmp, int passes)
 {
-    cs_long_t x = *(const cs_long_t *)a, y = *(const cs_long_t *)b;
-    return (x > y) - (x < y);
+    if (n <= 24) {
+        for (cs_long_t k = 1; k < n; k++) {
+            cs_long_t x = a[k], j = k;
+            for (; j > 0 && a[j - 1] > x; j--) a[j] = a[j - 1];
+            a[j] = x;
+        }
+        return;
+    }
+    cs_long_t *src = a, *dst = tmp;
+    for (int d = 0; d < passes; d++) {
+        cs_long_t cnt[257] = {0};
+        int sh = 8 * d;
+        for (cs_long_t k = 0; k < n; k++) cnt[((src[k] >> sh) & 255) + 1]++;
+        for (int b = 0; b < 256; b++) cnt[b + 1] += cnt[b];
+        for (cs_long_t k = 0; k < n; k++) dst[cnt[(src[k] >> sh) & 255]++] = src[k];
+        cs_long_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, sizeof *a * (size_t)n);
 }
 
 static cs_dl *identity(cs_long_t n)
@@ -119,10 +140,12 @@ jg_status_t jg_lft(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, const c
     Y = cs_dl_spalloc(ny, 1, ny + 1, 1, 0);
     acc = calloc((size_t)no + 1, sizeof(double));
     mark = malloc(sizeof(cs_long_t) * (size_t)(no + 1));
-    touched = malloc(sizeof(cs_long_t) * (size_t)(no + 1));
+    touched = malloc(sizeof(cs_long_t) * (size_t)(2 * no + 1));   /* and sort_rows' room */
     R = cs_dl_spalloc(no, ni, P11->nzmax + ni + 1, 1, 0);
     if (!x || !z || !xi || !Y || !acc || !mark || !touched || !R) goto nomem;
     for (cs_long_t i = 0; i < no; i++) mark[i] = -1;
+    int passes = 1;   /* bytes of the largest row index */
+    while (passes < 8 && (no - 1) >> (8 * passes)) passes++;
     cs_long_t nz = 0;
     /* column j of F: scatter into acc, remembering the rows touched so the
      * gather costs the column's nonzeros, not the row count */
@@ -167,7 +190,7 @@ jg_status_t jg_lft(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, const c
             }
         }
 #undef ACC
-        qsort(touched, (size_t)nt, sizeof *touched, cmp_long);
+        sort_rows(touched, nt, touched + no, passes);
         R->p[j] = nz;
         if (nz + nt > R->nzmax && !cs_dl_sprealloc(R, 2 * R->nzmax + nt)) goto nomem;
         for (cs_long_t t = 0; t < nt; t++) {

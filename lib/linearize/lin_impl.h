@@ -13,6 +13,8 @@ struct jg_lin {
     jg_eval_work_t *w;
     double t;
     double *wv;             /* input perturbations (zero at the operating point) */
+    int evaluated;          /* jg__lin_eval ran: the next evaluations take the fused plan */
+    const jg_lin_sys_t *names;   /* jg__lin_share_names: the results' names, not owned */
     jg_graph_t *g[4];       /* per reduction, built on first use; g[JG__LIN_STRAT]: by strat */
     jg_graph_strategy_t *strat;   /* jg_lin_run_strategy's strategy of g[JG__LIN_STRAT] */
     void (*warn)(void *ctx, const char *msg);   /* jg_lin_set_warn */
@@ -45,6 +47,7 @@ struct jg_lin {
     jg__lft_gather_t *lgat[3][5];
     cs_dl *lops[3][5];      /* P11, P12, P21, P22, M (NULL: none) */
     unsigned char lgat_bad[3];
+    unsigned char lgat_shared[3];   /* lgat[r] is the parent's (a clone's, read-only) */
 };
 #define JG__LIN_RETIRED 8
 

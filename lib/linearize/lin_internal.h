@@ -58,6 +58,18 @@ struct json_t;
 jg_status_t jg__lin_op_apply(const jg_program_t *p, const char *where, const struct json_t *root,
                              int params_ok, double *t, double *xv, double *uv, jg_error_t *err);
 
+/* The names of l's results (states, input points, output points) as a
+ * jg_lin_sys_t of its sizes with no matrices, for jg__lin_share_names.
+ * Errors: JG_NOMEM. */
+jg_status_t jg__lin_names(const jg_lin_t *l, jg_lin_sys_t **out, jg_error_t *err);
+/* From now on l's results (jg_lin_run) take their names from `names` (from
+ * jg__lin_names of l, or of a linearizer of the same structure and I/O
+ * points; it must outlive them) instead of copies: names_shared = 1.  Not
+ * for results with cut TransportDelays (those rename).  NULL: copies again.
+ * For many results of one linearization set-up (a batch): no names per
+ * point.  O(1). */
+void jg__lin_share_names(jg_lin_t *l, const jg_lin_sys_t *names);
+
 /* 1 when l holds the elimination of reduction r, or of strategy s when s is
  * not NULL (built, and replayed at least once): what jg_lin_clone shares. */
 int jg__lin_eliminated(const jg_lin_t *l, jg_graph_reduce_t r, const jg_graph_strategy_t *s);

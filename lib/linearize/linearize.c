@@ -51,6 +51,7 @@ jg_status_t jg_lin_create(const jg_program_t *p, const jg_lin_opts_t *o, jg_lin_
                                !o->no_defaults, l->ncut, l->cut, &l->io, err);
     if (st) goto fail;
     if ((st = jg_eval_create(p, &l->w, err))) goto fail;
+    jg__eval_const_jacobians(l->w);   /* Gain, Sum: their parts once */
     l->wv = calloc((size_t)l->io->nw + 1, sizeof(double));
     if (!l->wv) {
         st = jg_error_set(err, JG_NOMEM, "out of memory");
@@ -79,7 +80,7 @@ void jg_lin_free(jg_lin_t *l)
     for (int k = 0; k < l->nretired; k++) jg_lft_sym_free(l->lretired[k]);
     for (int r = 0; r < 3; r++)
         for (int k = 0; k < 5; k++) {
-            jg__lft_gather_free(l->lgat[r][k]);
+            if (!l->lgat_shared[r]) jg__lft_gather_free(l->lgat[r][k]);
             cs_dl_spfree(l->lops[r][k]);
         }
     jg_eval_free(l->w);
@@ -100,6 +101,10 @@ const jg_iospec_t *jg__lin_iospec(const jg_lin_t *l) { return l->io; }
 
 jg_status_t jg__lin_eval(jg_lin_t *l, int jacobians, jg_error_t *err)
 {
+    /* one linearization evaluates block by block; from the second on, the
+     * fused plan on l's I/O connection (built once: the same bits, in a
+     * fraction of the time) */
+    if (l->evaluated++ == 1) jg__eval_plan_any(l->w, 1);
     jg_status_t st = jg_eval_outputs(l->w, l->t, err);
     if (!st && jacobians) st = jg_eval_jacobians(l->w, err);
     return st;
@@ -220,12 +225,16 @@ static void lft_prepare(jg_lin_t *l);
 
 void jg_lin_freeze(jg_lin_t *l)
 {
-    lft_prepare(l);   /* the LFT analyses the clones will share */
+    lft_prepare(l);   /* the LFT analyses and operand recipes the clones will share */
     /* the lazily built names: vertex labels of the graphs (a replay's error
      * names its vertex) and the program's state names (every result) */
     for (int r = 0; r <= JG__LIN_STRAT; r++)
         for (int64_t v = 0; l->g[r] && !l->view[r] && v < jg_graph_nvertices(l->g[r]); v++)
             jg_graph_vertex_label(l->g[r], v);
+    /* the replays' compiled tapes, shared by the clones (when one cannot be
+     * compiled, the clones interpret that tape) */
+    for (int r = 0; r <= JG__LIN_STRAT; r++)
+        if (l->g[r] && !l->view[r] && jg__graph_replayed(l->g[r])) (void)jg__graph_compile(l->g[r]);
     for (int64_t i = 0; i < l->p->nx; i++) jg_program_state_name(l->p, i);
 }
 
@@ -247,6 +256,10 @@ jg_status_t jg_lin_clone(const jg_lin_t *l, const jg_program_t *q, jg_lin_t **ou
     c->wv = calloc((size_t)c->io->nw + 1, sizeof(double));
     if (!c->wv) goto nomem;
     jg__eval_use_iospec(c->w, c->io, c->wv);
+    /* a clone is made to run many points: the fused plan from the first */
+    jg__eval_const_jacobians(c->w);
+    jg__eval_plan_any(c->w, 1);
+    c->evaluated = 1;
     /* the strategy slot too (jg_lin_run_strategy): the clone's runs with the
      * same strategy replay l's elimination, never decide their own */
     if (l->strat && l->g[JG__LIN_STRAT] && !(c->strat = jg__graph_strategy_dup(l->strat))) goto nomem;
@@ -255,6 +268,16 @@ jg_status_t jg_lin_clone(const jg_lin_t *l, const jg_program_t *q, jg_lin_t **ou
         if (!(c->g[r] = jg__graph_share(l->g[r]))) goto nomem;
         c->view[r] = 1;
         c->lsym[r] = l->lsym[r];   /* read-only; each clone its own numeric work */
+        /* the recipes of the LFT operands (slots 0..2), read-only, and the
+         * operands they fill, the clone's own: no extraction per point */
+        if (r < 3 && l->lops[r][0]) {
+            c->lgat_shared[r] = 1;
+            for (int k = 0; k < 5; k++) {
+                c->lgat[r][k] = l->lgat[r][k];
+                if (l->lgat[r][k] && !(c->lops[r][k] = jg__lft_gather_alloc(l->lgat[r][k])))
+                    goto nomem;
+            }
+        }
     }
     *out = c;
     return JG_OK;
@@ -593,22 +616,27 @@ static jg_status_t lft_run(jg_lin_t *l, int r, const jg_lftops_t *o, cs_dl **own
      * factorizes afresh by itself) */
     s = jg_lft_refactor(l->lsym[r], l->lnum[r], o->P11, o->P12, o->P21, o->P22, o->M, F, info, err);
     l->lmiss[r] = info->fallback == 1 ? (unsigned char)(l->lmiss[r] + 1) : 0;
+    l->lruns[r] = 1;   /* (a clone starts on its parent's analysis: its next run makes recipes) */
     return s;
 }
 
 /* The LFT analysis of every elimination of l that ran and has none yet, at
- * its last replay (jg_lin_freeze: the clones share them).  Failures leave
- * none: each clone then analyses its own. */
+ * its last replay, and the recipes of its operands (slots 0..2; jg_lin_freeze:
+ * the clones share them).  Failures leave none: each clone then analyses its
+ * own, and makes its own recipes, on its second run. */
 static void lft_prepare(jg_lin_t *l)
 {
     for (int r = 0; r <= JG__LIN_STRAT; r++) {
-        if (!l->g[r] || l->view[r] || l->lsym[r] || !l->lruns[r] || !jg__graph_replayed(l->g[r]))
-            continue;
+        if (!l->g[r] || l->view[r] || !l->lruns[r] || !jg__graph_replayed(l->g[r])) continue;
+        int gat = r < 3 && !l->lops[r][0] && !l->lgat_bad[r];
+        if (l->lsym[r] && !gat) continue;
         jg_lftops_t o = {0};
         jg_error_t e;
-        if (!graph_ops(l, l->g[r], r != JG_GRAPH_REDUCE_NONE, &o, &e) &&
-            !jg_lft_analyze(o.P11, o.P12, o.P21, o.P22, o.M, &l->lsym[r], &e))
-            l->lsym_own[r] = 1;
+        if (!graph_ops(l, l->g[r], r != JG_GRAPH_REDUCE_NONE, &o, &e)) {
+            if (!l->lsym[r] && !jg_lft_analyze(o.P11, o.P12, o.P21, o.P22, o.M, &l->lsym[r], &e))
+                l->lsym_own[r] = 1;
+            if (gat) make_gathers(l, r, &o);
+        }
         jg__lftops_free(&o);
     }
 }

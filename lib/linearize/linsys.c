@@ -21,9 +21,11 @@ static void free_names(char **v, int64_t n)
 void jg_lin_sys_free(jg_lin_sys_t *s)
 {
     if (!s) return;
-    free_names(s->state_names, s->nx);
-    free_names(s->input_names, s->nu);
-    free_names(s->output_names, s->ny);
+    if (!s->names_shared) {
+        free_names(s->state_names, s->nx);
+        free_names(s->input_names, s->nu);
+        free_names(s->output_names, s->ny);
+    }
     cs_dl_spfree(s->A);
     cs_dl_spfree(s->B);
     cs_dl_spfree(s->C);
@@ -32,25 +34,40 @@ void jg_lin_sys_free(jg_lin_sys_t *s)
     free(s);
 }
 
-/* F(r0:r0+m, c0:c0+n) as a new matrix. */
-static cs_dl *block(const cs_dl *F, int64_t r0, int64_t m, int64_t c0, int64_t n)
+/* F ((nx + nz) x (nx + nw)) split into A = F(0:nx, 0:nx), B = F(0:nx, nx:),
+ * C = F(nx:, 0:nx), D = F(nx:, nx:), entries in F's order: one pass to
+ * count, one to copy (the four blocks of a column range side by side).
+ * s->A..D NULL when out of memory. */
+static void split(const cs_dl *F, int64_t nx, int64_t nw, int64_t nz, jg_lin_sys_t *s)
 {
-    int64_t nz = 0;
-    for (int64_t j = c0; j < c0 + n; j++)
-        for (int64_t k = F->p[j]; k < F->p[j + 1]; k++) nz += F->i[k] >= r0 && F->i[k] < r0 + m;
-    cs_dl *B = cs_dl_spalloc(m, n, nz + 1, 1, 0);
-    if (!B) return NULL;
-    nz = 0;
-    for (int64_t j = 0; j < n; j++) {
-        B->p[j] = nz;
-        for (int64_t k = F->p[c0 + j]; k < F->p[c0 + j + 1]; k++)
-            if (F->i[k] >= r0 && F->i[k] < r0 + m) {
-                B->i[nz] = F->i[k] - r0;
-                B->x[nz++] = F->x[k];
-            }
+    int64_t cnt[4] = {0, 0, 0, 0};   /* A, B, C, D */
+    for (int64_t j = 0; j < nx + nw; j++) {
+        int h = j < nx ? 0 : 1;
+        for (int64_t k = F->p[j]; k < F->p[j + 1]; k++) cnt[h + 2 * (F->i[k] >= nx)]++;
     }
-    B->p[n] = nz;
-    return B;
+    cs_dl **M[4] = {&s->A, &s->B, &s->C, &s->D};
+    for (int q = 0; q < 4; q++)
+        *M[q] = cs_dl_spalloc(q < 2 ? nx : nz, q % 2 ? nw : nx, cnt[q] + 1, 1, 0);
+    if (!s->A || !s->B || !s->C || !s->D) return;
+    int64_t at[4] = {0, 0, 0, 0};
+    for (int64_t j = 0; j < nx + nw; j++) {
+        int h = j < nx ? 0 : 1;
+        int64_t jj = h ? j - nx : j;
+        cs_dl *U = *M[h], *L = *M[h + 2];
+        U->p[jj] = at[h];
+        L->p[jj] = at[h + 2];
+        for (int64_t k = F->p[j]; k < F->p[j + 1]; k++) {
+            int64_t i = F->i[k];
+            if (i < nx) {
+                U->i[at[h]] = i;
+                U->x[at[h]++] = F->x[k];
+            } else {
+                L->i[at[h + 2]] = i - nx;
+                L->x[at[h + 2]++] = F->x[k];
+            }
+        }
+    }
+    for (int q = 0; q < 4; q++) (*M[q])->p[(*M[q])->n] = at[q];
 }
 
 static char **copy_names(char *const *src, int64_t n)
@@ -65,6 +82,46 @@ static char **copy_names(char *const *src, int64_t n)
     return v;
 }
 
+/* s's names for l: the program's state names, the I/O points'. */
+static void make_names(const jg_lin_t *l, jg_lin_sys_t *s)
+{
+    const jg_program_t *p = l->p;
+    s->state_names = calloc((size_t)s->nx + 1, sizeof(char *));
+    if (s->state_names)
+        for (int64_t k = 0; k < s->nx; k++) {
+            s->state_names[k] = dupstr(jg_program_state_name(p, k));
+            if (!s->state_names[k]) break;
+        }
+    s->input_names = copy_names(l->io->w_name, s->nu);
+    s->output_names = copy_names(l->io->z_name, s->ny);
+}
+
+static int names_ok(const jg_lin_sys_t *s)
+{
+    int ok = s->state_names && s->input_names && s->output_names;
+    for (int64_t k = 0; ok && k < s->nx; k++) ok = s->state_names[k] != NULL;
+    return ok;
+}
+
+jg_status_t jg__lin_names(const jg_lin_t *l, jg_lin_sys_t **out, jg_error_t *err)
+{
+    jg_lin_sys_t *s = calloc(1, sizeof *s);
+    *out = NULL;
+    if (!s) return jg_error_set(err, JG_NOMEM, "out of memory");
+    s->nx = l->p->nx;
+    s->nu = l->io->nw;
+    s->ny = l->io->nz;
+    make_names(l, s);
+    if (!names_ok(s)) {
+        jg_lin_sys_free(s);
+        return jg_error_set(err, JG_NOMEM, "out of memory");
+    }
+    *out = s;
+    return JG_OK;
+}
+
+void jg__lin_share_names(jg_lin_t *l, const jg_lin_sys_t *names) { l->names = names; }
+
 jg_status_t jg__lin_sys_from(const jg_lin_t *l, const cs_dl *F, jg_lin_sys_t **out, jg_error_t *err)
 {
     const jg_program_t *p = l->p;
@@ -76,20 +133,17 @@ jg_status_t jg__lin_sys_from(const jg_lin_t *l, const cs_dl *F, jg_lin_sys_t **o
     s->nu = nw;
     s->ny = nz;
     s->t = l->t;
-    s->A = block(F, 0, nx, 0, nx);
-    s->B = block(F, 0, nx, nx, nw);
-    s->C = block(F, nx, nz, 0, nx);
-    s->D = block(F, nx, nz, nx, nw);
-    s->state_names = calloc((size_t)nx + 1, sizeof(char *));
-    if (s->state_names)
-        for (int64_t k = 0; k < nx; k++) {
-            s->state_names[k] = dupstr(jg_program_state_name(p, k));
-            if (!s->state_names[k]) break;
-        }
-    s->input_names = copy_names(l->io->w_name, nw);
-    s->output_names = copy_names(l->io->z_name, nz);
-    int ok = s->A && s->B && s->C && s->D && s->state_names && s->input_names && s->output_names;
-    for (int64_t k = 0; ok && k < nx; k++) ok = s->state_names[k] != NULL;
+    split(F, nx, nw, nz, s);
+    const jg_lin_sys_t *nm = l->names;
+    if (nm && !l->ncut && nm->nx == nx && nm->nu == nw && nm->ny == nz) {   /* a batch's */
+        s->state_names = nm->state_names;
+        s->input_names = nm->input_names;
+        s->output_names = nm->output_names;
+        s->names_shared = 1;
+    } else {
+        make_names(l, s);
+    }
+    int ok = s->A && s->B && s->C && s->D && names_ok(s);
     if (!ok) {
         jg_lin_sys_free(s);
         return jg_error_set(err, JG_NOMEM, "out of memory");

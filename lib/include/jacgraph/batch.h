@@ -77,7 +77,8 @@ JG_API int jg_batch_points_values(const jg_batch_points_t *pts, int64_t k, doubl
 /* Receives the result of point k, in input order (k ascending), from one
  * thread at a time: point_values are the point's jg_batch_points_nvals values
  * as linearized (with snapshots: the simulated time and states); sys the
- * linear model (NULL when the point failed; valid during the call only);
+ * linear model (NULL when the point failed; valid during the call only; its
+ * names one set shared by every point's result: names_shared);
  * error the failure's message (NULL when ok).  Return 0 to go on, nonzero to
  * stop the run (jg_batch_run returns JG_IO). */
 typedef int (*jg_batch_sink_fn)(void *ctx, int64_t k, const double *point_values,

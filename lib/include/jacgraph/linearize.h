@@ -71,6 +71,9 @@ typedef struct jg_lin_sys {
                                  channels, closed by w_k(t) = z_k(t - delays[k]); their
                                  names are the TransportDelay's (PATH, PATH(i)) */
     double *delays;           /* ndelays delay times, owned */
+    int names_shared;         /* 1: the three name arrays are shared with other results
+                                 (the points of a batch, which shares one set of names):
+                                 read-only, and jg_lin_sys_free leaves them */
 } jg_lin_sys_t;
 
 JG_API void jg_lin_sys_free(jg_lin_sys_t *s);
@@ -155,14 +158,20 @@ JG_API jg_status_t jg_lin_read_op(jg_lin_t *l, const char *path, jg_error_t *err
  * several threads call jg_lin_freeze(l) once (it builds the names that are
  * otherwise built lazily on l's graphs and program; the same for another q:
  * jg_program_state_name on every state; and the analyses of the LFT for the
- * eliminations l has run, which the clones then share: without them each
- * clone analyses its own on its second run).  Errors: JG_NOMEM.  Cost: one
- * evaluation work and one copy of the graph values per elimination. */
+ * eliminations l has run and the recipes that gather its operands, which the
+ * clones then share: without them each clone makes its own on its second
+ * run).  A clone evaluates with the fused plan from its first run (see
+ * jg_lin_run).  Errors: JG_NOMEM.  Cost: one evaluation work and one copy of
+ * the graph values per elimination. */
 JG_API jg_status_t jg_lin_clone(const jg_lin_t *l, const jg_program_t *q, jg_lin_t **out,
                                 jg_error_t *err);
 JG_API void jg_lin_freeze(jg_lin_t *l);
 
-/* Linearize.  *out is a new jg_lin_sys_t; st may be NULL.  Errors: those of
+/* Linearize.  *out is a new jg_lin_sys_t; st may be NULL.  A linearizer's
+ * first run evaluates the model block by block; later runs (new operating
+ * points) evaluate with the fused plan on its I/O points and keep the
+ * constant block Jacobians (Gain, Sum) of the first, the same bits in less
+ * time.  Errors: those of
  * evaluation (JG_NONLINEAR_LOOP, JG_SINGULAR_LOOP, JG_NUMERIC naming blocks),
  * JG_NUMERIC when an entry of A, B, C or D would be NaN or Inf (naming the
  * blocks whose Jacobians are non-finite at the operating point, else the
