@@ -9,8 +9,10 @@
  *    process (wall and CPU time, peak RSS: what a user of the CLI gets);
  *  - stages: a child process runs the CLI's path in-process with its heap
  *    settings and times each step: read (the file into memory), parse (the
- *    compact JSON document), model (its shape check), compile, free model,
- *    setup (jg_lin_create), evaluation (operating point and block Jacobians),
+ *    compact JSON document), model (its shape check), compile (which frees
+ *    the model once it has read it, jg_program_compile_free_model, as the
+ *    CLI does), free model (what is left of it then: nothing), setup
+ *    (jg_lin_create), evaluation (operating point and block Jacobians),
  *    graph build, elimination, replay, LFT (jg_lin_stats_t), write (the
  *    writer of --format), free.  Memory: the peak RSS inside each stage
  *    (/proc/self/clear_refs restarts the high-water mark; Linux >= 4.0) and
@@ -48,7 +50,8 @@ static const char usage[] =
     "  --format F       writer: mm (default) or mat\n"
     "  --jacgraph PATH  the jacgraph program (default ../tools/jacgraph next to this one)\n"
     "  --dir DIR        keep models and outputs in DIR (default a temporary directory)\n"
-    "  --md FILE, --csv FILE, --svg FILE   also write the tables, the CSV, the plot\n";
+    "  --md FILE, --csv FILE, --svg FILE   also write the tables, the CSV, the plot\n"
+    "  --notes FILE     markdown appended to the tables (what changed, read by hand)\n";
 
 enum { S_READ, S_PARSE, S_MODEL, S_COMPILE, S_FREEMODEL, S_SETUP, S_EVAL, S_BUILD, S_ELIM, S_REPLAY,
        S_LFT, S_LINOTHER, S_WRITE, S_FREE, NSTAGE };
@@ -157,11 +160,12 @@ static void run_stages(const char *path, const char *fmt, const char *out, stage
     if (jg__model_adopt(d, path, NULL, &md, &err)) goto fail;
     end(r, S_MODEL, &m);
     begin(&m);
-    if (jg_program_compile(md, &p, &err)) goto fail;
+    jg_status_t cst = jg_program_compile_free_model(md, &p, &err);
+    md = NULL;   /* freed by the compiler, as soon as it had read it */
+    if (cst) goto fail;
     end(r, S_COMPILE, &m);
     begin(&m);
     jg_model_free(md);
-    md = NULL;
     end(r, S_FREEMODEL, &m);
     begin(&m);
     jg_lin_opts_t o = {0};
@@ -277,18 +281,22 @@ typedef struct {
 
 static double med(double *v, int n) { return n ? jgb_median(v, n) : NAN; }
 
+#ifndef JG_BUILDTYPE
+#define JG_BUILDTYPE "unknown"
+#endif
+
 static void print_md(FILE *f, const row_t *rows, int n, const char *kind, const char *fmt, int runs,
-                     const char *host)
+                     const char *host, const char *notes)
 {
     fprintf(f, "# A generated model end to end, stage by stage\n\n");
-    fprintf(f, "`benchmarks/bench_scale` (`--kind %s --format %s --runs %d`), host: %s, %ld "
-               "processors online.  Medians of %d runs; the machine may be shared with other work, "
+    fprintf(f, "`benchmarks/bench_scale` (`--kind %s --format %s --runs %d`), meson build type "
+               "%s, host: %s, %ld processors online.  Medians of %d runs; the machine may be shared with other work, "
                "so CPU time (user + system) is the steadier number.  `end to end` is the "
                "command `jacgraph linearize MODEL --format %s --out PREFIX` as a separate process; "
                "the stage rows run the same path in one process with the CLI's heap settings.  "
                "Peak MB: the peak RSS inside the stage (the linearization's stages share one); "
                "RSS MB: after it.\n\n",
-            kind, fmt, runs, host, sysconf(_SC_NPROCESSORS_ONLN), runs, fmt);
+            kind, fmt, runs, JG_BUILDTYPE, host, sysconf(_SC_NPROCESSORS_ONLN), runs, fmt);
     for (int k = 0; k < n; k++) {
         const row_t *r = &rows[k];
         if (!r->ok) {
@@ -305,6 +313,15 @@ static void print_md(FILE *f, const row_t *rows, int n, const char *kind, const 
                 1e3 * r->med.total_cpu, r->med.peak_total_mb);
         fprintf(f, "| **end to end (CLI)** | **%.1f** | **%.1f** | **%.0f** | |\n\n", 1e3 * r->e2e.wall,
                 1e3 * r->e2e.cpu, r->e2e.maxrss_mb);
+    }
+    FILE *nf = notes ? fopen(notes, "r") : NULL;
+    if (nf) {
+        char buf[4096];
+        size_t k;
+        while ((k = fread(buf, 1, sizeof buf, nf)) > 0) fwrite(buf, 1, k, f);
+        fclose(nf);
+    } else if (notes) {
+        fprintf(stderr, "bench_scale: cannot read %s\n", notes);
     }
 }
 
@@ -437,7 +454,7 @@ static int write_svg(const char *path, const row_t *rows, int n, const char *tit
 int main(int argc, char **argv)
 {
     const char *sizes = "10000 100000 1000000", *kind = "aerospace", *fmt = "mm", *jg = NULL, *dir = NULL,
-               *md = NULL, *csv = NULL, *svg = NULL;
+               *md = NULL, *csv = NULL, *svg = NULL, *notes = NULL;
     long seed = 1;
     int runs = 5;
     for (int i = 1; i < argc; i++) {
@@ -455,6 +472,7 @@ int main(int argc, char **argv)
         else if (OPT("--md")) md = argv[++i];
         else if (OPT("--csv")) csv = argv[++i];
         else if (OPT("--svg")) svg = argv[++i];
+        else if (OPT("--notes")) notes = argv[++i];
         else {
             fputs(usage, stderr);
             return 2;
@@ -573,11 +591,11 @@ int main(int argc, char **argv)
     }
     char host[256];
     jgb_host(host, sizeof host);
-    print_md(stdout, rows, n, kind, fmt, runs, host);
+    print_md(stdout, rows, n, kind, fmt, runs, host, notes);
     if (md) {
         FILE *f = fopen(md, "w");
         if (f) {
-            print_md(f, rows, n, kind, fmt, runs, host);
+            print_md(f, rows, n, kind, fmt, runs, host, notes);
             rc |= fclose(f) != 0;
         } else
             rc = 1;

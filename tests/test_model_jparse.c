@@ -28,8 +28,8 @@ static int same(const jg__jv_t *v, const json_t *j, int depth)
         json_t *e;
         size_t i = 0;
         json_object_foreach((json_t *)j, k, e) {
-            if (strcmp(v->u.mem[i].key, k) || !same(v->u.mem[i].val, e, depth + 1)) return 0;
-            if (jg__jv_get(v, k) != v->u.mem[i].val) return 0;
+            if (strcmp(v->u.mem[i].key, k) || !same(&v->u.mem[i].val, e, depth + 1)) return 0;
+            if (jg__jv_get(v, k) != &v->u.mem[i].val) return 0;
             i++;
         }
         return 1;

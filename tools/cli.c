@@ -174,11 +174,11 @@ int cli_load(const char *path, jg_model_t **m, jg_program_t **p)
     jg_status_t st = JG_OK;
     for (int k = 0; k < nplugin && !st; k++) st = jg_plugin_load(*m, opt_plugin[k], &err);
     if (!st) st = jg_plugin_load_model(*m, &err);
-    if (!st) st = jg_program_compile(*m, p, &err);
-    /* the program keeps nothing of the model: give its memory back before the
-     * graph is built (a heap full of JSON nodes makes every later allocation
-     * slower) */
-    jg_model_free(*m);
+    /* the program keeps nothing of the model: the compiler gives its memory
+     * back as soon as it has read it (a large model's document and the
+     * compiler's later stages then share memory) */
+    if (!st) st = jg_program_compile_free_model(*m, p, &err);
+    else jg_model_free(*m);
     *m = NULL;
     if (st) return cli_fail(&err);
     for (int k = 0; k < jg_program_nwarnings(*p); k++)

@@ -233,21 +233,20 @@ struct jg_block {
     const char *name;         /* last path element */
     int32_t id;               /* index in the program's block array */
     int32_t parent;           /* id of the enclosing SubSystem block, -1 at root */
-    int is_root_port;         /* root Inport/Outport: the model's inputs/outputs */
-    int virt;                 /* routing only (virtual type, or Inport/Outport inside a SubSystem) */
+    unsigned char is_root_port;  /* root Inport/Outport: the model's inputs/outputs */
+    unsigned char virt;       /* routing only (virtual type, or Inport/Outport inside a SubSystem) */
+    int npart;
     int nin, nout;
     int64_t *in_w, *out_w;    /* port widths; -1 while unknown */
     int64_t nx;               /* number of continuous states */
     int64_t x_off;            /* offset of this block's states in the state vector */
-    const char *state_name;   /* base name of the states: block path */
     jg_ts_t ts;               /* sample time: declared, then resolved by the compiler */
     int32_t rate;             /* index in the program's discrete rates, -1 if not discrete */
     int priority;             /* "Priority" parameter (lower runs first), 0 default */
     int64_t nd, d_off;        /* discrete states and their offset */
     int64_t nzc, zc_off;      /* zero-crossing signals and their offset */
     const signed char *zc_dir;/* per zero-crossing signal: JG_ZC_* */
-    int npart;
-    jg_jac_part_t *part;      /* Jacobian parts in declaration order */
+    jg_jac_part_t *part;      /* Jacobian parts (npart) in declaration order */
     void *data;               /* type-specific parsed parameters (arena) */
     const void *src;          /* the block's JSON object (const jg__jv_t *), compile-time only */
     int32_t sys;              /* index of the system (subsystem scope) it belongs to */

@@ -56,17 +56,16 @@ static int name_distance(const char *a, const char *b)
  * nearest parameter it does read. */
 static jg_status_t check_unknown_params(jg__cctx_t *c, const jg_block_t *b)
 {
-    static const char *const structural[] = {"name", "type", "blocks", "lines", "parameters",
-                                             "description"};
     const char *key;
     const jg__jv_t *v;
     size_t i;
+    /* the keys are the document's: pointers compare (jg__jdoc_key) */
     jg__jv_obj_foreach((const jg__jv_t *)b->src, i, key, v) {
         (void)v;
         int known = 0;
-        for (size_t k = 0; !known && k < sizeof structural / sizeof *structural; k++)
-            known = !strcmp(key, structural[k]);
-        for (int k = 0; !known && k < c->nseen; k++) known = !strcmp(key, c->seen[k]);
+        for (size_t k = 0; !known && k < sizeof c->k_structural / sizeof *c->k_structural; k++)
+            known = key == c->k_structural[k];
+        for (int k = 0; !known && k < c->nseen; k++) known = key == c->seen_key[k];
         if (known) continue;
         const char *best = NULL;
         int bd = 99;
@@ -201,7 +200,22 @@ static jg_status_t setup_blocks(jg__cctx_t *c, jg_setup_t *s)
 
 /* -------------------------------------------------------------- driver */
 
-jg_status_t jg_program_compile(const jg_model_t *m, jg_program_t **out, jg_error_t *err)
+/* After the lines nothing reads the model's document (the block types read
+ * their parameters in setup(); widths() and pattern() work on what setup()
+ * kept): the program forgets its pointers into it and, when the caller gave
+ * the model away, frees it. */
+static void drop_document(jg__cctx_t *c, jg_program_t *p, jg_model_t **take)
+{
+    c->doc = NULL;
+    for (int32_t b = 0; b < p->nblocks; b++) p->blocks[b].src = NULL;
+    for (int32_t k = 0; k < p->nsys; k++) p->sys[k].params = p->sys[k].json = NULL;
+    jg_model_free(*take);
+    *take = NULL;
+}
+
+/* jg_program_compile of m; take: m itself, freed once its document has been
+ * read (and on every return), or NULL. */
+static jg_status_t compile(const jg_model_t *m, jg_model_t *take, jg_program_t **out, jg_error_t *err)
 {
     jg_status_t st;
     jg_error_t local;
@@ -210,31 +224,44 @@ jg_status_t jg_program_compile(const jg_model_t *m, jg_program_t **out, jg_error
     *out = NULL;
     jg_program_t *p = calloc(1, sizeof *p);
     jg__consumers_t cs = {NULL, NULL};
-    if (!p) return jg_error_set(err, JG_NOMEM, "out of memory");
+    if (!p) {
+        jg_model_free(take);
+        return jg_error_set(err, JG_NOMEM, "out of memory");
+    }
     jg_arena_init(&p->arena, 1 << 16);
     /* the program shares the model's plugin types: it may outlive the model */
     p->plugins = jg__plset_retain(jg__model_plugins(m));
     jg__cctx_t c = {.p = p, .err = err, .plugins = p->plugins, .lim = jg_model_limits(m)};
     jg_setup_t s = {.force = 0, .err = err, .priv = &c};
+    static const char *const structural[] = {"name", "type", "blocks", "lines", "parameters",
+                                             "description"};
+    c.doc = jg__model_doc(m);
+    for (size_t k = 0; k < sizeof structural / sizeof *structural; k++)
+        c.k_structural[k] = jg__jdoc_key(c.doc, structural[k]);
+    c.k_name = c.k_structural[0];
+    c.k_type = c.k_structural[1];
+    c.k_blocks = c.k_structural[2];
+    c.k_lines = c.k_structural[3];
+    c.k_params = c.k_structural[4];
+    c.k_src = jg__jdoc_key(c.doc, "src");
+    c.k_dst = jg__jdoc_key(c.doc, "dst");
     int32_t nb = 0, ns = 0;
-    jg__count_blocks(jg__model_root(m), &nb, &ns);
+    jg__count_blocks(&c, jg__model_root(m), &nb, &ns);
     if ((st = jg__check_block_count(&c, nb))) goto fail;
     p->name = jg_arena_strdup(&p->arena, jg_model_name(m));
     p->blocks = jg_arena_alloc(&p->arena, sizeof(jg_block_t) * (size_t)(nb + 1));
     p->sys = jg_arena_alloc(&p->arena, sizeof(struct jg_sys) * (size_t)(ns + 1));
     for (p->hcap = 16; p->hcap < 2 * (int64_t)nb + 2; p->hcap *= 2) {}
     p->htab = jg_arena_alloc(&p->arena, sizeof(int32_t) * (size_t)p->hcap);
-    c.ltab_cap = p->hcap;
-    c.ltab = malloc(sizeof(int32_t) * (size_t)c.ltab_cap);
-    if (!p->name || !p->blocks || !p->sys || !p->htab || !c.ltab) {
+    if (!p->name || !p->blocks || !p->sys || !p->htab) {
         st = jg_error_set(err, JG_NOMEM, "out of memory");
         goto fail;
     }
-    for (int64_t k = 0; k < p->hcap; k++) p->htab[k] = -1;
-    memset(c.ltab, 0xff, sizeof(int32_t) * (size_t)c.ltab_cap);
     if ((st = jg__flatten(&c, jg__model_root(m), -1, -1, err))) goto fail;
+    if ((st = jg__index_paths(&c, err))) goto fail;
     if ((st = setup_blocks(&c, &s))) goto fail;
     if ((st = jg__connect_lines(&c))) goto fail;
+    drop_document(&c, p, &take);
     if ((st = jg__resolve_gotos(p, err))) goto fail;   /* From -> Goto (goto.c) */
     if ((st = jg__build_consumers(p, &cs, err))) goto fail;
     if ((st = jg__propagate_widths(&c, &s, &cs))) goto fail;
@@ -251,18 +278,28 @@ jg_status_t jg_program_compile(const jg_model_t *m, jg_program_t **out, jg_error
     igraph_set_warning_handler(old_wh);
     if (st) goto fail;
     if ((st = jg__resolve_sample_times(&c))) goto fail;
-    for (int32_t b = 0; b < p->nblocks; b++) p->blocks[b].src = NULL;  /* the model may go */
     free(cs.ptr);
     free(cs.idx);
-    free(c.ltab);
+    free(c.parts);
     *out = p;
     return JG_OK;
 fail:
     free(cs.ptr);
     free(cs.idx);
-    free(c.ltab);
+    free(c.parts);
     jg_program_free(p);
+    jg_model_free(take);
     return st ? st : JG_INTERNAL;
+}
+
+jg_status_t jg_program_compile(const jg_model_t *m, jg_program_t **out, jg_error_t *err)
+{
+    return compile(m, NULL, out, err);
+}
+
+jg_status_t jg_program_compile_free_model(jg_model_t *m, jg_program_t **out, jg_error_t *err)
+{
+    return compile(m, m, out, err);
 }
 
 void jg_program_free(jg_program_t *p)

@@ -13,24 +13,40 @@ typedef struct {
     int64_t *ptr, *idx;   /* consumers of each global output port (global input ports) */
 } jg__consumers_t;
 
+#define JG__TYPE_CACHE 64
+
 typedef struct jg__cctx {
     jg_program_t *p;
     jg_error_t *err;
     const jg__plset_t *plugins;  /* the model's plugin types (p->plugins), NULL: none */
-    int part_cap_blk;     /* capacity of the current block's part array */
+    jg_jac_part_t *parts; /* the parts of the block in pattern() (setup.c add_part), malloc'd */
+    int part_cap_blk;     /* their capacity */
     const char *seen[64]; /* parameters the current block's setup asked for */
+    const char *seen_key[64]; /* the same as keys of the document (NULL: it has none) */
     int nseen;
+    /* the document's keys (jg__jdoc_key: member lookups compare pointers),
+     * valid until the document is dropped after the lines */
+    const jg__jdoc_t *doc;
+    const char *k_name, *k_type, *k_blocks, *k_lines, *k_src, *k_dst, *k_params;
+    const char *k_structural[6];   /* the keys every block may have (compile.c) */
     struct jg__wscache *wsc;  /* evaluated workspace entries (setup.c; in the arena) */
     jg_limits_t lim;      /* the model's limits, defaults applied (limits.c) */
-    int32_t *ltab;        /* blocks by (system, name), ltab_cap slots (flatten.c): a line's
-                             "BLOCK:N" found without building and comparing its path */
-    int64_t ltab_cap;
+    struct {
+        const char *name;
+        const jg_block_type_t *type;
+    } tcache[JG__TYPE_CACHE];   /* block types by name (flatten.c), a cache of the registry */
 } jg__cctx_t;
 
-/* Remember that the block being set up read parameter `name`. */
-static inline void jg__seen(jg__cctx_t *c, const char *name)
+/* Remember that the block being set up read parameter `name`; its value
+ * in block object src, NULL when absent. */
+static inline const jg__jv_t *jg__seen(jg__cctx_t *c, const void *src, const char *name)
 {
-    if (c->nseen < 64) c->seen[c->nseen++] = name;
+    const char *k = jg__jdoc_key(c->doc, name);
+    if (c->nseen < 64) {
+        c->seen[c->nseen] = name;
+        c->seen_key[c->nseen++] = k;
+    }
+    return jg__jv_get_key((const jg__jv_t *)src, k);
 }
 
 /* sampletime.c: read "SampleTime" and "Priority" of a real block after its
@@ -51,14 +67,15 @@ jg_status_t jg__check_totals(jg__cctx_t *c, jg_setup_t *s);
 /* The stages of jg_program_compile (compile.c), in their order; each returns
  * JG_OK or an error set in c->err (or err). */
 /* flatten.c: upper bounds of the blocks and systems jg__flatten makes */
-void jg__count_blocks(const jg__jv_t *sys, int32_t *nb, int32_t *ns);
+void jg__count_blocks(const jg__cctx_t *c, const jg__jv_t *sys, int32_t *nb, int32_t *ns);
 /* flatten.c: copy name[0..len) to d with every '/' doubled; returns the bytes written */
 size_t jg__put_escaped(char *d, const char *name, size_t len);
 /* flatten.c: depth-first blocks and systems of sysj, paths in the hash table */
 jg_status_t jg__flatten(jg__cctx_t *c, const jg__jv_t *sysj, int32_t parent_sys,
                         int32_t sys_block, jg_error_t *err);
-/* flatten.c: the block named name[0..len) (unescaped) directly in system sy, -1: none */
-int32_t jg__find_local(const jg__cctx_t *c, int32_t sy, const char *name, size_t len);
+/* flatten.c: the path table p->htab of the flattened blocks; a path twice
+ * is the JG_MODEL error naming both blocks */
+jg_status_t jg__index_paths(jg__cctx_t *c, jg_error_t *err);
 /* lines.c: global ports, each input's driver, signal names */
 jg_status_t jg__connect_lines(jg__cctx_t *c);
 /* widths.c: the consumers of each output port (cs->ptr, cs->idx: malloc'd, the

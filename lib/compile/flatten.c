@@ -23,47 +23,97 @@ int32_t jg_program_find_block(const jg_program_t *p, const char *path)
     }
 }
 
-static int hash_insert(jg_program_t *p, int32_t b)
+/* The path table, built after flattening.  Inserting a million paths one by
+ * one into a table of 2^21 slots is a cache miss per block (and another per
+ * probe that compares a path): the paths are bucketed by their home slot's
+ * top bits first, so that the insertions of a bucket stay within a few
+ * kilobytes of the table and of the hashes kept beside it.  Any insertion
+ * order gives a valid linear-probing table; lookups are unchanged.
+ * Blocks 0..n-1; equal paths: *dup_b the first block (by id) whose path an
+ * earlier block has, *dup_o that block, else -1.  -1: out of memory. */
+static int index_paths(jg_program_t *p, int32_t n, int32_t *dup_b, int32_t *dup_o)
 {
-    for (uint64_t k = hash_str(p->blocks[b].path) & (uint64_t)(p->hcap - 1);;
-         k = (k + 1) & (uint64_t)(p->hcap - 1)) {
-        int32_t o = p->htab[k];
-        if (o < 0) {
-            p->htab[k] = b;
-            return 0;
+    int bits = 0;
+    while (((int64_t)1 << bits) < p->hcap) bits++;
+    int B = bits < 10 ? bits : 10, shift = bits - B;
+    uint64_t mask = (uint64_t)(p->hcap - 1);
+    uint64_t *h = malloc(sizeof *h * (size_t)(n + 1));
+    uint64_t *th = malloc(sizeof *th * (size_t)p->hcap);   /* hash of each slot's block */
+    int32_t *order = malloc(sizeof *order * (size_t)(n + 1));
+    int32_t *cnt = calloc(((size_t)1 << B) + 1, sizeof *cnt);
+    int rc = -1;
+    *dup_b = *dup_o = -1;
+    if (!h || !th || !order || !cnt) goto done;
+    for (int64_t k = 0; k < p->hcap; k++) p->htab[k] = -1;
+    for (int32_t b = 0; b < n; b++) {
+        h[b] = hash_str(p->blocks[b].path);
+        cnt[((h[b] & mask) >> shift) + 1]++;
+    }
+    for (int32_t k = 0; k < (1 << B); k++) cnt[k + 1] += cnt[k];
+    for (int32_t b = 0; b < n; b++) order[cnt[(h[b] & mask) >> shift]++] = b;   /* stable */
+    /* equal paths have one home slot, hence one bucket, met in id order */
+    for (int32_t r = 0; r < n; r++) {
+        int32_t b = order[r];
+        uint64_t k = h[b] & mask;
+        for (;; k = (k + 1) & mask) {
+            int32_t o = p->htab[k];
+            if (o < 0) {
+                p->htab[k] = b;
+                th[k] = h[b];
+                break;
+            }
+            if (th[k] == h[b] && !strcmp(p->blocks[o].path, p->blocks[b].path)) {
+                if (*dup_b < 0 || b < *dup_b) *dup_b = b, *dup_o = o;
+                break;
+            }
         }
-        if (!strcmp(p->blocks[o].path, p->blocks[b].path)) return -1;
     }
+    rc = 0;
+done:
+    free(h);
+    free(th);
+    free(order);
+    free(cnt);
+    return rc;
 }
 
-/* (system, name): the key of the lines' lookups */
-static uint64_t hash_local(int32_t sy, const char *name, size_t len)
+/* The error of two blocks b (later) and o with one path. */
+static jg_status_t dup_error(const jg_program_t *p, int32_t b, int32_t o, jg_error_t *err)
 {
-    uint64_t h = 1469598103934665603ull ^ ((uint64_t)(uint32_t)sy * 0x9E3779B97F4A7C15ull);
-    for (size_t k = 0; k < len; k++) h = (h ^ (unsigned char)name[k]) * 1099511628211ull;
-    return h ^ (h >> 29);
+    const jg_block_t *B = &p->blocks[b], *O = &p->blocks[o];
+    const char *sp = p->sys[B->sys].path;
+    if (O->sys == B->sys)
+        return jg_error_set(err, JG_MODEL, "block '%s': duplicate block name in system '%s'", B->path,
+                            *sp ? sp : "<root>");
+    /* "S/" holding "x" and "S" holding "/x" are both "S///x" */
+    const char *os = p->sys[O->sys].path;
+    return jg_error_set(err, JG_MODEL,
+                        "block '%s' of system '%s' and block '%s' of system '%s' have the "
+                        "same path '%s' (a name starts or ends with '/'): rename one",
+                        O->name, *os ? os : "<root>", B->name, *sp ? sp : "<root>", B->path);
 }
 
-int32_t jg__find_local(const jg__cctx_t *c, int32_t sy, const char *name, size_t len)
+jg_status_t jg__index_paths(jg__cctx_t *c, jg_error_t *err)
 {
-    const jg_program_t *p = c->p;
-    uint64_t mask = (uint64_t)(c->ltab_cap - 1);
-    for (uint64_t k = hash_local(sy, name, len) & mask;; k = (k + 1) & mask) {
-        int32_t b = c->ltab[k];
-        if (b < 0) return -1;
-        const jg_block_t *B = &p->blocks[b];
-        if (B->sys == sy && !strncmp(B->name, name, len) && !B->name[len]) return b;
+    int32_t b, o;
+    if (index_paths(c->p, c->p->nblocks, &b, &o)) return jg_error_set(err, JG_NOMEM, "out of memory");
+    return b >= 0 ? dup_error(c->p, b, o, err) : JG_OK;
+}
+
+/* The type named type: a small cache in front of the registry's linear
+ * search, as a model names few types a million times. */
+static const jg_block_type_t *find_type(jg__cctx_t *c, const char *type)
+{
+    unsigned k = type[0] ? ((unsigned char)type[0] * 31u + (unsigned char)type[1] +
+                            7u * (unsigned)strlen(type)) % JG__TYPE_CACHE
+                         : 0;
+    if (c->tcache[k].name && !strcmp(c->tcache[k].name, type)) return c->tcache[k].type;
+    const jg_block_type_t *t = jg__block_type_find(c->plugins, type);
+    if (t) {
+        c->tcache[k].name = t->name;
+        c->tcache[k].type = t;
     }
-}
-
-/* After the path's insertion: names are unique in their system */
-static void local_insert(jg__cctx_t *c, int32_t b)
-{
-    const jg_block_t *B = &c->p->blocks[b];
-    uint64_t mask = (uint64_t)(c->ltab_cap - 1);
-    uint64_t k = hash_local(B->sys, B->name, strlen(B->name)) & mask;
-    while (c->ltab[k] >= 0) k = (k + 1) & mask;
-    c->ltab[k] = b;
+    return t;
 }
 
 /* ------------------------------------------------------------- flatten */
@@ -72,14 +122,14 @@ static void local_insert(jg__cctx_t *c, int32_t b)
  * it descends into the blocks of JG_BT_SUBSYSTEM types, whose "blocks" array
  * the model's reader has checked; counting every "blocks" array found here
  * spares a type lookup per block and only over-counts odd models. */
-void jg__count_blocks(const jg__jv_t *sys, int32_t *nb, int32_t *ns)
+void jg__count_blocks(const jg__cctx_t *c, const jg__jv_t *sys, int32_t *nb, int32_t *ns)
 {
     size_t i;
     const jg__jv_t *b;
     if (*ns < INT32_MAX) (*ns)++;   /* saturating: the caller refuses such counts */
-    jg__jv_foreach(jg__jv_get(sys, "blocks"), i, b) {
+    jg__jv_foreach(jg__jv_get_key(sys, c->k_blocks), i, b) {
         if (*nb < INT32_MAX) (*nb)++;
-        if (jg__jv_is_arr(jg__jv_get(b, "blocks"))) jg__count_blocks(b, nb, ns);
+        if (jg__jv_is_arr(jg__jv_get_key(b, c->k_blocks))) jg__count_blocks(c, b, nb, ns);
     }
 }
 
@@ -128,16 +178,16 @@ jg_status_t jg__flatten(jg__cctx_t *c, const jg__jv_t *sysj, int32_t parent_sys,
     sy->parent = parent_sys;
     sy->block = sys_block;
     sy->path = sys_block >= 0 ? p->blocks[sys_block].path : "";
-    sy->params = jg__jv_get(sysj, "parameters");
+    sy->params = jg__jv_get_key(sysj, c->k_params);
     sy->json = sysj;
     sy->first = p->nblocks;
     size_t i;
     const jg__jv_t *bj;
-    jg__jv_foreach(jg__jv_get(sysj, "blocks"), i, bj) {
+    jg__jv_foreach(jg__jv_get_key(sysj, c->k_blocks), i, bj) {
         int32_t id = p->nblocks++;
         jg_block_t *b = &p->blocks[id];
-        const char *name = jg__jv_str(jg__jv_get(bj, "name"));
-        const char *type = jg__jv_str(jg__jv_get(bj, "type"));
+        const char *name = jg__jv_str(jg__jv_get_key(bj, c->k_name));
+        const char *type = jg__jv_str(jg__jv_get_key(bj, c->k_type));
         b->id = id;
         b->parent = sys_block;
         b->sys = si;
@@ -149,28 +199,18 @@ jg_status_t jg__flatten(jg__cctx_t *c, const jg__jv_t *sysj, int32_t parent_sys,
         b->name = memchr(name, '/', len) ? jg_arena_strdup(&p->arena, name)
                                          : b->path + strlen(b->path) - len;
         if (!b->name) return jg_error_set(err, JG_NOMEM, "out of memory");
-        b->type = jg__block_type_find(c->plugins, type);
+        b->type = find_type(c, type);
         if (!b->type) {
+            /* a duplicate path before this block was the first error */
+            int32_t db, dob;
+            if (index_paths(p, id, &db, &dob)) return jg_error_set(err, JG_NOMEM, "out of memory");
+            if (db >= 0) return dup_error(p, db, dob, err);
             char *known = jg__block_type_names(c->plugins);
             jg_error_set(err, JG_MODEL, "block '%s': unknown block type '%s'; known types: %s", b->path,
                          type, known ? known : "(out of memory listing them)");
             free(known);
             return JG_MODEL;
         }
-        if (hash_insert(p, id)) {
-            int32_t o = jg_program_find_block(p, b->path);
-            if (p->blocks[o].sys == si)
-                return jg_error_set(err, JG_MODEL, "block '%s': duplicate block name in system '%s'",
-                                    b->path, *sy->path ? sy->path : "<root>");
-            /* "S/" holding "x" and "S" holding "/x" are both "S///x" */
-            const char *os = p->sys[p->blocks[o].sys].path;
-            return jg_error_set(err, JG_MODEL,
-                                "block '%s' of system '%s' and block '%s' of system '%s' have the "
-                                "same path '%s' (a name starts or ends with '/'): rename one",
-                                p->blocks[o].name, *os ? os : "<root>", name,
-                                *sy->path ? sy->path : "<root>", b->path);
-        }
-        local_insert(c, id);
         /* a port block is the model's input or output at the root, and its
          * SubSystem's port inside one: virtual there, like the SubSystem */
         int port_blk = (b->type->flags & (JG_BT_PORT_IN | JG_BT_PORT_OUT)) != 0;

@@ -3,9 +3,108 @@
 #include <string.h>
 #include "compile_impl.h"
 
-/* Parse "BLOCK:N" inside system sy: block id and 0-based port. */
-static jg_status_t parse_ref(jg__cctx_t *c, int32_t sy, const char *ref, int is_src,
-                             int32_t *blk, int *port)
+/* The blocks directly in one system, for its lines' "BLOCK:N" lookups: a
+ * system holds a dozen blocks on average, found by a scan of their names;
+ * a large one gets a hash table.  Built system by system, the lookups stay
+ * within the few blocks and names of that system (a table over the whole
+ * model made every lookup a cache miss). */
+typedef struct {
+    int32_t *kid, nk, kcap;
+    uint64_t *pre;  /* per kid: the first 8 bytes of its name, zero-padded */
+    uint32_t *len;  /* per kid: its name's length (a scan reads no block) */
+    int32_t *tab;   /* kid indices, -1 empty; used when nk > LOCAL_SCAN */
+    int64_t tcap;   /* slots allocated */
+    uint64_t tmask; /* slots used for this system, minus one */
+} local_t;
+
+#define LOCAL_SCAN 16
+
+static uint64_t prefix(const char *name, size_t len)
+{
+    uint64_t v = 0;
+    memcpy(&v, name, len < 8 ? len : 8);
+    return v;
+}
+
+static uint64_t hash_name(const char *name, size_t len)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t k = 0; k < len; k++) h = (h ^ (unsigned char)name[k]) * 1099511628211ull;
+    return h ^ (h >> 29);
+}
+
+/* Collect the blocks of system sy (depth-first ids: a SubSystem's
+ * descendants follow it; skip them). -1: out of memory. */
+static int local_build(const jg_program_t *p, int32_t sy, local_t *L)
+{
+    const struct jg_sys *S = &p->sys[sy];
+    L->nk = 0;
+    for (int32_t id = S->first; id < S->first + S->n;) {
+        if (L->nk == L->kcap) {
+            int32_t cap = L->kcap ? 2 * L->kcap : 64;
+            int32_t *k = realloc(L->kid, sizeof *k * (size_t)cap);
+            if (k) L->kid = k;
+            uint64_t *pr = k ? realloc(L->pre, sizeof *pr * (size_t)cap) : NULL;
+            if (pr) L->pre = pr;
+            uint32_t *ln = pr ? realloc(L->len, sizeof *ln * (size_t)cap) : NULL;
+            if (!ln) return -1;
+            L->len = ln;
+            L->kcap = cap;
+        }
+        const char *nm = p->blocks[id].name;
+        size_t n = strlen(nm);
+        L->len[L->nk] = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+        L->pre[L->nk] = prefix(nm, n);
+        L->kid[L->nk++] = id;
+        if (id + 1 < p->nblocks && p->blocks[id + 1].parent == id) {
+            const struct jg_sys *in = &p->sys[p->blocks[id + 1].sys];
+            id = in->first + in->n;
+        } else {
+            id++;
+        }
+    }
+    if (L->nk <= LOCAL_SCAN) return 0;
+    int64_t cap = 16;
+    while (cap < 2 * (int64_t)L->nk) cap *= 2;
+    if (cap > L->tcap) {
+        int32_t *t = realloc(L->tab, sizeof *t * (size_t)cap);
+        if (!t) return -1;
+        L->tab = t;
+        L->tcap = cap;
+    }
+    uint64_t mask = L->tmask = (uint64_t)cap - 1;
+    memset(L->tab, 0xff, sizeof *L->tab * (size_t)cap);
+    for (int32_t k = 0; k < L->nk; k++) {
+        uint64_t s = hash_name(p->blocks[L->kid[k]].name, L->len[k]) & mask;
+        while (L->tab[s] >= 0) s = (s + 1) & mask;
+        L->tab[s] = k;
+    }
+    return 0;
+}
+
+/* The block named name[0..len) (unescaped) in the system of L, -1: none.
+ * Names are unique in a system (flatten checked the paths). */
+static int32_t local_find(const jg_program_t *p, const local_t *L, const char *name, size_t len)
+{
+    if (L->nk <= LOCAL_SCAN) {
+        uint64_t pre = prefix(name, len);
+        for (int32_t k = 0; k < L->nk; k++)
+            if (L->pre[k] == pre && L->len[k] == len &&
+                (len <= 8 || !strncmp(p->blocks[L->kid[k]].name + 8, name + 8, len - 8)))
+                return L->kid[k];
+        return -1;
+    }
+    uint64_t mask = L->tmask;
+    for (uint64_t s = hash_name(name, len) & mask; L->tab[s] >= 0; s = (s + 1) & mask) {
+        int32_t k = L->tab[s];
+        if (L->len[k] == len && !strncmp(p->blocks[L->kid[k]].name, name, len)) return L->kid[k];
+    }
+    return -1;
+}
+
+/* Parse "BLOCK:N" inside system sy (its blocks in L): block id and 0-based port. */
+static jg_status_t parse_ref(jg__cctx_t *c, int32_t sy, const local_t *L, const char *ref,
+                             int is_src, int32_t *blk, int *port)
 {
     jg_program_t *p = c->p;
     const char *colon = strrchr(ref, ':');
@@ -19,7 +118,7 @@ static jg_status_t parse_ref(jg__cctx_t *c, int32_t sy, const char *ref, int is_
                             where, ref);
     /* the line names a block of its own system */
     size_t len = (size_t)(colon - ref);
-    int32_t b = jg__find_local(c, sy, ref, len);
+    int32_t b = local_find(p, L, ref, len);
     if (b < 0)
         return jg_error_set(c->err, JG_MODEL, "system '%s': line %s \"%s\": no block named '%.*s' here",
                             where, is_src ? "source" : "destination", ref, (int)len, ref);
@@ -43,7 +142,7 @@ static jg_status_t parse_ref(jg__cctx_t *c, int32_t sy, const char *ref, int is_
 static jg_status_t name_signal(jg__cctx_t *c, const jg__jv_t *line, int32_t sb, int sp)
 {
     jg_program_t *p = c->p;
-    const char *nm = jg__jv_str(jg__jv_get(line, "name"));
+    const char *nm = jg__jv_str(jg__jv_get_key(line, c->k_name));
     if (!nm || !*nm) return JG_OK;
     const char **slot = &p->sig_name[jg__outport(p, sb, sp)];
     if (!*slot) {
@@ -90,35 +189,47 @@ jg_status_t jg__connect_lines(jg__cctx_t *c)
             p->out_port_of[p->out_base[b] + k] = k;
         }
     }
-    for (int32_t sy = 0; sy < p->nsys; sy++) {
-        const jg__jv_t *lines = jg__jv_get(p->sys[sy].json, "lines");
+    local_t L = {0};
+    jg_status_t st = JG_OK;
+    for (int32_t sy = 0; sy < p->nsys && !st; sy++) {
+        const jg__jv_t *lines = jg__jv_get_key(p->sys[sy].json, c->k_lines);
         size_t i;
         const jg__jv_t *l;
+        if (jg__jv_len(lines) && local_build(p, sy, &L)) {
+            st = jg_error_set(c->err, JG_NOMEM, "out of memory");
+            break;
+        }
         jg__jv_foreach(lines, i, l) {
             int32_t sb, db;
             int sp, dp;
-            jg_status_t st =
-                parse_ref(c, sy, jg__jv_str(jg__jv_get(l, "src")), 1, &sb, &sp);
-            if (st) return st;
-            if ((st = name_signal(c, l, sb, sp))) return st;
-            const jg__jv_t *dst = jg__jv_get(l, "dst");
+            if ((st = parse_ref(c, sy, &L, jg__jv_str(jg__jv_get_key(l, c->k_src)), 1, &sb, &sp)) ||
+                (st = name_signal(c, l, sb, sp)))
+                break;
+            const jg__jv_t *dst = jg__jv_get_key(l, c->k_dst);
             size_t nd = jg__jv_is_arr(dst) ? jg__jv_len(dst) : 1;
-            for (size_t k = 0; k < nd; k++) {
+            for (size_t k = 0; k < nd && !st; k++) {
                 const char *ref = jg__jv_str(jg__jv_is_arr(dst) ? jg__jv_at(dst, k) : dst);
-                if ((st = parse_ref(c, sy, ref, 0, &db, &dp))) return st;
+                if ((st = parse_ref(c, sy, &L, ref, 0, &db, &dp))) break;
                 int64_t gi = jg__inport(p, db, dp);
                 if (p->in_drv[gi] >= 0) {
                     int64_t o = p->in_drv[gi];
-                    return jg_error_set(c->err, JG_MODEL,
-                                        "input %d of block '%s' has two drivers: '%s:%d' and "
-                                        "'%s:%d'",
-                                        dp + 1, p->blocks[db].path, p->blocks[p->out_blk[o]].path,
-                                        p->out_port_of[o] + 1, p->blocks[sb].path, sp + 1);
+                    st = jg_error_set(c->err, JG_MODEL,
+                                      "input %d of block '%s' has two drivers: '%s:%d' and "
+                                      "'%s:%d'",
+                                      dp + 1, p->blocks[db].path, p->blocks[p->out_blk[o]].path,
+                                      p->out_port_of[o] + 1, p->blocks[sb].path, sp + 1);
+                    break;
                 }
                 p->in_drv[gi] = jg__outport(p, sb, sp);
             }
+            if (st) break;
         }
     }
+    free(L.kid);
+    free(L.pre);
+    free(L.len);
+    free(L.tab);
+    if (st) return st;
     /* Algebraic Constraint: its last input reads its own output, y = y + u,
      * so that the loop solver's fixed point is u = 0 */
     for (int32_t b = 0; b < p->nblocks; b++)

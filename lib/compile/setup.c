@@ -503,8 +503,7 @@ static int expr_param(jg_block_t *b, jg_setup_t *s, const char *name, const char
 int jg_setup_num(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *out)
 {
     jg__cctx_t *c = s->priv;
-    jg__seen(c, name);
-    const jg__jv_t *j = jg__jv_get((const jg__jv_t *)b->src, name);
+    const jg__jv_t *j = jg__seen(c, b->src, name);
     if (!j) return 0;
     if (jg__jv_is_str(j)) return expr_param(b, s, name, jg__jv_str(j), out, 0);
     return json_to_value(b, s, name, j, out) < 0 ? -1 : 1;
@@ -540,8 +539,7 @@ int jg_setup_num_def(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t 
 
 int jg_setup_str(jg_block_t *b, jg_setup_t *s, const char *name, const char **out)
 {
-    jg__seen(s->priv, name);
-    const jg__jv_t *j = jg__jv_get((const jg__jv_t *)b->src, name);
+    const jg__jv_t *j = jg__seen(s->priv, b->src, name);
     if (!j) return 0;
     if (!jg__jv_is_str(j)) {
         jg_setup_error(b, s, JG_PARAM, name, "expected a string");
@@ -554,8 +552,7 @@ int jg_setup_str(jg_block_t *b, jg_setup_t *s, const char *name, const char **ou
 int jg_setup_str_or_num(jg_block_t *b, jg_setup_t *s, const char *name, const char **str,
                         jg_value_t *num)
 {
-    jg__seen(s->priv, name);
-    const jg__jv_t *j = jg__jv_get((const jg__jv_t *)b->src, name);
+    const jg__jv_t *j = jg__seen(s->priv, b->src, name);
     if (!j) return 0;
     if (!jg__jv_is_str(j)) return json_to_value(b, s, name, j, num) < 0 ? -1 : 2;
     const char *v = jg__jv_str(j);
@@ -652,26 +649,29 @@ static int part_dims(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int rp, i
     return 0;
 }
 
-/* Append a part whose pattern is given column-compressed (arrays copied). */
+/* Append a part whose pattern is given column-compressed (arrays copied).
+ * The parts of the block being declared grow in c->parts (patterns.c copies
+ * them to the arena at their final count); the matrix and its arrays are one
+ * allocation (half the rounding of four small ones, for a million parts). */
 static int add_part(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int rp, int cp, int64_t m,
                     int64_t n, const int64_t *colp, const int64_t *rowi)
 {
     jg__cctx_t *c = s->priv;
     jg_arena_t *a = &c->p->arena;
     int64_t nz = colp[n];   /* an empty part is kept so indices follow declaration order */
-    if (b->npart == c->part_cap_blk) {
+    if (b->npart == c->part_cap_blk) {   /* b->part is c->parts (patterns.c) */
         int cap = c->part_cap_blk ? 2 * c->part_cap_blk : 8;
-        jg_jac_part_t *np = jg_arena_alloc(a, sizeof *np * (size_t)cap);
+        jg_jac_part_t *np = realloc(c->parts, sizeof *np * (size_t)cap);
         if (!np) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-        if (b->npart) memcpy(np, b->part, sizeof *np * (size_t)b->npart);
-        b->part = np;
+        c->parts = np;
         c->part_cap_blk = cap;
     }
-    cs_dl *M = jg_arena_alloc(a, sizeof *M);
-    int64_t *p = jg_arena_alloc(a, sizeof(int64_t) * (size_t)(n + 1));
-    int64_t *i = jg_arena_alloc(a, sizeof(int64_t) * (size_t)(nz ? nz : 1));
-    double *x = jg_arena_alloc(a, sizeof(double) * (size_t)(nz ? nz : 1));
-    if (!M || !p || !i || !x) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
+    b->part = c->parts;
+    size_t nzs = (size_t)(nz ? nz : 1);
+    cs_dl *M = jg_arena_alloc(a, sizeof *M + sizeof(int64_t) * ((size_t)(n + 1) + 2 * nzs));
+    if (!M) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
+    int64_t *p = (int64_t *)(M + 1), *i = p + n + 1;
+    double *x = (double *)(i + nzs);
     memcpy(p, colp, sizeof(int64_t) * (size_t)(n + 1));
     memcpy(i, rowi, sizeof(int64_t) * (size_t)nz);
     *M = (cs_dl){.nzmax = nz, .m = m, .n = n, .p = p, .i = i, .x = x, .nz = -1};

@@ -50,14 +50,6 @@ static int utf8_len(const unsigned char *s)
     return (int)n;
 }
 
-static jg__jv_t *new_value(parser_t *P, uint32_t type)
-{
-    jg__jv_t *v = jg_arena_alloc(&P->d->arena, sizeof *v);
-    if (!v) P->nomem = 1;
-    else v->type = type;
-    return v;
-}
-
 static int hex4(const unsigned char *s, unsigned *v)
 {
     *v = 0;
@@ -257,33 +249,33 @@ static int push(parser_t *P, const char *key, const jg__jv_t *val)
         P->caps = nc;
     }
     P->s[P->ns].key = key;
-    P->s[P->ns++].val = val;
+    if (val) P->s[P->ns].val = *val;
+    P->ns++;
     return 0;
 }
 
-/* The container opened at scratch position start, closed. */
-static jg__jv_t *close_container(parser_t *P, size_t start, int obj)
+/* The container opened at scratch position start, closed into *v. */
+static int close_container(parser_t *P, size_t start, int obj, jg__jv_t *v)
 {
     size_t n = P->ns - start;
-    jg__jv_t *v = NULL;
-    if (n > UINT32_MAX / 4) return NULL;
+    if (n > UINT32_MAX / 4) return -1;
     if (obj) {
-        int r = jg__jdoc_object(P->d, P->s + start, (uint32_t)n, &v);
+        int r = jg__jdoc_object(P->d, P->s + start, (uint32_t)n, v);
         if (r < 0) P->nomem = 1;
-        if (r) return NULL;   /* a duplicate key: jansson's message */
+        if (r) return -1;   /* a duplicate key: jansson's message */
     } else {
-        v = new_value(P, JG_JV_ARR);
-        const jg__jv_t **it = v && n ? jg_arena_alloc(&P->d->arena, sizeof *it * n) : NULL;
-        if (!v || (n && !it)) {
+        jg__jv_t *it = n ? jg_arena_alloc(&P->d->arena, sizeof *it * n) : NULL;
+        if (n && !it) {
             P->nomem = 1;
-            return NULL;
+            return -1;
         }
         for (size_t k = 0; k < n; k++) it[k] = P->s[start + k].val;
+        v->type = JG_JV_ARR;
         v->n = (uint32_t)n;
         v->u.item = it;
     }
     P->ns = start;
-    return v;
+    return 0;
 }
 
 static const jg__jv_t *parse(parser_t *P)
@@ -293,10 +285,11 @@ static const jg__jv_t *parse(parser_t *P)
         int obj;
     } fr[MAX_DEPTH + 1];
     int depth = 0;
-    const jg__jv_t *v = NULL;
+    jg__jv_t v;   /* the value just read, stored into its container at got */
     skip_ws(P);
     if (*P->p != '{' && *P->p != '[') return NULL;   /* no JSON_DECODE_ANY */
 value:
+    memset(&v, 0, sizeof v);
     switch (*P->p) {
     case '{':
     case '[':
@@ -309,17 +302,15 @@ value:
         if (*P->p == (fr[depth - 1].obj ? '}' : ']')) {
             P->p++;
             depth--;
-            if (!(v = close_container(P, fr[depth].start, fr[depth].obj))) return NULL;
+            if (close_container(P, fr[depth].start, fr[depth].obj, &v)) return NULL;
             goto got;
         }
         if (fr[depth - 1].obj) goto key;
         goto value;
-    case '"': {
-        jg__jv_t *s = new_value(P, JG_JV_STR);
-        if (!s || !(s->u.str = string(P, &s->n))) return NULL;
-        v = s;
+    case '"':
+        v.type = JG_JV_STR;
+        if (!(v.u.str = string(P, &v.n))) return NULL;
         goto got;
-    }
     case 't':
     case 'f':
     case 'n': {
@@ -331,22 +322,20 @@ value:
         if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')
             return NULL;
         P->p += n;
-        if (!(v = new_value(P, *lit == 't' ? JG_JV_TRUE : *lit == 'f' ? JG_JV_FALSE : JG_JV_NULL)))
-            return NULL;
+        v.type = *lit == 't' ? JG_JV_TRUE : *lit == 'f' ? JG_JV_FALSE : JG_JV_NULL;
         goto got;
     }
-    default: {
-        jg__jv_t *x = new_value(P, JG_JV_NUM);
-        if (!x || number(P, &x->u.num)) return NULL;
-        v = x;
+    default:
+        v.type = JG_JV_NUM;
+        if (number(P, &v.u.num)) return NULL;
         goto got;
-    }
     }
 key:
     if (*P->p != '"') return NULL;
     {
         uint32_t kl;
         const char *k = string(P, &kl);
+        if (k && !(k = jg__jdoc_intern(P->d, k, kl))) P->nomem = 1;
         if (!k || push(P, k, NULL)) return NULL;
     }
     skip_ws(P);
@@ -357,10 +346,17 @@ key:
 got:
     if (!depth) {
         skip_ws(P);
-        return *P->p ? NULL : v;   /* end of file expected (the sentinel is the end) */
+        if (*P->p) return NULL;   /* end of file expected (the sentinel is the end) */
+        jg__jv_t *root = jg_arena_alloc(&P->d->arena, sizeof *root);
+        if (!root) {
+            P->nomem = 1;
+            return NULL;
+        }
+        *root = v;
+        return root;
     }
     if (fr[depth - 1].obj) P->s[P->ns - 1].val = v;
-    else if (push(P, NULL, v)) return NULL;
+    else if (push(P, NULL, &v)) return NULL;
     skip_ws(P);
     if (*P->p == ',') {
         P->p++;
@@ -371,7 +367,7 @@ got:
     if (*P->p != (fr[depth - 1].obj ? '}' : ']')) return NULL;
     P->p++;
     depth--;
-    if (!(v = close_container(P, fr[depth].start, fr[depth].obj))) return NULL;
+    if (close_container(P, fr[depth].start, fr[depth].obj, &v)) return NULL;
     goto got;
 }
 

@@ -21,10 +21,16 @@ static char *dupstr(const char *s)
  * and a model built in memory is not bounded by the JSON parser's depth. */
 enum { MAX_SUBSYSTEM_DEPTH = 1000 };
 
-static jg_status_t check_system(const jg__jv_t *sys, const char *src, const char *where, int depth,
-                                jg_error_t *err)
+/* The document's keys of the members checked (jg__jdoc_key: NULL when no
+ * object has one), looked up once rather than compared per object. */
+typedef struct {
+    const char *blocks, *name, *type, *parameters, *lines, *src, *dst;
+} keys_t;
+
+static jg_status_t check_system(const keys_t *K, const jg__jv_t *sys, const char *src,
+                                const char *where, int depth, jg_error_t *err)
 {
-    const jg__jv_t *blocks = jg__jv_get(sys, "blocks");
+    const jg__jv_t *blocks = jg__jv_get_key(sys, K->blocks);
     if (!blocks)
         return jg_error_set(err, JG_MODEL, "%s: system '%s' has no \"blocks\" array", src, where);
     if (!jg__jv_is_arr(blocks))
@@ -36,7 +42,7 @@ static jg_status_t check_system(const jg__jv_t *sys, const char *src, const char
         if (!jg__jv_is_obj(b))
             return jg_error_set(err, JG_MODEL, "%s: system '%s': blocks[%zu] is not an object",
                                 src, where, i);
-        const jg__jv_t *name = jg__jv_get(b, "name"), *type = jg__jv_get(b, "type");
+        const jg__jv_t *name = jg__jv_get_key(b, K->name), *type = jg__jv_get_key(b, K->type);
         if (!jg__jv_is_str(name) || !jg__jv_strlen(name))
             return jg_error_set(err, JG_MODEL,
                                 "%s: system '%s': blocks[%zu] needs a non-empty string \"name\"",
@@ -46,7 +52,7 @@ static jg_status_t check_system(const jg__jv_t *sys, const char *src, const char
         if (!jg__jv_is_str(type))
             return jg_error_set(err, JG_MODEL, "%s: block '%s%s%s' needs a string \"type\"", src,
                                 *where ? where : "", *where ? "/" : "", nm);
-        const jg__jv_t *par = jg__jv_get(b, "parameters");
+        const jg__jv_t *par = jg__jv_get_key(b, K->parameters);
         if (par && !jg__jv_is_obj(par))
             return jg_error_set(err, JG_MODEL,
                                 "%s: block '%s%s%s': \"parameters\" must be an object", src,
@@ -68,24 +74,24 @@ static jg_status_t check_system(const jg__jv_t *sys, const char *src, const char
                 *o++ = *c;
             }
             *o = '\0';
-            jg_status_t st = check_system(b, src, sub, depth + 1, err);
+            jg_status_t st = check_system(K, b, src, sub, depth + 1, err);
             free(sub);
             if (st) return st;
         }
     }
-    const jg__jv_t *lines = jg__jv_get(sys, "lines");
+    const jg__jv_t *lines = jg__jv_get_key(sys, K->lines);
     if (lines && !jg__jv_is_arr(lines))
         return jg_error_set(err, JG_MODEL, "%s: system '%s': \"lines\" must be an array", src,
                             where);
     const jg__jv_t *l;
     jg__jv_foreach(lines, i, l) {
-        const jg__jv_t *s = jg__jv_get(l, "src"), *d = jg__jv_get(l, "dst");
+        const jg__jv_t *s = jg__jv_get_key(l, K->src), *d = jg__jv_get_key(l, K->dst);
         if (!jg__jv_is_obj(l) || !jg__jv_is_str(s) || !(jg__jv_is_str(d) || jg__jv_is_arr(d)))
             return jg_error_set(err, JG_MODEL,
                                 "%s: system '%s': lines[%zu] needs \"src\": \"BLOCK:N\" and "
                                 "\"dst\": \"BLOCK:N\" or a list of them",
                                 src, where, i);
-        const jg__jv_t *ln = jg__jv_get(l, "name");
+        const jg__jv_t *ln = jg__jv_get_key(l, K->name);
         if (ln && !jg__jv_is_str(ln))
             return jg_error_set(err, JG_MODEL,
                                 "%s: system '%s': lines[%zu]: \"name\" (the signal name) must be "
@@ -99,7 +105,7 @@ static jg_status_t check_system(const jg__jv_t *sys, const char *src, const char
                 src, where, i, k);
         }
     }
-    const jg__jv_t *par = jg__jv_get(sys, "parameters");
+    const jg__jv_t *par = jg__jv_get_key(sys, K->parameters);
     if (par && !jg__jv_is_obj(par))
         return jg_error_set(err, JG_MODEL, "%s: system '%s': \"parameters\" must be an object",
                             src, where);
@@ -130,7 +136,10 @@ static jg_status_t finish(jg_model_t *m, jg__jdoc_t *d, const char *source, jg_m
             goto done;
         }
     }
-    if ((st = check_system(root, source, "", 0, err))) goto done;
+    keys_t K = {jg__jdoc_key(d, "blocks"), jg__jdoc_key(d, "name"),  jg__jdoc_key(d, "type"),
+                jg__jdoc_key(d, "parameters"), jg__jdoc_key(d, "lines"), jg__jdoc_key(d, "src"),
+                jg__jdoc_key(d, "dst")};
+    if ((st = check_system(&K, root, source, "", 0, err))) goto done;
     m->source = dupstr(source);
     if (name) {
         m->name = dupstr(jg__jv_str(name));
@@ -320,6 +329,7 @@ jg_limits_t jg_model_limits(const jg_model_t *m) { return jg_limits_resolve(&m->
 
 const char *jg_model_name(const jg_model_t *m) { return m->name; }
 const jg__jv_t *jg__model_root(const jg_model_t *m) { return m->root; }
+const jg__jdoc_t *jg__model_doc(const jg_model_t *m) { return m->doc; }
 const char *jg_model_source(const jg_model_t *m) { return m->source; }
 
 void *jg__model_plugins(const jg_model_t *m) { return m->plugins; }

@@ -16,19 +16,19 @@
  * A million-block model is a hundred megabytes of JSON; as a jansson tree
  * (a hash table per object, a malloc per value and per key) it took more
  * memory than everything after it and most of the load time.  Here a value
- * is 16 bytes in an arena, an object's members are one array in file order
- * (with a hash index when it has many), and the strings of a file stay in
- * the text they were read from.  jg__jdoc_parse reads exactly what jansson's
- * json_loadb(JSON_REJECT_DUPLICATES) accepts, and refuses everything else
- * so that the caller can let jansson word the error (jparse.c). */
+ * is 16 bytes stored where its container keeps it: an object's members are
+ * one array of (key, value) in file order (with a hash index when it has
+ * many), an array's elements one array of values, and the strings of a file
+ * stay in the text they were read from.  A container's own 16 bytes sit in
+ * its parent, so that walking a system's blocks or lines reads one array.
+ * jg__jdoc_parse reads exactly what jansson's json_loadb
+ * (JSON_REJECT_DUPLICATES) accepts, and refuses everything else so that the
+ * caller can let jansson word the error (jparse.c). */
 
 typedef enum { JG_JV_NULL, JG_JV_TRUE, JG_JV_FALSE, JG_JV_NUM, JG_JV_STR, JG_JV_ARR, JG_JV_OBJ } jg__jv_type_t;
 
 typedef struct jg__jv jg__jv_t;
-typedef struct {
-    const char *key;   /* NUL-terminated */
-    const jg__jv_t *val;
-} jg__jmem_t;
+typedef struct jg__jmem jg__jmem_t;
 
 struct jg__jv {
     uint32_t type;   /* jg__jv_type_t */
@@ -36,11 +36,16 @@ struct jg__jv {
     union {
         double num;
         const char *str;              /* NUL-terminated */
-        const jg__jv_t *const *item;  /* array: n values */
+        const jg__jv_t *item;         /* array: n values */
         const jg__jmem_t *mem;        /* object: n members in document order; with more
                                          than JG__JV_HASH_MIN of them a hash index of
                                          jg__jv_hash_cap(n) uint32 slots follows */
     } u;
+};
+
+struct jg__jmem {
+    const char *key;   /* NUL-terminated */
+    jg__jv_t val;
 };
 
 #define JG__JV_HASH_MIN 12
@@ -49,13 +54,33 @@ typedef struct jg__jdoc {
     jg_arena_t arena;      /* values, member and element arrays, copied strings */
     char *buf;             /* the parsed text (its strings), owned; or NULL */
     const jg__jv_t *root;
+    /* The document's distinct object keys: every member's key pointer is the
+     * one kept here for its text, so that a lookup compares pointers
+     * (jg__jdoc_key, jg__jv_get_key) instead of reading each key's text,
+     * and a key the document never uses is known absent at once.  Open
+     * addressing, kmask + 1 slots (malloc'd), NULL empty. */
+    const char **keys;
+    uint32_t kmask, nkeys;
 } jg__jdoc_t;
 
+/* The key of d equal to key[0..len) (inserted when new): the pointer every
+ * member with that key holds.  NULL: out of memory.  O(len). */
+const char *jg__jdoc_intern(jg__jdoc_t *d, const char *key, size_t len);
+
+/* The pointer d's members with key `key` hold, NULL when no object of d has
+ * such a member.  O(strlen(key)). */
+const char *jg__jdoc_key(const jg__jdoc_t *d, const char *key);
+
+/* jg__jv_get for a key of o's document (jg__jdoc_key; NULL: none): the
+ * member of object o holding exactly that key pointer.  O(members) up to
+ * JG__JV_HASH_MIN, else O(1). */
+const jg__jv_t *jg__jv_get_key(const jg__jv_t *o, const char *dkey);
+
 /* An object's n members (scratch, document order) copied into d's arena with
- * their hash index.  1: two members have the same key (nothing is stored);
- * -1: out of memory; 0: *out set.  O(n) with the index, O(n^2) below
- * JG__JV_HASH_MIN members. */
-int jg__jdoc_object(jg__jdoc_t *d, const jg__jmem_t *mem, uint32_t n, jg__jv_t **out);
+ * their hash index, *out the object's value.  1: two members have the same
+ * key (nothing is stored); -1: out of memory; 0: *out set.  O(n) with the
+ * index, O(n^2) below JG__JV_HASH_MIN members. */
+int jg__jdoc_object(jg__jdoc_t *d, const jg__jmem_t *mem, uint32_t n, jg__jv_t *out);
 
 /* Parse buf[0..len) in place (strings without escapes are NUL-terminated
  * where their closing quote was; buf must have one more byte, buf[len]).
@@ -64,8 +89,8 @@ int jg__jdoc_object(jg__jdoc_t *d, const jg__jmem_t *mem, uint32_t n, jg__jv_t *
  * leaves to jansson: a string with "\u0000", an integer beyond 18 digits,
  * nesting deeper than 2000, a real strtod would overflow); buf is restored
  * to its original bytes and stays the caller's.  JG_NOMEM likewise.
- * Cost: O(len), one pass, memory about twice the number of values times
- * 16 bytes. */
+ * Cost: O(len), one pass, memory about the number of values times 16 bytes
+ * plus 8 per object member. */
 jg_status_t jg__jdoc_parse(char *buf, size_t len, jg__jdoc_t **out);
 
 /* The document of a jansson tree (lib/import builds them): strings copied.
@@ -104,7 +129,7 @@ static inline size_t jg__jv_size(const jg__jv_t *v) { return jg__jv_is_obj(v) ? 
 /* json_array_get: NULL unless an array with more than i elements */
 static inline const jg__jv_t *jg__jv_at(const jg__jv_t *a, size_t i)
 {
-    return jg__jv_is_arr(a) && i < a->n ? a->u.item[i] : NULL;
+    return jg__jv_is_arr(a) && i < a->n ? &a->u.item[i] : NULL;
 }
 
 /* json_array_foreach / json_object_foreach over the document */
@@ -112,7 +137,7 @@ static inline const jg__jv_t *jg__jv_at(const jg__jv_t *a, size_t i)
     for ((i) = 0; (i) < jg__jv_len(arr) && ((v) = jg__jv_at((arr), (i)), 1); (i)++)
 #define jg__jv_obj_foreach(obj, i, k, v)                                                   \
     for ((i) = 0; jg__jv_is_obj(obj) && (i) < (obj)->n &&                                  \
-                  ((k) = (obj)->u.mem[i].key, (v) = (obj)->u.mem[i].val, 1);               \
+                  ((k) = (obj)->u.mem[i].key, (v) = &(obj)->u.mem[i].val, 1);              \
          (i)++)
 
 
@@ -121,6 +146,8 @@ static inline const jg__jv_t *jg__jv_at(const jg__jv_t *a, size_t i)
  * (docs/model-format.md).  Owned by m and valid while m lives; never
  * json_decref it.  O(1). */
 const jg__jv_t *jg__model_root(const jg_model_t *m);
+/* The document itself (its keys: jg__jdoc_key).  O(1). */
+const jg__jdoc_t *jg__model_doc(const jg_model_t *m);
 
 /* The model's plugin set: made by lib/blocks on the first jg_plugin_load into
  * m and opaque here, so that the model does not depend on the modules after

@@ -32,6 +32,14 @@ typedef struct jg_program jg_program_t;
  * JG_PARAM, JG_WIDTH, JG_NOMEM.  Cost: O(blocks + signal elements) plus the
  * SCC computation, O(V + E) on the feedthrough graph. */
 JG_API jg_status_t jg_program_compile(const jg_model_t *m, jg_program_t **out, jg_error_t *err);
+/* jg_program_compile, then jg_model_free(m) -- with m freed as soon as the
+ * compiler has read the last of it (after connecting the lines), so that the
+ * model's document and the second half of the compilation (patterns, sort)
+ * share memory: the peak of a large model drops by up to the document's
+ * size.  m is freed on every return, failures included; the result and the
+ * errors are jg_program_compile's.  Cost: jg_program_compile's. */
+JG_API jg_status_t jg_program_compile_free_model(jg_model_t *m, jg_program_t **out,
+                                                 jg_error_t *err);
 JG_API void jg_program_free(jg_program_t *p);
 
 JG_API const char *jg_program_name(const jg_program_t *p);
