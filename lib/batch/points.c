@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include "batch_impl.h"
 #include "../linearize/lin_internal.h"
+#include "../core/str.h"
 
 void jg_batch_points_free(jg_batch_points_t *P)
 {
@@ -25,14 +26,6 @@ void jg_batch_points_free(jg_batch_points_t *P)
     free(P->grid_n);
     free(P->at);
     free(P);
-}
-
-static char *dupstr(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
 }
 
 /* A MATLAB variable name: a letter, then letters, digits, underscores. */
@@ -59,18 +52,18 @@ static jg_status_t table_new(const jg_program_t *p, const char *source, jg_batch
     for (int k = 0; k < p->nin_root; k++) P->nu += p->blocks[p->in_root[k]].out_w[0];
     P->nvals = (int)(1 + P->nx + P->nu);
     P->ncomb = 1;
-    P->source = dupstr(source ? source : "points");
+    P->source = jg__strdup(source ? source : "points");
     P->names = calloc((size_t)P->nvals, sizeof(char *));
     P->base = calloc((size_t)P->nvals, sizeof(double));
     if (!P->source || !P->names || !P->base) goto nomem;
-    if (!(P->names[0] = dupstr("t"))) goto nomem;
+    if (!(P->names[0] = jg__strdup("t"))) goto nomem;
     for (int64_t i = 0; i < P->nx; i++)
-        if (!(P->names[1 + i] = dupstr(jg_program_state_name(p, i)))) goto nomem;
+        if (!(P->names[1 + i] = jg__strdup(jg_program_state_name(p, i)))) goto nomem;
     int64_t at = 1 + P->nx;
     for (int k = 0; k < p->nin_root; k++) {
         const jg_block_t *B = &p->blocks[p->in_root[k]];
         for (int64_t e = 0; e < B->out_w[0]; e++) {
-            char *nm = B->out_w[0] == 1 ? dupstr(B->path) : jg__lin_element_name(B->path, B->out_w[0], e);
+            char *nm = B->out_w[0] == 1 ? jg__strdup(B->path) : jg__lin_element_name(B->path, B->out_w[0], e);
             if (!(P->names[at++] = nm)) goto nomem;
         }
     }
@@ -97,7 +90,7 @@ static int param_index(jg_batch_points_t *P, const char *name)
     double *nb = realloc(P->base, sizeof(double) * (size_t)(P->nvals + 1));
     if (!nb) return -1;
     P->base = nb;
-    if (!(P->names[P->nvals] = dupstr(name))) return -1;
+    if (!(P->names[P->nvals] = jg__strdup(name))) return -1;
     P->base[P->nvals] = NAN;
     P->nparams++;
     return P->nvals++;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "eval_impl.h"
+#include "../core/str.h"
 
 typedef struct {
     const jg_program_t *p;
@@ -127,14 +128,6 @@ void jg__iospec_free(jg_iospec_t *s)
     free(s);
 }
 
-static char *dupstr(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
-
 jg_status_t jg__iospec_create(const jg_program_t *p, int nin, const char *const *in, int nout,
                               const char *const *out, int nopen, const char *const *open,
                               int defaults, jg_iospec_t **spec, jg_error_t *err)
@@ -164,7 +157,7 @@ jg_status_t jg__iospec_create_cut(const jg_program_t *p, int nin, const char *co
     for (int k = 0; k < ni; k++) {
         const jg_block_t *B = &p->blocks[p->in_root[k]];
         jg_iopoint_t *pt = &s->in[s->nin++];
-        pt->name = dupstr(B->path);
+        pt->name = jg__strdup(B->path);
         pt->gport = jg__outport(p, B->id, 0);
         pt->width = B->out_w[0];
         if (!pt->name) goto nomem;
@@ -172,7 +165,7 @@ jg_status_t jg__iospec_create_cut(const jg_program_t *p, int nin, const char *co
     for (int k = 0; k < no; k++) {
         const jg_block_t *B = &p->blocks[p->out_root[k]];
         jg_iopoint_t *pt = &s->out[s->nout++];
-        pt->name = dupstr(B->path);
+        pt->name = jg__strdup(B->path);
         pt->gport = p->in_drv[jg__inport(p, B->id, 0)];   /* -1: undriven outport */
         pt->width = B->in_w[0];
         pt->as_consumer = 1;
@@ -181,7 +174,7 @@ jg_status_t jg__iospec_create_cut(const jg_program_t *p, int nin, const char *co
     for (int k = 0; k < nin; k++) {
         jg_iopoint_t *pt = &s->in[s->nin];
         if ((st = parse_point(p, "--input", in[k], &pt->gport, err))) goto fail;
-        pt->name = dupstr(in[k]);
+        pt->name = jg__strdup(in[k]);
         if (!pt->name) goto nomem;
         pt->width = p->blocks[p->out_blk[pt->gport]].out_w[p->out_port_of[pt->gport]];
         s->nin++;
@@ -189,7 +182,7 @@ jg_status_t jg__iospec_create_cut(const jg_program_t *p, int nin, const char *co
     for (int k = 0; k < nout; k++) {
         jg_iopoint_t *pt = &s->out[s->nout];
         if ((st = parse_point(p, "--output", out[k], &pt->gport, err))) goto fail;
-        pt->name = dupstr(out[k]);
+        pt->name = jg__strdup(out[k]);
         if (!pt->name) goto nomem;
         pt->width = p->blocks[p->out_blk[pt->gport]].out_w[p->out_port_of[pt->gport]];
         s->nout++;
@@ -226,8 +219,8 @@ jg_status_t jg__iospec_create_cut(const jg_program_t *p, int nin, const char *co
             if (s->out[k].gport == gp) s->out[k].as_consumer = 1;
         op[gp] = 1;
         jg_iopoint_t *pi = &s->in[s->nin], *po = &s->out[s->nout];
-        pi->name = dupstr(B->path);
-        po->name = dupstr(B->path);
+        pi->name = jg__strdup(B->path);
+        po->name = jg__strdup(B->path);
         if (!pi->name || !po->name) {
             free((char *)pi->name);
             free((char *)po->name);

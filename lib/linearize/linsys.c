@@ -3,28 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lin_impl.h"
-
-static char *dupstr(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
-
-static void free_names(char **v, int64_t n)
-{
-    for (int64_t k = 0; v && k < n; k++) free(v[k]);
-    free(v);
-}
+#include "../core/str.h"
 
 void jg_lin_sys_free(jg_lin_sys_t *s)
 {
     if (!s) return;
     if (!s->names_shared) {
-        free_names(s->state_names, s->nx);
-        free_names(s->input_names, s->nu);
-        free_names(s->output_names, s->ny);
+        jg__strv_free(s->state_names, s->nx);
+        jg__strv_free(s->input_names, s->nu);
+        jg__strv_free(s->output_names, s->ny);
     }
     cs_dl_spfree(s->A);
     cs_dl_spfree(s->B);
@@ -70,18 +57,6 @@ static void split(const cs_dl *F, int64_t nx, int64_t nw, int64_t nz, jg_lin_sys
     for (int q = 0; q < 4; q++) (*M[q])->p[(*M[q])->n] = at[q];
 }
 
-static char **copy_names(char *const *src, int64_t n)
-{
-    char **v = calloc((size_t)n + 1, sizeof *v);
-    if (!v) return NULL;
-    for (int64_t k = 0; k < n; k++)
-        if (!(v[k] = dupstr(src[k] ? src[k] : "?"))) {
-            free_names(v, k);
-            return NULL;
-        }
-    return v;
-}
-
 /* s's names for l: the program's state names, the I/O points'. */
 static void make_names(const jg_lin_t *l, jg_lin_sys_t *s)
 {
@@ -89,11 +64,11 @@ static void make_names(const jg_lin_t *l, jg_lin_sys_t *s)
     s->state_names = calloc((size_t)s->nx + 1, sizeof(char *));
     if (s->state_names)
         for (int64_t k = 0; k < s->nx; k++) {
-            s->state_names[k] = dupstr(jg_program_state_name(p, k));
+            s->state_names[k] = jg__strdup(jg_program_state_name(p, k));
             if (!s->state_names[k]) break;
         }
-    s->input_names = copy_names(l->io->w_name, s->nu);
-    s->output_names = copy_names(l->io->z_name, s->ny);
+    s->input_names = jg__strv_dup(l->io->w_name, s->nu, "?");
+    s->output_names = jg__strv_dup(l->io->z_name, s->ny, "?");
 }
 
 static int names_ok(const jg_lin_sys_t *s)

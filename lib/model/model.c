@@ -4,14 +4,7 @@
 #include <errno.h>
 #include "model_impl.h"
 #include "model_internal.h"
-
-static char *dupstr(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
+#include "../core/str.h"
 
 /* Check one system object (root or SubSystem): "blocks" array of objects with
  * string "name" and "type", optional "lines" array of {src, dst}.  `where` is
@@ -140,13 +133,13 @@ static jg_status_t finish(jg_model_t *m, jg__jdoc_t *d, const char *source, jg_m
                 jg__jdoc_key(d, "parameters"), jg__jdoc_key(d, "lines"), jg__jdoc_key(d, "src"),
                 jg__jdoc_key(d, "dst")};
     if ((st = check_system(&K, root, source, "", 0, err))) goto done;
-    m->source = dupstr(source);
+    m->source = jg__strdup(source);
     if (name) {
-        m->name = dupstr(jg__jv_str(name));
+        m->name = jg__strdup(jg__jv_str(name));
     } else {   /* file stem */
         const char *b = strrchr(source, '/');
         b = b ? b + 1 : source;
-        m->name = dupstr(b);
+        m->name = jg__strdup(b);
         char *dot = m->name ? strrchr(m->name, '.') : NULL;
         if (dot && dot != m->name) *dot = '\0';
     }
