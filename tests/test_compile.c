@@ -18,19 +18,6 @@ static jg_status_t compile(const char *json, jg_program_t **p, jg_model_t **m, j
     return st;
 }
 
-/* The sorted order as "A B C". */
-static const char *sorted(const jg_program_t *p)
-{
-    static char buf[512];
-    int32_t n;
-    const int32_t *o = jg_program_sorted(p, &n);
-    size_t k = 0;
-    buf[0] = 0;
-    for (int32_t i = 0; i < n && k < sizeof buf; i++)
-        k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s", i ? " " : "", jg_program_block_path(p, o[i]));
-    return buf;
-}
-
 static void test_errors(void)
 {
     static const struct {
@@ -99,7 +86,7 @@ static void test_layout(void)
                    !strcmp(jg_program_state_name(p, 2), "y(1)") && !strcmp(jg_program_state_name(p, 3), "y(2)"),
                "state layout depth first: S/x(1..2), y(1..2)");
         tap_ok(jg_program_block_nstates(p, sx) == 2, "S/x takes width 2 from y around the loop");
-        tap_streq(sorted(p), "S/x y G", "sorted order S/x y G");
+        tap_streq(tl_sorted(p), "S/x y G", "sorted order S/x y G");
         tap_ok(jg_program_nloops(p) == 0, "no algebraic loop through integrators");
         double x0[4] = {9, 9, 9, 9};
         st = jg_program_initial_states(p, x0, &err);
@@ -116,7 +103,7 @@ static void test_layout(void)
     tap_ok(!st && jg_program_nstates(p) == 3 && !strcmp(jg_program_state_name(p, 2), "Y(3)"),
            "width 3 propagates Constant -> Gain -> Integrator");
     tap_ok(!st && jg_program_noutputs(p) == 1 && jg_program_ninputs(p) == 0, "one root Outport, no Inport");
-    tap_streq(st ? "" : sorted(p), "C G Y Out1", "sorted order C G Y Out1");
+    tap_streq(st ? "" : tl_sorted(p), "C G Y Out1", "sorted order C G Y Out1");
     jg_program_free(p);
     jg_model_free(m);
 

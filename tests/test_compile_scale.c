@@ -32,19 +32,6 @@ static jg_status_t compile(const char *json, int give, jg_program_t **p, jg_erro
     return st;
 }
 
-/* The sorted order as "A B C". */
-static const char *sorted(const jg_program_t *p)
-{
-    static char buf[4096];
-    int32_t n;
-    const int32_t *o = jg_program_sorted(p, &n);
-    size_t k = 0;
-    buf[0] = 0;
-    for (int32_t i = 0; i < n && k < sizeof buf; i++)
-        k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s", i ? " " : "", jg_program_block_path(p, o[i]));
-    return buf;
-}
-
 /* 1 when a and b are the same program, as far as the public accessors tell. */
 static int same_program(const jg_program_t *a, const jg_program_t *b)
 {
@@ -174,7 +161,7 @@ static void test_lines(void)
         jg_program_t *p;
         jg_status_t st = compile(json, 1, &p, &err);
         snprintf(last, sizeof last, "G%d O", n);
-        const char *s = st ? "" : sorted(p);
+        const char *s = st ? "" : tl_sorted(p);
         tap_ok(!st && !strncmp(s, "C a//b G1 G2 G3", 15) && strlen(s) > strlen(last) &&
                    !strcmp(s + strlen(s) - strlen(last), last),
                "%d gains in one system: connected in order (%.40s...)", n, s);
@@ -233,7 +220,7 @@ static void test_order(void)
         jg_program_t *p;
         jg_status_t st = compile(t[k].json, 1, &p, &err);
         tap_ok(!st && jg_program_nloops(p) == t[k].nloops, "order %zu: compiles, %d loop(s)", k + 1, t[k].nloops);
-        tap_streq(st ? err.msg : sorted(p), t[k].order, t[k].what);
+        tap_streq(st ? err.msg : tl_sorted(p), t[k].order, t[k].what);
         jg_program_free(p);
     }
 }

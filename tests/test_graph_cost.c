@@ -3,7 +3,6 @@
  * replay's counted multiply-adds equal to the predicted ones on every
  * shipped model and on random diagrams for several strategies, and the
  * cost's own consistency (FMA split, nonzeros after, peak). */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,43 +222,19 @@ static int check_program(const jg_program_t *p, char *why, size_t cap, int64_t *
     return bad;
 }
 
+static void shipped_model(const char *path, const jg_program_t *p, void *user)
+{
+    (void)user;
+    char why[1024];
+    int64_t fma = 0;
+    int bad = check_program(p, why, sizeof why, &fma);
+    tap_ok(!bad, "%s: predicted FMA == counted for %d strategies (total %lld)%s%s", path, NSPECS,
+           (long long)fma, bad ? ": " : "", bad ? why : "");
+}
+
 static void shipped_models(void)
 {
-    DIR *d = opendir("graphs");
-    if (!d) {
-        tap_ok(0, "graphs/ opens (tests run from the repository root)");
-        return;
-    }
-    struct dirent *de;
-    char *names[256];
-    int n = 0;
-    while ((de = readdir(d)) && n < 256) {
-        size_t len = strlen(de->d_name);
-        if (len > 5 && !strcmp(de->d_name + len - 5, ".json") && strcmp(de->d_name, "expected.tsv"))
-            names[n++] = strdup(de->d_name);
-    }
-    closedir(d);
-    int nmodels = 0;
-    for (int k = 0; k < n; k++) {
-        char path[512], why[1024];
-        snprintf(path, sizeof path, "graphs/%s", names[k]);
-        jg_model_t *m = NULL;
-        jg_program_t *p = NULL;
-        jg_error_t err;
-        jg_error_clear(&err);
-        if (jg_model_read(path, &m, &err) || jg_program_compile(m, &p, &err)) {
-            printf("# %s: skipped (%.80s)\n", path, err.msg);   /* not a model of this kind */
-        } else {
-            int64_t fma = 0;
-            int bad = check_program(p, why, sizeof why, &fma);
-            tap_ok(!bad, "%s: predicted FMA == counted for %d strategies (total %lld)%s%s", path, NSPECS,
-                   (long long)fma, bad ? ": " : "", bad ? why : "");
-            nmodels++;
-        }
-        jg_program_free(p);
-        jg_model_free(m);
-        free(names[k]);
-    }
+    int nmodels = tl_each_shipped(shipped_model, NULL);
     tap_ok(nmodels >= 10, "%d shipped models checked", nmodels);
 }
 
@@ -269,16 +244,12 @@ static void random_models(int nseeds)
     int64_t total = 0;
     for (int seed = 1; seed <= nseeds; seed++) {
         jg_gen_random_opts_t o;
-        jg_gen_random_defaults(&o, (uint64_t)seed, 5 + (seed * 37) % 60);
-        o.vectors = seed % 2;
-        o.loops = seed % 3 != 0;
-        o.max_depth = seed % 3;
-        char *text = fx_gen_text(&o, NULL), why[1024];
-        jg_model_t *m = NULL;
-        jg_program_t *p = NULL;
+        fx_random_opts(&o, seed);
+        char why[1024];
+        jg_model_t *m;
+        jg_program_t *p;
         jg_error_t err;
-        jg_error_clear(&err);
-        if (jg_model_parse(text, "<gen>", &m, &err) || jg_program_compile(m, &p, &err)) {
+        if (fx_gen_program(&o, &m, &p, &err)) {
             tap_ok(0, "seed %d compiles: %s", seed, err.msg);
             nbad++;
         } else if (check_program(p, why, sizeof why, &total)) {
@@ -289,7 +260,6 @@ static void random_models(int nseeds)
         }
         jg_program_free(p);
         jg_model_free(m);
-        free(text);
     }
     tap_ok(nbad == 0, "random diagrams: predicted FMA == counted on %d of %d seeds, %d strategies each "
                       "(total FMA %lld)", nok, nseeds, NSPECS, (long long)total);

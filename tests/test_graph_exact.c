@@ -19,32 +19,6 @@
 #include "graph/strategy_impl.h"   /* private: structural eliminations for the brute force */
 #include "testlib.h"
 
-typedef struct {
-    jg_model_t *m;
-    jg_program_t *p;
-    jg_iospec_t *io;
-    jg_graph_t *g;
-    jg_error_t err;
-} gx_t;
-
-static jg_status_t gx_load(gx_t *x, const char *json)
-{
-    memset(x, 0, sizeof *x);
-    jg_status_t st = jg_model_parse(json, "<test>", &x->m, &x->err);
-    if (!st) st = jg_program_compile(x->m, &x->p, &x->err);
-    if (!st) st = jg__iospec_create(x->p, 0, NULL, 0, NULL, 0, NULL, 1, &x->io, &x->err);
-    if (!st) st = jg__graph_build(x->p, x->io, &x->g, &x->err);
-    return st;
-}
-
-static void gx_unload(gx_t *x)
-{
-    jg_graph_free(x->g);
-    jg__iospec_free(x->io);
-    jg_program_free(x->p);
-    jg_model_free(x->m);
-}
-
 static int64_t n_eliminable(const jg_graph_t *g, int64_t *elim)
 {
     int64_t n = 0;
@@ -54,37 +28,6 @@ static int64_t n_eliminable(const jg_graph_t *g, int64_t *elim)
             n++;
         }
     return n;
-}
-
-/* Run strategy spec structurally on a fresh graph of x: its cost into *c,
- * and (ord not NULL) a malloc'd copy of its order into *ord. */
-static jg_status_t run_spec_order(gx_t *x, const char *spec, double tlim, jg_graph_cost_t *c,
-                                  int64_t **ord, jg_error_t *err)
-{
-    jg_graph_strategy_t *s = NULL;
-    jg_graph_t *g = NULL;
-    jg_status_t st = jg_graph_strategy_parse(spec, &s, err);
-    if (!st) st = jg__graph_build(x->p, x->io, &g, err);
-    if (!st) {
-        jg_graph_strategy_set_time_limit(s, tlim);
-        st = jg__graph_eliminate_strategy(g, s, NULL, err);
-    }
-    if (!st) jg_graph_cost(g, c);
-    if (!st && ord) {
-        const int64_t *o;
-        int64_t n = jg_graph_order(g, &o);
-        *ord = malloc(sizeof(int64_t) * (size_t)(n + 1));
-        if (*ord && n) memcpy(*ord, o, sizeof(int64_t) * (size_t)n);
-    }
-    jg_graph_free(g);
-    jg_graph_strategy_free(s);
-    return st;
-}
-
-static jg_status_t run_spec(gx_t *x, const char *spec, double tlim, jg_graph_cost_t *c,
-                            jg_error_t *err)
-{
-    return run_spec_order(x, spec, tlim, c, NULL, err);
 }
 
 /* ---------------------------------------------------------- brute force */
@@ -182,17 +125,17 @@ static void check_graph(const char *name, const char *json)
     brute_best(b, &fma_full, &nnz_best, &fma_at_nnz);
     jg_graph_cost_t c, cn, cb;
     jg_error_t err;
-    st = run_spec(&x, "exact", 0, &c, &err);
+    st = gx_run(&x, "exact", 0, &c, &err);
     tap_ok(!st && c.eliminated == b->n && c.fma == fma_full && c.optimal && c.bound == (double)c.fma,
            "%s: exact = brute force's fewest FMA %" PRId64 " (got %" PRId64 ", %" PRId64 " eliminated)",
            name, fma_full, c.fma, c.eliminated);
     if (st) printf("#   %s\n", err.msg);
-    st = run_spec(&x, "exact:nnz", 0, &cn, &err);
+    st = gx_run(&x, "exact:nnz", 0, &cn, &err);
     tap_ok(!st && cn.nnz_after == nnz_best && cn.fma == fma_at_nnz && cn.optimal,
            "%s: exact:nnz = brute force's fewest nonzeros %" PRId64 " at %" PRId64
            " FMA (got %" PRId64 ", %" PRId64 ")",
            name, nnz_best, fma_at_nnz, cn.nnz_after, cn.fma);
-    st = run_spec(&x, "exact:bb", 30, &cb, &err);
+    st = gx_run(&x, "exact:bb", 30, &cb, &err);
     tap_ok(!st && cb.fma == fma_full && cb.optimal && cb.bound == (double)cb.fma,
            "%s: exact:bb = brute force's fewest FMA (got %" PRId64 ", bound %.0f)", name, cb.fma,
            cb.bound);
@@ -200,7 +143,7 @@ static void check_graph(const char *name, const char *json)
      * has at most 8 vertices) the fewest FMA of its set, so no fewer than the
      * least over the sets of fewest nonzeros */
     jg_graph_cost_t cnb;
-    st = run_spec(&x, "exact:nnz:bb", 30, &cnb, &err);
+    st = gx_run(&x, "exact:nnz:bb", 30, &cnb, &err);
     tap_ok(!st && cnb.nnz_after == nnz_best && cnb.fma >= fma_at_nnz && cnb.optimal &&
                cnb.bound == (double)nnz_best,
            "%s: exact:nnz:bb = brute force's fewest nonzeros %" PRId64 " (got %" PRId64 " at %" PRId64
@@ -211,7 +154,7 @@ static void check_graph(const char *name, const char *json)
     for (int k = 0; k < jg_graph_strategy_count(); k++) {
         const char *h = jg_graph_strategy_name(k);
         jg_graph_cost_t ch;
-        if (!strcmp(h, "exact") || run_spec(&x, h, 1, &ch, &err)) continue;
+        if (!strcmp(h, "exact") || gx_run(&x, h, 1, &ch, &err)) continue;
         tried++;
         if ((ch.eliminated == b->n && ch.fma < c.fma) || ch.nnz_after < cn.nnz_after) {
             printf("#   %s: %" PRId64 " FMA, %" PRId64 " nnz (exact: %" PRId64 ", exact:nnz: %" PRId64 ")\n",
@@ -297,7 +240,7 @@ static void random_small(int want)
         jg_graph_cost_t cm = {0};
         if (!gx_load(&x, json)) n = n_eliminable(x.g, NULL);
         /* diagrams where the order matters: mincost needs multiplications */
-        if (n >= 2 && n <= 8 && run_spec(&x, "mincost", 0, &cm, &err)) n = -1;
+        if (n >= 2 && n <= 8 && gx_run(&x, "mincost", 0, &cm, &err)) n = -1;
         gx_unload(&x);
         if (n >= 2 && n <= 8 && cm.fma > 0) {
             char name[64];
@@ -308,28 +251,6 @@ static void random_small(int want)
         free(json);
     }
     tap_ok(got == want, "%d random diagrams checked against the brute force", got);
-}
-
-/* A, B, C, D after exact elimination are the matrix method's. */
-static void matrix_agrees(const char *name, const char *json, const char *spec)
-{
-    fx_t f;
-    jg_status_t st = fx_load(&f, json, NULL);
-    jg_graph_strategy_t *s = NULL;
-    jg_lin_sys_t *a = NULL, *m = NULL;
-    if (!st) st = jg_graph_strategy_parse(spec, &s, &f.err);
-    if (!st) jg_graph_strategy_set_time_limit(s, 1);
-    if (!st) st = jg_lin_run_strategy(f.l, s, &a, NULL, &f.err);
-    if (!st) st = jg_lin_run(f.l, JG_LIN_MATRIX, JG_GRAPH_REDUCE_NONE, &m, NULL, &f.err);
-    const char *which = "";
-    double d = st ? 1 : jg_lin_sys_diff(a, m, &which);
-    tap_ok(!st && d < 1e-12, "%s: A, B, C, D after %s equal the matrix method's (diff %.3g %s)", name,
-           spec, d, which ? which : "");
-    if (st) printf("#   %s\n", f.err.msg);
-    jg_lin_sys_free(a);
-    jg_lin_sys_free(m);
-    jg_graph_strategy_free(s);
-    fx_unload(&f);
 }
 
 /* More than 20 eliminable vertices: exact and exact:nnz refuse naming the
@@ -343,14 +264,14 @@ static void refusal_and_bb(void)
     tap_ok(!st && n == 24, "a chain of 11 gains has 24 eliminable vertices (%" PRId64 ")", n);
     jg_graph_cost_t c;
     jg_error_t err;
-    st = run_spec(&x, "exact", 0, &c, &err);
+    st = gx_run(&x, "exact", 0, &c, &err);
     tap_ok(st == JG_ARG && strstr(err.msg, "24 eliminable vertices") && strstr(err.msg, "20"),
            "exact refuses 24 vertices naming the count and the limit");
     printf("#   %s\n", st ? err.msg : "(accepted)");
-    st = run_spec(&x, "exact:nnz", 0, &c, &err);
+    st = gx_run(&x, "exact:nnz", 0, &c, &err);
     tap_ok(st == JG_ARG && strstr(err.msg, "24 eliminable vertices"), "exact:nnz refuses too");
     double t0 = (double)clock() / CLOCKS_PER_SEC;
-    st = run_spec(&x, "exact:bb", 2, &c, &err);
+    st = gx_run(&x, "exact:bb", 2, &c, &err);
     double t1 = (double)clock() / CLOCKS_PER_SEC;
     tap_ok(!st && c.eliminated == 24 && c.bound >= 0 && c.bound <= (double)c.fma,
            "exact:bb: a full order, lower bound %.0f <= %" PRId64 " FMA (optimal %d, %.2f s)",
@@ -360,7 +281,7 @@ static void refusal_and_bb(void)
      * multiplication: 10 whatever the order */
     tap_ok(!st && c.fma == 10, "exact:bb: the chain's optimum is 10 FMA (got %" PRId64 ")", c.fma);
     jg_graph_cost_t cm;
-    if (!run_spec(&x, "mincost", 0, &cm, &err))
+    if (!gx_run(&x, "mincost", 0, &cm, &err))
         tap_ok(c.fma <= cm.fma, "exact:bb no worse than mincost (%" PRId64 " <= %" PRId64 ")", c.fma,
                cm.fma);
     gx_unload(&x);
@@ -395,7 +316,7 @@ static void dp_vs_bb(void)
         if (n >= 9 && n <= 16) {
             jg_graph_cost_t a, b;
             got++;
-            int ok = !run_spec(&x, "exact", 0, &a, &err) && !run_spec(&x, "exact:bb", 60, &b, &err) &&
+            int ok = !gx_run(&x, "exact", 0, &a, &err) && !gx_run(&x, "exact:bb", 60, &b, &err) &&
                      b.optimal && a.fma == b.fma && a.eliminated == n;
             agree += ok;
             printf("#   seed %" PRIu64 ", %" PRId64 " vertices: dp %" PRId64 " FMA in %.3f s, bb %" PRId64
@@ -423,13 +344,13 @@ static void search_strategies(const char *name, const char *json)
     int64_t n = n_eliminable(x.g, NULL), *o1 = NULL, *o2 = NULL;
     jg_graph_cost_t cm, c0, ca, cb, cc, cd;
     jg_error_t err;
-    st = run_spec(&x, "mincost", 0, &cm, &err);
-    if (!st) st = run_spec(&x, "anneal:budget=0", 0, &c0, &err);
+    st = gx_run(&x, "mincost", 0, &cm, &err);
+    if (!st) st = gx_run(&x, "anneal:budget=0", 0, &c0, &err);
     /* a budget the time limit never cuts, so that the two runs are equal */
     const char *a1 = n > 1000 ? "anneal:seed=5,budget=20" : "anneal:seed=5,budget=300";
     const char *a2 = n > 1000 ? "anneal:budget=20,seed=5" : "anneal:budget=300,seed=5";
-    if (!st) st = run_spec_order(&x, a1, 600, &ca, &o1, &err);
-    if (!st) st = run_spec_order(&x, a2, 600, &cb, &o2, &err);
+    if (!st) st = gx_run_order(&x, a1, 600, &ca, &o1, &err);
+    if (!st) st = gx_run_order(&x, a2, 600, &cb, &o2, &err);
     tap_ok(!st && c0.fma == cm.fma && c0.eliminated == n,
            "%s: anneal with no moves is its start, mincost's order (%" PRId64 " = %" PRId64 " FMA)", name,
            c0.fma, cm.fma);
@@ -438,10 +359,10 @@ static void search_strategies(const char *name, const char *json)
     tap_ok(!st && o1 && o2 && ca.fma == cb.fma && ca.eliminated == cb.eliminated &&
                !memcmp(o1, o2, sizeof(int64_t) * (size_t)ca.eliminated),
            "%s: anneal is deterministic for a seed", name);
-    st = run_spec(&x, "camd", 0, &cc, &err);
+    st = gx_run(&x, "camd", 0, &cc, &err);
     tap_ok(!st && cc.eliminated == n, "%s: camd eliminates all %" PRId64 " vertices (%" PRId64 " FMA)", name,
            n, cc.fma);
-    st = run_spec(&x, "metis", 0, &cd, &err);
+    st = gx_run(&x, "metis", 0, &cd, &err);
     tap_ok(!st && cd.eliminated == n, "%s: metis eliminates all %" PRId64 " vertices (%" PRId64 " FMA)", name,
            n, cd.fma);
     if (st) printf("#   %s\n", err.msg);
@@ -477,9 +398,9 @@ static void wide_loop(void)
     jg_graph_cost_t cf, c[4];
     const char *spec[] = {"exact", "exact:bb", "anneal", "exact:nnz"};
     jg_error_t err;
-    st = run_spec(&x, "full", 0, &cf, &err);
+    st = gx_run(&x, "full", 0, &cf, &err);
     for (int k = 0; k < 4 && !st; k++) {
-        st = run_spec(&x, spec[k], 5, &c[k], &err);
+        st = gx_run(&x, spec[k], 5, &c[k], &err);
         tap_ok(!st && c[k].eliminated == cf.eliminated && cf.eliminated == n - 1 && c[k].fma <= cf.fma,
                "wide loop: %s eliminates all but the wide pivot (%" PRId64 " of %" PRId64 ", %" PRId64
                " FMA, full %" PRId64 ")",
@@ -487,7 +408,7 @@ static void wide_loop(void)
     }
     if (st) printf("#   %s\n", err.msg);
     gx_unload(&x);
-    matrix_agrees("wide loop", model, "exact");
+    fx_matrix_agrees("wide loop", model, "exact", 1);
 }
 
 int main(void)
@@ -498,11 +419,11 @@ int main(void)
     check_graph("diagonal loop", q(diag_loop));
     check_graph("chain of 3", c4);
     random_small(6);
-    matrix_agrees("vector loop", q(vec_loop), "exact");
-    matrix_agrees("fanout", q(fanout), "exact:nnz");
-    matrix_agrees("diagonal loop", q(diag_loop), "exact");
+    fx_matrix_agrees("vector loop", q(vec_loop), "exact", 1);
+    fx_matrix_agrees("fanout", q(fanout), "exact:nnz", 1);
+    fx_matrix_agrees("diagonal loop", q(diag_loop), "exact", 1);
     char *al = tl_slurp("graphs/algebraic_loop.json", NULL);
-    if (al) matrix_agrees("algebraic_loop", al, "exact");
+    if (al) fx_matrix_agrees("algebraic_loop", al, "exact", 1);
     free(al);
     refusal_and_bb();
     dp_vs_bb();
@@ -511,7 +432,7 @@ int main(void)
     if (f14) {
         search_strategies("f14", f14);
         const char *spec[] = {"camd", "metis", "anneal:seed=2,budget=200", "exact:bb"};
-        for (int k = 0; k < 4; k++) matrix_agrees("f14", f14, spec[k]);
+        for (int k = 0; k < 4; k++) fx_matrix_agrees("f14", f14, spec[k], 1);
     }
     free(f14);
     for (uint64_t seed = 3; seed < 6; seed++) {
@@ -522,8 +443,8 @@ int main(void)
         snprintf(name, sizeof name, "random seed %" PRIu64 " of 60 blocks", seed);
         if (!jg_gen_random(&o, &json, NULL, &err)) {
             search_strategies(name, json);
-            matrix_agrees(name, json, "camd");
-            matrix_agrees(name, json, "metis");
+            fx_matrix_agrees(name, json, "camd", 1);
+            fx_matrix_agrees(name, json, "metis", 1);
         }
         free(json);
     }

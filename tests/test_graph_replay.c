@@ -5,7 +5,6 @@
  * block Jacobians overwritten by signed zeros, subnormals, infinities and
  * NaN (a NaN matching any NaN), and on views (jg__graph_share) that share the program or compile
  * their own. */
-#include <dirent.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -148,40 +147,18 @@ static int check_program(const jg_program_t *p, char *why, size_t cap)
     return bad;
 }
 
+static void shipped_model(const char *path, const jg_program_t *p, void *user)
+{
+    (void)user;
+    char why[1024];
+    int bad = check_program(p, why, sizeof why);
+    tap_ok(!bad, "%s: compiled replay == interpreted, bit for bit (%d strategies)%s%s", path, NSPECS,
+           bad ? ": " : "", why);
+}
+
 static void shipped_models(void)
 {
-    DIR *d = opendir("graphs");
-    if (!d) {
-        tap_ok(0, "graphs/ opens (tests run from the repository root)");
-        return;
-    }
-    struct dirent *de;
-    char *names[256];
-    int n = 0, nmodels = 0;
-    while ((de = readdir(d)) && n < 256) {
-        size_t len = strlen(de->d_name);
-        if (len > 5 && !strcmp(de->d_name + len - 5, ".json")) names[n++] = strdup(de->d_name);
-    }
-    closedir(d);
-    for (int k = 0; k < n; k++) {
-        char path[512], why[1024];
-        snprintf(path, sizeof path, "graphs/%s", names[k]);
-        jg_model_t *m = NULL;
-        jg_program_t *p = NULL;
-        jg_error_t err;
-        jg_error_clear(&err);
-        if (jg_model_read(path, &m, &err) || jg_program_compile(m, &p, &err)) {
-            printf("# %s: skipped (%.80s)\n", path, err.msg);
-        } else {
-            int bad = check_program(p, why, sizeof why);
-            tap_ok(!bad, "%s: compiled replay == interpreted, bit for bit (%d strategies)%s%s", path,
-                   NSPECS, bad ? ": " : "", why);
-            nmodels++;
-        }
-        jg_program_free(p);
-        jg_model_free(m);
-        free(names[k]);
-    }
+    int nmodels = tl_each_shipped(shipped_model, NULL);
     tap_ok(nmodels >= 10, "%d shipped models checked", nmodels);
 }
 
@@ -222,23 +199,18 @@ static void random_models(int nseeds)
     char first[1200] = "";
     for (int seed = 1; seed <= nseeds; seed++) {
         jg_gen_random_opts_t o;
-        jg_gen_random_defaults(&o, (uint64_t)seed, 5 + (seed * 37) % 60);
-        o.vectors = seed % 2;
-        o.loops = seed % 3 != 0;
-        o.max_depth = seed % 3;
-        char *text = fx_gen_text(&o, NULL), why[1024];
-        jg_model_t *m = NULL;
-        jg_program_t *p = NULL;
+        fx_random_opts(&o, seed);
+        char why[1024];
+        jg_model_t *m;
+        jg_program_t *p;
         jg_error_t err;
-        jg_error_clear(&err);
-        if (jg_model_parse(text, "<gen>", &m, &err) || jg_program_compile(m, &p, &err)) {
+        if (fx_gen_program(&o, &m, &p, &err)) {
             if (!nbad++) snprintf(first, sizeof first, "seed %d: %.200s", seed, err.msg);
         } else if (check_program(p, why, sizeof why)) {
             if (!nbad++) snprintf(first, sizeof first, "seed %d: %.1000s", seed, why);
         }
         jg_program_free(p);
         jg_model_free(m);
-        free(text);
     }
     tap_ok(nbad == 0, "random diagrams (loops, vectors, nesting): compiled replay == interpreted on "
                       "%d of %d seeds%s%s", nseeds - nbad, nseeds, nbad ? "; first: " : "", first);

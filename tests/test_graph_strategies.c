@@ -4,7 +4,6 @@
  * shipped models and random diagrams, the pivot guard kept under every
  * strategy, and order files (a computed order replayed; bad lines refused
  * naming the line). */
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +79,8 @@ static void grammar(void)
     refused("lm>markowitz", "'markowitz' cannot break ties", "criteria", "a rule is no tie-break");
     refused("markowitz>lm", "not a criterion", "criteria: ", "a rule cannot start a chain");
     refused("lm:3", "takes no arguments", NULL, "a criterion takes no arguments");
+    refused("exact:", "nothing after ':'", "exact:nnz|bb|nnz:bb", "an empty argument list is refused");
+    refused("order:", "nothing after ':'", "order:FILE", "order without its file is refused");
     refused("lm>minfill>mincost>momr>lmmd", "at most 4", NULL, "chains are at most 4 long");
     refused("lm>", "unknown strategy ''", NULL, "a dangling '>'");
     refused("lm>reverse>lm", "'lm' twice", NULL, "a criterion repeated breaks no ties");
@@ -145,30 +146,17 @@ static int check_program(const jg_program_t *p, char *why, size_t cap, int *skip
     return bad;
 }
 
+static void shipped_model(const char *path, const jg_program_t *p, void *skipped)
+{
+    char why[1024];
+    int bad = check_program(p, why, sizeof why, skipped);
+    tap_ok(!bad, "%s: every strategy's A, B, C, D = the matrix method's (<= %g)%s%s", path, TOL,
+           bad ? ": " : "", bad ? why : "");
+}
+
 static void shipped_models(void)
 {
-    DIR *d = opendir("graphs");
-    int nmodels = 0, skipped = 0;
-    struct dirent *de;
-    while (d && (de = readdir(d))) {
-        size_t len = strlen(de->d_name);
-        if (len < 6 || strcmp(de->d_name + len - 5, ".json")) continue;
-        char path[512], why[1024];
-        snprintf(path, sizeof path, "graphs/%s", de->d_name);
-        jg_model_t *m = NULL;
-        jg_program_t *p = NULL;
-        jg_error_t err;
-        jg_error_clear(&err);
-        if (!jg_model_read(path, &m, &err) && !jg_program_compile(m, &p, &err)) {
-            int bad = check_program(p, why, sizeof why, &skipped);
-            tap_ok(!bad, "%s: every strategy's A, B, C, D = the matrix method's (<= %g)%s%s", path, TOL,
-                   bad ? ": " : "", bad ? why : "");
-            nmodels++;
-        }
-        jg_program_free(p);
-        jg_model_free(m);
-    }
-    if (d) closedir(d);
+    int skipped = 0, nmodels = tl_each_shipped(shipped_model, &skipped);
     tap_ok(nmodels >= 10, "%d shipped models (%d runs not applicable)", nmodels, skipped);
 }
 
@@ -181,12 +169,11 @@ static void random_models(int nseeds)
         o.vectors = seed % 2 == 0;
         o.loops = seed % 4 != 3;
         o.max_depth = seed % 4;
-        char *text = fx_gen_text(&o, NULL), why[1024];
-        jg_model_t *m = NULL;
-        jg_program_t *p = NULL;
+        char why[1024];
+        jg_model_t *m;
+        jg_program_t *p;
         jg_error_t err;
-        jg_error_clear(&err);
-        if (jg_model_parse(text, "<gen>", &m, &err) || jg_program_compile(m, &p, &err)) {
+        if (fx_gen_program(&o, &m, &p, &err)) {
             tap_ok(0, "seed %d compiles: %s", seed + 500, err.msg);
             nbad++;
         } else if (check_program(p, why, sizeof why, &skipped)) {
@@ -195,7 +182,6 @@ static void random_models(int nseeds)
         }
         jg_program_free(p);
         jg_model_free(m);
-        free(text);
     }
     tap_ok(nbad == 0, "random diagrams: every strategy agrees with the matrix method on %d seeds "
                       "(%d runs not applicable)", nseeds, skipped);

@@ -20,54 +20,11 @@
 #include "graph/strat_exact.h"   /* private: the bound, the subset dynamic program */
 #include "testlib.h"
 
-typedef struct {
-    jg_model_t *m;
-    jg_program_t *p;
-    jg_iospec_t *io;
-    jg_graph_t *g;
-    jg_error_t err;
-} gx_t;
-
-static jg_status_t gx_load(gx_t *x, const char *json)
-{
-    memset(x, 0, sizeof *x);
-    jg_status_t st = jg_model_parse(json, "<test>", &x->m, &x->err);
-    if (!st) st = jg_program_compile(x->m, &x->p, &x->err);
-    if (!st) st = jg__iospec_create(x->p, 0, NULL, 0, NULL, 0, NULL, 1, &x->io, &x->err);
-    if (!st) st = jg__graph_build(x->p, x->io, &x->g, &x->err);
-    return st;
-}
-
-static void gx_unload(gx_t *x)
-{
-    jg_graph_free(x->g);
-    jg__iospec_free(x->io);
-    jg_program_free(x->p);
-    jg_model_free(x->m);
-}
-
 static int64_t n_eliminable(const jg_graph_t *g)
 {
     int64_t n = 0;
     for (int64_t v = 0; v < jg_graph_nvertices(g); v++) n += jg__strat_eliminable(g, v);
     return n;
-}
-
-/* Run spec structurally on a fresh graph of x with time limit tlim. */
-static jg_status_t run_spec(gx_t *x, const char *spec, double tlim, jg_graph_cost_t *c, jg_error_t *err)
-{
-    jg_graph_strategy_t *s = NULL;
-    jg_graph_t *g = NULL;
-    jg_status_t st = jg_graph_strategy_parse(spec, &s, err);
-    if (!st) st = jg__graph_build(x->p, x->io, &g, err);
-    if (!st) {
-        jg_graph_strategy_set_time_limit(s, tlim);
-        st = jg__graph_eliminate_strategy(g, s, NULL, err);
-    }
-    if (!st) jg_graph_cost(g, c);
-    jg_graph_free(g);
-    jg_graph_strategy_free(s);
-    return st;
 }
 
 /* A random diagram of lib/gen (flat), vectors and loops as asked. */
@@ -227,12 +184,12 @@ static void bb_vs_dp(int vectors, int want)
             jg_graph_cost_t d, b, dn, bn, cb, cbn;
             jg_error_t err;
             got++;
-            int ok = !run_spec(&x, "exact", 0, &d, &err) && !run_spec(&x, "exact:bb", 60, &b, &err);
+            int ok = !gx_run(&x, "exact", 0, &d, &err) && !gx_run(&x, "exact:bb", 60, &b, &err);
             fma_ok += ok && b.optimal && b.fma == d.fma && b.bound == (double)d.fma;
             if (!(ok && b.optimal && b.fma == d.fma))
                 printf("#   seed %" PRIu64 ": exact %" PRId64 ", exact:bb %" PRId64 " (optimal %d)\n", seed, d.fma,
                        b.fma, b.optimal);
-            ok = !run_spec(&x, "exact:nnz", 0, &dn, &err) && !run_spec(&x, "exact:nnz:bb", 60, &bn, &err);
+            ok = !gx_run(&x, "exact:nnz", 0, &dn, &err) && !gx_run(&x, "exact:nnz:bb", 60, &bn, &err);
             /* the same fewest nonzeros; the FMA of the set found no less than
              * the least over all sets of those nonzeros */
             nnz_ok += ok && bn.optimal && bn.nnz_after == dn.nnz_after && bn.bound == (double)dn.nnz_after &&
@@ -241,7 +198,7 @@ static void bb_vs_dp(int vectors, int want)
                 printf("#   seed %" PRIu64 ": exact:nnz %" PRId64 ", exact:nnz:bb %" PRId64 " (optimal %d)\n", seed,
                        dn.nnz_after, bn.nnz_after, bn.optimal);
             /* cut short: bounds still below the optima */
-            ok = !run_spec(&x, "exact:bb", 1e-6, &cb, &err) && !run_spec(&x, "exact:nnz:bb", 1e-6, &cbn, &err);
+            ok = !gx_run(&x, "exact:bb", 1e-6, &cb, &err) && !gx_run(&x, "exact:nnz:bb", 1e-6, &cbn, &err);
             cut_ok += ok && cb.bound <= (double)d.fma && cb.fma >= d.fma && cbn.bound <= (double)dn.nnz_after &&
                       cbn.nnz_after >= dn.nnz_after;
             printf("#   seed %" PRIu64 ", %" PRId64 " vertices: fma %" PRId64 " (cut: bound %.0f), nnz %" PRId64
@@ -298,11 +255,11 @@ static void shipped(void)
         jg_graph_cost_t c, cn, cm;
         jg_error_t err;
         double t0 = cpu();
-        jg_status_t st = run_spec(&x, "exact:bb", 0.5, &c, &err);
+        jg_status_t st = gx_run(&x, "exact:bb", 0.5, &c, &err);
         double t1 = cpu();
-        jg_status_t st2 = run_spec(&x, "exact:nnz:bb", 0.5, &cn, &err);
+        jg_status_t st2 = gx_run(&x, "exact:nnz:bb", 0.5, &cn, &err);
         double t2 = cpu();
-        jg_status_t st3 = run_spec(&x, "markowitz-nnz", 0, &cm, &err);
+        jg_status_t st3 = gx_run(&x, "markowitz-nnz", 0, &cm, &err);
         tap_ok(!st && c.t_elim < 1.5 && t1 - t0 < 3 && c.bound > 0 && c.bound <= (double)c.fma &&
                    c.eliminated == n_eliminable(x.g),
                "%s: exact:bb within 0.5 s (%.2f s): %" PRId64 " FMA, bound %.0f", big[k], c.t_elim, c.fma, c.bound);
@@ -326,10 +283,10 @@ static void shipped(void)
         jg_graph_cost_t c, cf;
         jg_error_t err;
         int ok = json && !gx_load(&x, json);
-        int okn = ok && !run_spec(&x, "exact:nnz:bb", 60, &c, &err);
+        int okn = ok && !gx_run(&x, "exact:nnz:bb", 60, &c, &err);
         tap_ok(okn && c.optimal && c.nnz_after == nnz_opt[k] && c.bound == (double)c.nnz_after && c.t_elim < 1,
                "%s: exact:nnz:bb proves %" PRId64 " nonzeros optimal (%.3f s)", small[k], nnz_opt[k], okn ? c.t_elim : 0);
-        int okf = ok && !run_spec(&x, "exact:bb", 60, &cf, &err);
+        int okf = ok && !gx_run(&x, "exact:bb", 60, &cf, &err);
         tap_ok(okf && cf.optimal && cf.fma == fma_opt[k] && cf.bound == (double)cf.fma && cf.t_elim < 1,
                "%s: exact:bb proves %" PRId64 " FMA optimal (%.3f s)", small[k], fma_opt[k], okf ? cf.t_elim : 0);
         jg_exact_result_t r = {0};
@@ -343,28 +300,6 @@ static void shipped(void)
     }
 }
 
-/* A, B, C, D after exact:nnz:bb equal the matrix method's. */
-static void matrix_agrees(const char *name, const char *json, const char *spec)
-{
-    fx_t f;
-    jg_status_t st = fx_load(&f, json, NULL);
-    jg_graph_strategy_t *s = NULL;
-    jg_lin_sys_t *a = NULL, *m = NULL;
-    if (!st) st = jg_graph_strategy_parse(spec, &s, &f.err);
-    if (!st) jg_graph_strategy_set_time_limit(s, 0.5);
-    if (!st) st = jg_lin_run_strategy(f.l, s, &a, NULL, &f.err);
-    if (!st) st = jg_lin_run(f.l, JG_LIN_MATRIX, JG_GRAPH_REDUCE_NONE, &m, NULL, &f.err);
-    const char *which = "";
-    double d = st ? 1 : jg_lin_sys_diff(a, m, &which);
-    tap_ok(!st && d < 1e-12, "%s: A, B, C, D after %s equal the matrix method's (diff %.3g %s)", name, spec, d,
-           which ? which : "");
-    if (st) printf("#   %s\n", f.err.msg);
-    jg_lin_sys_free(a);
-    jg_lin_sys_free(m);
-    jg_graph_strategy_free(s);
-    fx_unload(&f);
-}
-
 /* Bad spellings are refused naming the argument and the good ones. */
 static void bad_specs(void)
 {
@@ -376,7 +311,7 @@ static void bad_specs(void)
         jg_error_t err;
         jg_status_t st = JG_OK;
         if (json && !gx_load(&x, json)) {
-            st = run_spec(&x, bad[k], 0.1, &c, &err);
+            st = gx_run(&x, bad[k], 0.1, &c, &err);
             gx_unload(&x);
         }
         const char *arg = strchr(bad[k], ':') + 1;
@@ -389,7 +324,7 @@ static void bad_specs(void)
     jg_error_t err;
     jg_status_t st = JG_OK;
     if (json && !gx_load(&x, json)) {
-        st = run_spec(&x, "exact:nnz", 0, &c, &err);
+        st = gx_run(&x, "exact:nnz", 0, &c, &err);
         gx_unload(&x);
     }
     tap_ok(st == JG_ARG && strstr(err.msg, "21 eliminable") && strstr(err.msg, "exact:nnz:bb"),
@@ -405,10 +340,10 @@ int main(void)
     bb_vs_dp(1, 10);
     shipped();
     char *f14 = tl_slurp("graphs/f14.json", NULL);
-    if (f14) matrix_agrees("f14", f14, "exact:nnz:bb");
+    if (f14) fx_matrix_agrees("f14", f14, "exact:nnz:bb", 0.5);
     free(f14);
     char *wt = tl_slurp("graphs/watertank.json", NULL);
-    if (wt) matrix_agrees("watertank", wt, "exact:nnz:bb");
+    if (wt) fx_matrix_agrees("watertank", wt, "exact:nnz:bb", 0.5);
     free(wt);
     bad_specs();
     return tap_done();

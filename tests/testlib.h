@@ -4,10 +4,14 @@
  * external Simulink corpus' skip and import problems; the fixture (a model
  * from a JSON string, compiled, with an evaluation work and a linearizer) and
  * what tests read off it (a matrix entry, a dense D, one block checked at one
- * point, an expected error); simulations recorded at their output points.
+ * point, an expected error); simulations recorded at their output points;
+ * a program's sorted block order, the shipped models compiled one by one and
+ * (for tests that include lib/graph's interface first) a structural graph
+ * and a strategy run on it.
  * Header-only: every helper is static and marked unused. */
 #ifndef JG_TESTS_TESTLIB_H
 #define JG_TESTS_TESTLIB_H
+#include <dirent.h>   /* opendir, for tl_each_shipped */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,6 +176,131 @@ __attribute__((unused)) static char *tl_import_problems(const char *file, jg_sta
     "{'src':'Gb:1','dst':'V1:3'},{'src':'V2:1','dst':['Gb:1','Gd:1','Out2:1']}," \
     "{'src':'Gc:1','dst':'V2:1'},{'src':'Gd:1','dst':'V2:2'},{'src':'Ge:1','dst':'V2:3'}," \
     "{'src':'Gf:1','dst':'V2:4'}]}"
+
+/* The sorted order of p's blocks as "A B C" (their paths), in a static buffer
+ * that the next call overwrites (4096 bytes; a longer order is cut). */
+__attribute__((unused)) static const char *tl_sorted(const jg_program_t *p)
+{
+    static char buf[4096];
+    int32_t n;
+    const int32_t *o = jg_program_sorted(p, &n);
+    size_t k = 0;
+    buf[0] = 0;
+    for (int32_t i = 0; i < n && k < sizeof buf; i++)
+        k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s", i ? " " : "", jg_program_block_path(p, o[i]));
+    return buf;
+}
+
+/* Every shipped model graphs/NAME.json (tests run from the repository root;
+ * the first 256 in directory order) read and compiled: fn(path, p, user) for
+ * each.  One that does not read or compile (not a model of this kind) is
+ * passed over with a comment "# PATH: skipped (why)".  Returns how many were
+ * compiled; 0 and a failing TAP line when graphs/ does not open. */
+__attribute__((unused)) static int tl_each_shipped(void (*fn)(const char *path, const jg_program_t *p, void *user),
+                                                   void *user)
+{
+    DIR *d = opendir("graphs");
+    if (!d) {
+        tap_ok(0, "graphs/ opens (tests run from the repository root)");
+        return 0;
+    }
+    struct dirent *de;
+    char *names[256];
+    int n = 0, nmodels = 0;
+    while ((de = readdir(d)) && n < 256) {
+        size_t len = strlen(de->d_name);
+        if (len > 5 && !strcmp(de->d_name + len - 5, ".json")) names[n++] = strdup(de->d_name);
+    }
+    closedir(d);
+    for (int k = 0; k < n; k++) {
+        char path[512];
+        snprintf(path, sizeof path, "graphs/%s", names[k]);
+        jg_model_t *m = NULL;
+        jg_program_t *p = NULL;
+        jg_error_t err;
+        jg_error_clear(&err);
+        if (jg_model_read(path, &m, &err) || jg_program_compile(m, &p, &err)) {
+            printf("# %s: skipped (%.80s)\n", path, err.msg);
+        } else {
+            fn(path, p, user);
+            nmodels++;
+        }
+        jg_program_free(p);
+        jg_model_free(m);
+        free(names[k]);
+    }
+    return nmodels;
+}
+
+#ifdef JG_GRAPH_INTERNAL_H
+/* A structural Jacobian graph (for tests that include lib/graph's internal
+ * interface graph/graph_internal.h, directly or through a private header of
+ * lib/graph, before this file): a model from JSON, compiled, with every
+ * input and output of the root and its graph built. */
+typedef struct {
+    jg_model_t *m;
+    jg_program_t *p;
+    jg_iospec_t *io;
+    jg_graph_t *g;
+    jg_error_t err;
+} gx_t;
+
+/* Parse, compile, make the I/O spec and build the graph; stops at the first
+ * failure and returns its status (message in x->err). */
+__attribute__((unused)) static jg_status_t gx_load(gx_t *x, const char *json)
+{
+    memset(x, 0, sizeof *x);
+    jg_status_t st = jg_model_parse(json, "<test>", &x->m, &x->err);
+    if (!st) st = jg_program_compile(x->m, &x->p, &x->err);
+    if (!st) st = jg__iospec_create(x->p, 0, NULL, 0, NULL, 0, NULL, 1, &x->io, &x->err);
+    if (!st) st = jg__graph_build(x->p, x->io, &x->g, &x->err);
+    return st;
+}
+
+__attribute__((unused)) static void gx_unload(gx_t *x)
+{
+    jg_graph_free(x->g);
+    jg__iospec_free(x->io);
+    jg_program_free(x->p);
+    jg_model_free(x->m);
+}
+
+#ifdef JG_STRATEGY_IMPL_H
+/* Run strategy spec structurally (time limit tlim seconds) on a fresh graph
+ * of x (for tests that include graph/strategy_impl.h first): its cost into
+ * *c, and (ord not NULL) a malloc'd copy of its order into *ord.  The
+ * status, the message in err. */
+__attribute__((unused)) static jg_status_t gx_run_order(gx_t *x, const char *spec, double tlim,
+                                                        jg_graph_cost_t *c, int64_t **ord, jg_error_t *err)
+{
+    jg_graph_strategy_t *s = NULL;
+    jg_graph_t *g = NULL;
+    jg_status_t st = jg_graph_strategy_parse(spec, &s, err);
+    if (!st) st = jg__graph_build(x->p, x->io, &g, err);
+    if (!st) {
+        jg_graph_strategy_set_time_limit(s, tlim);
+        st = jg__graph_eliminate_strategy(g, s, NULL, err);
+    }
+    if (!st) jg_graph_cost(g, c);
+    if (!st && ord) {
+        const int64_t *o;
+        int64_t n = jg_graph_order(g, &o);
+        *ord = malloc(sizeof(int64_t) * (size_t)(n + 1));
+        if (*ord && n) memcpy(*ord, o, sizeof(int64_t) * (size_t)n);
+    }
+    jg_graph_free(g);
+    jg_graph_strategy_free(s);
+    return st;
+}
+
+/* gx_run_order without the order. */
+__attribute__((unused)) static jg_status_t gx_run(gx_t *x, const char *spec, double tlim, jg_graph_cost_t *c,
+                                                  jg_error_t *err)
+{
+    return gx_run_order(x, spec, tlim, c, NULL, err);
+}
+#endif
+#endif
 
 /* ------------------------------------------------------------ the fixture */
 
@@ -460,6 +589,57 @@ __attribute__((unused)) static char *fx_gen_text(const jg_gen_random_opts_t *o, 
         exit(1);
     }
     return text;
+}
+
+/* The random diagram of o (fx_gen_text) parsed (named "<gen>") and compiled:
+ * the status (message in err), the model and the program in *m and *p (NULL
+ * where not made; the caller frees both). */
+__attribute__((unused)) static jg_status_t fx_gen_program(const jg_gen_random_opts_t *o, jg_model_t **m,
+                                                          jg_program_t **p, jg_error_t *err)
+{
+    char *text = fx_gen_text(o, NULL);
+    *m = NULL;
+    *p = NULL;
+    jg_error_clear(err);
+    jg_status_t st = jg_model_parse(text, "<gen>", m, err);
+    if (!st) st = jg_program_compile(*m, p, err);
+    free(text);
+    return st;
+}
+
+/* The options of random diagram seed (1, 2, ...) in the schedule the graph
+ * tests share: 5 to 64 blocks, vectors on odd seeds, algebraic loops unless
+ * seed % 3 == 0, subsystems nested seed % 3 deep. */
+__attribute__((unused)) static void fx_random_opts(jg_gen_random_opts_t *o, int seed)
+{
+    jg_gen_random_defaults(o, (uint64_t)seed, 5 + (seed * 37) % 60);
+    o->vectors = seed % 2;
+    o->loops = seed % 3 != 0;
+    o->max_depth = seed % 3;
+}
+
+/* One TAP line named name: A, B, C, D of the model json after strategy spec
+ * (time limit tlim seconds) equal the matrix method's to 1e-12. */
+__attribute__((unused)) static void fx_matrix_agrees(const char *name, const char *json, const char *spec,
+                                                     double tlim)
+{
+    fx_t f;
+    jg_status_t st = fx_load(&f, json, NULL);
+    jg_graph_strategy_t *s = NULL;
+    jg_lin_sys_t *a = NULL, *m = NULL;
+    if (!st) st = jg_graph_strategy_parse(spec, &s, &f.err);
+    if (!st) jg_graph_strategy_set_time_limit(s, tlim);
+    if (!st) st = jg_lin_run_strategy(f.l, s, &a, NULL, &f.err);
+    if (!st) st = jg_lin_run(f.l, JG_LIN_MATRIX, JG_GRAPH_REDUCE_NONE, &m, NULL, &f.err);
+    const char *which = "";
+    double d = st ? 1 : jg_lin_sys_diff(a, m, &which);
+    tap_ok(!st && d < 1e-12, "%s: A, B, C, D after %s equal the matrix method's (diff %.3g %s)", name, spec, d,
+           which ? which : "");
+    if (st) printf("#   %s\n", f.err.msg);
+    jg_lin_sys_free(a);
+    jg_lin_sys_free(m);
+    jg_graph_strategy_free(s);
+    fx_unload(&f);
 }
 
 /* Every linearization path, each to be held to the others. */

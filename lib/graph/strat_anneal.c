@@ -20,7 +20,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "strat_pattern.h"
 
 #define ANNEAL_TIME_DEFAULT 10.0
@@ -28,13 +27,6 @@
  * engine's elimination on a fresh build (see eval_t) instead of the compact
  * copy, whose eliminations scan every edge. */
 #define BIG_WORK 4e6
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -305,10 +297,10 @@ int64_t jg__pg_anneal(const jg_graph_t *g, const jg_pshape_t *sh, const jg_pg_t 
     if (fcur < 0) goto done;
     fbest = fcur;
     memcpy(best, cur, sizeof(int64_t) * (size_t)n);
-    double t_end = now() + seconds;
+    double t_end = jg__strat_now() + seconds;
     double T0 = 0.05 * (double)(fcur > 0 ? fcur : 1), T1 = T0 / 1000;
     for (int64_t it = 0; it < budget && n >= 2; it++) {
-        if (now() > t_end) break;   /* every move: one scoring of a large graph takes seconds */
+        if (jg__strat_now() > t_end) break;   /* every move: one scoring of a large graph takes seconds */
         double T = T0 * pow(T1 / T0, budget > 1 ? (double)it / (double)(budget - 1) : 1);
         memcpy(cand, cur, sizeof(int64_t) * (size_t)n);
         int64_t i = rnd(&rs, n), j = rnd(&rs, n - 1);

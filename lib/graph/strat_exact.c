@@ -51,7 +51,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "strat_exact.h"
 /* The branch and bound's time limit when none is set (seconds). */
 #define BB_TIME_DEFAULT 10.0
@@ -59,13 +58,6 @@
  * (eliminable vertices x edges: each expansion eliminates its set again). */
 #define BB_MEM_MAX ((double)(1u << 29))
 #define BB_WORK_MAX JG__EXACT_BB_WORK_MAX
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* ------------------------------------------------------- dynamic program */
 
@@ -366,7 +358,7 @@ static int bb_search(bb_t *b, int64_t *lower, int *optimal)
     if (heap_push(b, (aent_t){0, 0, root})) goto done;
     while (b->nheap > 0) {
         /* the root's own bound is always computed, however short the time */
-        if ((now() > b->t_end && b->node[root].hexact) || full) break;
+        if ((jg__strat_now() > b->t_end && b->node[root].hexact) || full) break;
         aent_t e = heap_pop(b);
         anode_t *N = &b->node[e.node];
         if (N->closed || e.f != N->g + N->h || e.g != N->g) continue;   /* stale */
@@ -549,7 +541,7 @@ jg_status_t jg__exact_fma_bb(const jg_graph_t *g, const jg_pshape_t *sh, const j
     b.deg = malloc(sizeof(int64_t) * (size_t)(4 * n + 1));
     if (!b.slot || !b.path || !b.bestpath || !wok || !b.fb || !b.deg) goto nomem;
     for (int64_t k = 0; k < b.nslot; k++) b.slot[k] = -1;
-    b.t_end = now() + seconds;
+    b.t_end = jg__strat_now() + seconds;
     b.t_quarter = seconds / 4;
     if (bb_incumbent(&b) || bb_search(&b, lower, optimal)) goto nomem;
     res->n = b.bestn;
@@ -602,7 +594,7 @@ static int forced_dp(const jg_pshape_t *sh, const jg_pg_t *pg0, int nnzobj, doub
     unsigned char *gone = calloc((size_t)n + 1, 1);
     if (!wok || !deg || !order || !sel || !grp || !cnt || !gone || jg__pg_copy(&pg, pg0)) goto done;
     for (;;) {
-        if (now() > t_end) {
+        if (jg__strat_now() > t_end) {
             rc = 0;
             goto done;
         }
@@ -648,7 +640,7 @@ static int forced_dp(const jg_pshape_t *sh, const jg_pg_t *pg0, int nnzobj, doub
     else
         for (int64_t r = 0; r < n; r++)
             if (cnt[r]) est += (double)(1u << cnt[r]);
-    if (now() + est * (double)(pg.ne + 1) * 1e-7 > t_end) {
+    if (jg__strat_now() + est * (double)(pg.ne + 1) * 1e-7 > t_end) {
         rc = 0;
         goto done;
     }
@@ -725,7 +717,7 @@ static jg_status_t exact_order(jg_strat_run_t *r, int64_t **order, int64_t *n, j
      * the size the searches take */
     double work = (double)sh.nelim * (double)(pg.ne + 1);
     int solved = usebb && work <= (nnzobj ? JG__EXACT_NNZ_WORK_MAX : JG__EXACT_BB_WORK_MAX)
-                     ? forced_dp(&sh, &pg, nnzobj, now() + secs, &res)
+                     ? forced_dp(&sh, &pg, nnzobj, jg__strat_now() + secs, &res)
                      : 0;
     if (solved < 0) {
         st = jg_error_set(err, JG_NOMEM, "exact: out of memory over %lld vertices", (long long)sh.nelim);

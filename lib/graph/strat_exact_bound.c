@@ -195,27 +195,6 @@ fail:
     return NULL;
 }
 
-static int grow(void **a, int64_t *cap, int64_t need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    int64_t c = *cap ? *cap : 64;
-    while (c < need) c *= 2;
-    void *n = realloc(*a, elem * (size_t)c);
-    if (!n) return -1;
-    *a = n;
-    *cap = c;
-    return 0;
-}
-
-static int diagonal(const int32_t *p, int32_t n)
-{
-    const int32_t *i = p + n + 1;
-    for (int32_t j = 0; j < n; j++)
-        for (int32_t q = p[j]; q < p[j + 1]; q++)
-            if (i[q] != j) return 0;
-    return 1;
-}
-
 /* The scalar graph of pg into b (arcs of self-loops left out). */
 static int scalar_graph(jg_fbound_t *b, const jg_pg_t *pg)
 {
@@ -224,13 +203,13 @@ static int scalar_graph(jg_fbound_t *b, const jg_pg_t *pg)
         if (pg->e[k].src != pg->e[k].dst) na += pg->e[k].nnz;
     if (na + 1 > b->capadj) {
         int64_t c = b->capadj;
-        if (grow((void **)&b->oadj, &c, na + 1, sizeof(int64_t))) return -1;
+        if (JG__PGROW(b->oadj, c, na + 1)) return -1;
         c = b->capadj;
-        if (grow((void **)&b->iadj, &c, na + 1, sizeof(int64_t))) return -1;
+        if (JG__PGROW(b->iadj, c, na + 1)) return -1;
         c = b->capadj;
-        if (grow((void **)&b->oheavy, &c, na + 1, 1)) return -1;
+        if (JG__PGROW(b->oheavy, c, na + 1)) return -1;
         c = b->capadj;
-        if (grow((void **)&b->iheavy, &c, na + 1, 1)) return -1;
+        if (JG__PGROW(b->iheavy, c, na + 1)) return -1;
         b->capadj = c;
     }
     memset(b->op, 0, sizeof(int64_t) * (size_t)(nn + 2));
@@ -301,7 +280,7 @@ static int64_t components(jg_fbound_t *b, const jg_pg_t *pg)
         if (E->src != E->dst && movable(b, E->src) && movable(b, E->dst)) b->vp[E->src + 2]++;
     }
     for (int64_t v = 0; v < nv; v++) b->vp[v + 2] += b->vp[v + 1];
-    if (grow((void **)&b->vadj, &b->capvadj, b->vp[nv + 1] + 1, sizeof(int64_t))) return -1;
+    if (JG__PGROW(b->vadj, b->capvadj, b->vp[nv + 1] + 1)) return -1;
     for (int64_t k = 0; k < pg->ne; k++) {
         const jg_pedge_t *E = &pg->e[k];
         if (E->src != E->dst && movable(b, E->src) && movable(b, E->dst))
@@ -498,7 +477,7 @@ int jg__fbound(jg_fbound_t *b, const jg_pshape_t *sh, const jg_pg_t *pg, const i
     for (int64_t k = 0; k < pg->ne; k++) {
         const jg_pedge_t *E = &pg->e[k];
         if (E->src == E->dst)
-            b->self[E->src] = sh->width[E->src] > 1 && diagonal(pg->pool + E->off, E->n) ? 1 : 2;
+            b->self[E->src] = sh->width[E->src] > 1 && jg__pat_diagonal(pg->pool + E->off, E->n) ? 1 : 2;
     }
     for (int64_t k = 0; k < pg->ne; k++) {
         const jg_pedge_t *E = &pg->e[k];

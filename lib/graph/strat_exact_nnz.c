@@ -45,19 +45,11 @@
  * not proven least). */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "strat_exact.h"
 
 /* Vertices x edges above which the search is refused: the graphs of the
  * path searched are kept, one per level (about 50 bytes per edge each). */
 #define NNZ_WORK_MAX JG__EXACT_NNZ_WORK_MAX
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* An entry a product of an undecided vertex puts on an edge between staying
  * vertices, and who made it. */
@@ -95,27 +87,6 @@ typedef struct {
     int32_t *mark, *rows;
     int64_t caprows;
 } nb_t;
-
-static int grow(void **a, int64_t *cap, int64_t need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    int64_t c = *cap ? *cap : 64;
-    while (c < need) c *= 2;
-    void *n = realloc(*a, elem * (size_t)c);
-    if (!n) return -1;
-    *a = n;
-    *cap = c;
-    return 0;
-}
-
-static int diagonal(const int32_t *p, int32_t n)
-{
-    const int32_t *i = p + n + 1;
-    for (int32_t j = 0; j < n; j++)
-        for (int32_t q = p[j]; q < p[j + 1]; q++)
-            if (i[q] != j) return 0;
-    return 1;
-}
 
 static int cmp_ent(const void *a, const void *b)
 {
@@ -189,7 +160,7 @@ static int nnz_bound(nb_t *b, const jg_pg_t *pg, int64_t *bound)
         if (E->src == E->dst || ss) b->kv[sh->loc[E->dst]] += E->nnz;
         else if (sd) b->kv[sh->loc[E->src]] += E->nnz;
     }
-    if (grow((void **)&b->key, &b->capkey, pg->ne + 1, sizeof(ekey_t))) return -1;
+    if (JG__PGROW(b->key, b->capkey, pg->ne + 1)) return -1;
     for (int64_t k = 0; k < pg->ne; k++) b->key[k] = (ekey_t){pg->e[k].src, pg->e[k].dst, k};
     qsort(b->key, (size_t)pg->ne, sizeof(ekey_t), cmp_ekey);
     const ekey_t *key = b->key;
@@ -202,7 +173,7 @@ static int nnz_bound(nb_t *b, const jg_pg_t *pg, int64_t *bound)
         int64_t lv = sh->loc[v];
         if (b->st[lv] != 0) continue;
         int64_t s = find_edge(key, ne, v, v);
-        int dense = s >= 0 && !(wv > 1 && diagonal(pg->pool + pg->e[s].off, pg->e[s].n));
+        int dense = s >= 0 && !(wv > 1 && jg__pat_diagonal(pg->pool + pg->e[s].off, pg->e[s].n));
         const int32_t *ep = pg->pool + E->off, *ei = ep + E->n + 1;
         for (int64_t r = lower_key(key, ne, v, INT32_MIN); r < ne && key[r].src == v; r++) {
             const jg_pedge_t *F = &pg->e[key[r].k];   /* out-edge v -> y2 */
@@ -212,7 +183,7 @@ static int nnz_bound(nb_t *b, const jg_pg_t *pg, int64_t *bound)
             for (int32_t j = 0; j < E->n; j++) {
                 if (ep[j] == ep[j + 1]) continue;
                 int32_t nr = 0;
-                if (grow((void **)&b->rows, &b->caprows, F->m + 1, sizeof(int32_t))) return -1;
+                if (JG__PGROW(b->rows, b->caprows, F->m + 1)) return -1;
                 /* the rows of column j of K_f K^_e: K^_e's column is dense
                  * for a dense self-loop */
                 int32_t kk0 = dense ? 0 : ep[j], kk1 = dense ? wv : ep[j + 1];
@@ -228,7 +199,7 @@ static int nnz_bound(nb_t *b, const jg_pg_t *pg, int64_t *bound)
                     int32_t row = b->rows[t];
                     b->mark[row] = -1;
                     if (ex >= 0 && has_entry(pg, &pg->e[ex], row, j)) continue;
-                    if (grow((void **)&b->ent, &b->capent, b->nent + 1, sizeof(pent_t))) return -1;
+                    if (JG__PGROW(b->ent, b->capent, b->nent + 1)) return -1;
                     b->ent[b->nent++] = (pent_t){E->src, F->dst, row, j, (int32_t)lv};
                 }
             }
@@ -252,6 +223,18 @@ static int nnz_bound(nb_t *b, const jg_pg_t *pg, int64_t *bound)
     return 0;
 }
 
+/* The set b->path[0..n) (nz nonzeros after it, fma its FMA) becomes the best
+ * one when it has fewer nonzeros, or as many and less FMA. */
+static void offer(nb_t *b, int64_t nz, int64_t fma, int64_t n)
+{
+    if (nz < b->best || (nz == b->best && fma < b->best_fma)) {
+        b->best = nz;
+        b->best_fma = fma;
+        b->best_n = n;
+        memcpy(b->best_path, b->path, sizeof(int64_t) * (size_t)n);
+    }
+}
+
 /* The subtree of the node at depth d (graph b->lv[d]); 0, -1 out of memory.
  * *lo gets a lower bound of the sets of the subtree not searched (INT64_MAX
  * when all were searched or cut). */
@@ -262,12 +245,7 @@ static int search(nb_t *b, int64_t d, int64_t *lo)
     *lo = INT64_MAX;
     b->nodes++;
     int64_t nz = jg__pg_nnz(sh, pg);
-    if (nz < b->best || (nz == b->best && b->g_fma < b->best_fma)) {
-        b->best = nz;
-        b->best_fma = b->g_fma;
-        b->best_n = b->depth_n;
-        memcpy(b->best_path, b->path, sizeof(int64_t) * (size_t)b->depth_n);
-    }
+    offer(b, nz, b->g_fma, b->depth_n);
     if (jg__pg_costs(sh, pg, b->fma, b->lb, &b->w)) return -1;
     int64_t bound;
     if (nnz_bound(b, pg, &bound)) return -1;
@@ -276,7 +254,7 @@ static int search(nb_t *b, int64_t d, int64_t *lo)
     for (int64_t k = 0; k < b->n; k++)
         if (b->st[k] == 0 && b->fma[k] < 0 && !b->root_ref[k] && bound < *lo) *lo = bound;
     if (bound >= b->best) return 0;
-    if (b->timeout || now() > b->t_end) {
+    if (b->timeout || jg__strat_now() > b->t_end) {
         b->timeout = 1;
         if (bound < *lo) *lo = bound;
         return 0;
@@ -302,7 +280,7 @@ static int search(nb_t *b, int64_t d, int64_t *lo)
         int elim = br == 0 ? elim_first : !elim_first;
         int64_t sub = INT64_MAX;
         /* out of time: this node's bound covers the branch not taken */
-        if (b->timeout || now() > b->t_end) {
+        if (b->timeout || jg__strat_now() > b->t_end) {
             b->timeout = 1;
             if (bound < *lo) *lo = bound;
             break;
@@ -363,12 +341,7 @@ static int incumbent(nb_t *b, const jg_graph_t *g, const jg_pg_t *pg0)
             f += c.fma;
         }
         int64_t nz = jg__pg_nnz(sh, &cur);
-        if (nz < b->best || (nz == b->best && f < b->best_fma)) {
-            b->best = nz;
-            b->best_fma = f;
-            b->best_n = k;
-            memcpy(b->best_path, b->path, sizeof(int64_t) * (size_t)k);
-        }
+        offer(b, nz, f, k);
     }
     /* the greedy: n trial eliminations a step, while the work is modest */
     if ((double)b->n * (double)b->n * (double)(pg0->ne + 1) <= 2e7) {
@@ -410,12 +383,7 @@ static int incumbent(nb_t *b, const jg_graph_t *g, const jg_pg_t *pg0)
         }
         free(done);
         int64_t nz = jg__pg_nnz(sh, &cur);
-        if (nz < b->best || (nz == b->best && f < b->best_fma)) {
-            b->best = nz;
-            b->best_fma = f;
-            b->best_n = k;
-            memcpy(b->best_path, b->path, sizeof(int64_t) * (size_t)k);
-        }
+        offer(b, nz, f, k);
     }
     rc = 0;
 done:
@@ -439,7 +407,7 @@ jg_status_t jg__exact_nnz_bb(const jg_graph_t *g, const jg_pshape_t *sh, const j
                             "exact:nnz:bb: %lld eliminable vertices on a graph of %lld edges: too large "
                             "for the search (vertices x edges above %.0e)",
                             (long long)n, (long long)pg0->ne, NNZ_WORK_MAX);
-    b.t_end = now() + seconds;
+    b.t_end = jg__strat_now() + seconds;
     b.lv = calloc((size_t)n + 2, sizeof *b.lv);
     b.fma = malloc(sizeof(int64_t) * (size_t)(n + 1));
     b.lb = malloc(sizeof(int64_t) * (size_t)(n + 1));

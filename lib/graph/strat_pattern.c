@@ -5,7 +5,7 @@
 #include <string.h>
 #include "strat_pattern.h"
 
-static int grow(void **a, int64_t *cap, int64_t need, size_t elem)
+int jg__pgrow(void **a, int64_t *cap, int64_t need, size_t elem)
 {
     if (need <= *cap) return 0;
     int64_t c = *cap ? *cap : 64;
@@ -17,13 +17,11 @@ static int grow(void **a, int64_t *cap, int64_t need, size_t elem)
     return 0;
 }
 
-#define GROW(arr, cap, need) grow((void **)&(arr), &(cap), (need), sizeof *(arr))
-
 /* Append an m x n pattern (p relative, i) to pool; returns its offset or -1. */
 static int64_t pool_add(int32_t **pool, int64_t *npool, int64_t *cap, int32_t n, const int32_t *p,
                         const int32_t *i, int32_t nnz)
 {
-    if (grow((void **)pool, cap, *npool + n + 1 + nnz, sizeof **pool)) return -1;
+    if (jg__pgrow((void **)pool, cap, *npool + n + 1 + nnz, sizeof **pool)) return -1;
     int64_t off = *npool;
     memcpy(*pool + off, p, sizeof(int32_t) * (size_t)(n + 1));
     memcpy(*pool + off + n + 1, i, sizeof(int32_t) * (size_t)nnz);
@@ -96,8 +94,8 @@ jg_status_t jg__pg_from_graph(const jg_graph_t *g, jg_pshape_t *sh, jg_pg_t *pg,
             sh->nnz_fixed += nz;
             continue;
         }
-        if (GROW(pg->e, pg->cape, pg->ne + 1) || GROW(tp, captp, M->n + 1) ||
-            GROW(ti, capti, nz + 1))
+        if (JG__PGROW(pg->e, pg->cape, pg->ne + 1) || JG__PGROW(tp, captp, M->n + 1) ||
+            JG__PGROW(ti, capti, nz + 1))
             goto nomem;
         for (int64_t j = 0; j <= M->n; j++) tp[j] = (int32_t)M->p[j];
         for (int64_t q = 0; q < nz; q++) ti[q] = (int32_t)M->i[q];
@@ -127,7 +125,7 @@ int jg__pg_copy(jg_pg_t *dst, const jg_pg_t *src)
 {
     int64_t need = 0;
     for (int64_t k = 0; k < src->ne; k++) need += src->e[k].n + 1 + src->e[k].nnz;
-    if (GROW(dst->e, dst->cape, src->ne + 1) || GROW(dst->pool, dst->cappool, need + 1)) return -1;
+    if (JG__PGROW(dst->e, dst->cape, src->ne + 1) || JG__PGROW(dst->pool, dst->cappool, need + 1)) return -1;
     int64_t off = 0;
     for (int64_t k = 0; k < src->ne; k++) {
         const jg_pedge_t *E = &src->e[k];
@@ -167,7 +165,7 @@ void jg__pwork_free(jg_pwork_t *w)
     memset(w, 0, sizeof *w);
 }
 
-static int diagonal(const int32_t *p, int32_t n)
+int jg__pat_diagonal(const int32_t *p, int32_t n)
 {
     const int32_t *i = p + n + 1;
     for (int32_t j = 0; j < n; j++)
@@ -191,7 +189,7 @@ static int64_t tmp_mult(jg_pwork_t *w, const int32_t *ap, int32_t an, int64_t bo
 {
     /* at most am rows per column */
     int64_t worst = (int64_t)bn * am;
-    if (GROW(w->tmp, w->captmp, w->ntmp + bn + 1 + worst + 1)) return -1;
+    if (JG__PGROW(w->tmp, w->captmp, w->ntmp + bn + 1 + worst + 1)) return -1;
     const int32_t *bp = w->tmp + boff, *bi = bp + bn + 1;
     const int32_t *ai = ap + an + 1;
     int64_t off = w->ntmp;
@@ -224,7 +222,7 @@ static int64_t tmp_mult(jg_pwork_t *w, const int32_t *ap, int32_t an, int64_t bo
 static int64_t tmp_copy(jg_pwork_t *w, const int32_t *p, int32_t n)
 {
     int32_t nz = p[n];
-    if (GROW(w->tmp, w->captmp, w->ntmp + n + 1 + nz + 1)) return -1;
+    if (JG__PGROW(w->tmp, w->captmp, w->ntmp + n + 1 + nz + 1)) return -1;
     int64_t off = w->ntmp;
     memcpy(w->tmp + off, p, sizeof(int32_t) * (size_t)(n + 1 + nz));
     w->ntmp += n + 1 + nz;
@@ -235,7 +233,7 @@ static int64_t tmp_copy(jg_pwork_t *w, const int32_t *p, int32_t n)
 static int64_t tmp_copy_own(jg_pwork_t *w, int64_t src, int32_t n)
 {
     int32_t nz = w->tmp[src + n];
-    if (GROW(w->tmp, w->captmp, w->ntmp + n + 1 + nz + 1)) return -1;
+    if (JG__PGROW(w->tmp, w->captmp, w->ntmp + n + 1 + nz + 1)) return -1;
     int64_t off = w->ntmp;
     memcpy(w->tmp + off, w->tmp + src, sizeof(int32_t) * (size_t)(n + 1 + nz));
     w->ntmp += n + 1 + nz;
@@ -269,7 +267,7 @@ int jg__pg_eliminate(const jg_pshape_t *sh, jg_pg_t *pg, int64_t v, jg_pcost_t *
     if (!c) c = &c0;
     *c = (jg_pcost_t){0};
     int64_t nin = 0, nout = 0, self = -1;
-    if (GROW(w->ein, w->capin, pg->ne + 1) || GROW(w->eout, w->capout, pg->ne + 1)) return -1;
+    if (JG__PGROW(w->ein, w->capin, pg->ne + 1) || JG__PGROW(w->eout, w->capout, pg->ne + 1)) return -1;
     for (int64_t k = 0; k < pg->ne; k++) {
         const jg_pedge_t *E = &pg->e[k];
         if (E->src == v && E->dst == v)
@@ -283,7 +281,7 @@ int jg__pg_eliminate(const jg_pshape_t *sh, jg_pg_t *pg, int64_t v, jg_pcost_t *
     int S = self >= 0, diag = 0;
     if (S) {
         const jg_pedge_t *D = &pg->e[self];
-        diag = wv > 1 && diagonal(pg->pool + D->off, D->n);
+        diag = wv > 1 && jg__pat_diagonal(pg->pool + D->off, D->n);
         if (!diag && wv > JG__GRAPH_DENSE_PIVOT_MAX && !force) return 1;
         c->inv = diag ? wv : (int64_t)wv * wv * wv;
     }
@@ -298,7 +296,7 @@ int jg__pg_eliminate(const jg_pshape_t *sh, jg_pg_t *pg, int64_t v, jg_pcost_t *
             const int32_t *kp = pg->pool + Ke->off;
             int32_t ncol = 0;
             for (int32_t j = 0; j < Ke->n; j++) ncol += kp[j + 1] > kp[j];
-            if (GROW(w->tmp, w->captmp, w->ntmp + Ke->n + 1 + (int64_t)ncol * wv + 1)) return -1;
+            if (JG__PGROW(w->tmp, w->captmp, w->ntmp + Ke->n + 1 + (int64_t)ncol * wv + 1)) return -1;
             kp = pg->pool + Ke->off;
             boff = w->ntmp;
             int32_t *hp = w->tmp + boff, *hi = hp + Ke->n + 1, nz = 0;
@@ -333,7 +331,7 @@ int jg__pg_eliminate(const jg_pshape_t *sh, jg_pg_t *pg, int64_t v, jg_pcost_t *
                 continue;
             }
             c->prod += phi;
-            if (GROW(w->prod, w->capprod, w->nprod + 1)) return -1;
+            if (JG__PGROW(w->prod, w->capprod, w->nprod + 1)) return -1;
             w->prod[w->nprod++] = (jg_pedge_t){.src = Ke->src, .dst = Kf->dst, .m = Kf->m,
                                                .n = Ke->n, .nnz = nz,
                                                .ident = Kf->ident && bident, .off = off};
@@ -345,7 +343,7 @@ int jg__pg_eliminate(const jg_pshape_t *sh, jg_pg_t *pg, int64_t v, jg_pcost_t *
         const jg_pedge_t *P = &w->prod[q];
         int64_t ex = find_edge(pg, P->src, P->dst);
         if (ex < 0) {
-            if (GROW(pg->e, pg->cape, pg->ne + 1)) return -1;
+            if (JG__PGROW(pg->e, pg->cape, pg->ne + 1)) return -1;
             int64_t off = pool_add(&pg->pool, &pg->npool, &pg->cappool, P->n, w->tmp + P->off,
                                    w->tmp + P->off + P->n + 1, P->nnz);
             if (off < 0) return -1;
@@ -360,7 +358,7 @@ int jg__pg_eliminate(const jg_pshape_t *sh, jg_pg_t *pg, int64_t v, jg_pcost_t *
         if (subset(w->tmp + P->off, pg->pool + C->off, P->n)) continue;
         /* the union, built at the end of the pool */
         int32_t n = P->n;
-        if (GROW(pg->pool, pg->cappool, pg->npool + n + 1 + P->nnz + C->nnz + 1)) return -1;
+        if (JG__PGROW(pg->pool, pg->cappool, pg->npool + n + 1 + P->nnz + C->nnz + 1)) return -1;
         C = &pg->e[ex];
         const int32_t *xp = w->tmp + P->off, *xi = xp + n + 1;
         const int32_t *yp = pg->pool + C->off, *yi = yp + n + 1;
@@ -426,7 +424,7 @@ int jg__pg_costs(const jg_pshape_t *sh, const jg_pg_t *pg, int64_t *fma, int64_t
         outp[k + 1] += outp[k];
     }
     int64_t nin = inp[ne];
-    if (GROW(w->adj, w->capadj, nin + outp[ne] + 1)) return -1;
+    if (JG__PGROW(w->adj, w->capadj, nin + outp[ne] + 1)) return -1;
     int64_t *ain = w->adj, *aout = w->adj + nin;
     /* fill by the starts, then shift them back */
     for (int64_t k = 0; k < pg->ne; k++) {
@@ -449,7 +447,7 @@ int jg__pg_costs(const jg_pshape_t *sh, const jg_pg_t *pg, int64_t *fma, int64_t
         int refused = 0;
         if (S) {
             const jg_pedge_t *D = &pg->e[w->self[k]];
-            diag = wv > 1 && diagonal(pg->pool + D->off, D->n);
+            diag = wv > 1 && jg__pat_diagonal(pg->pool + D->off, D->n);
             refused = !diag && wv > JG__GRAPH_DENSE_PIVOT_MAX;
             inv = diag ? wv : (int64_t)wv * wv * wv;
         }

@@ -105,6 +105,15 @@ jg_status_t jg__strat_symgraph(const jg_graph_t *g, int64_t *n, int64_t **vid, i
  * when the budget of moves, not the seconds, ends it. */
 int64_t jg__pg_anneal(const jg_graph_t *g, const jg_pshape_t *sh, const jg_pg_t *pg, uint64_t seed,
                       int64_t budget, double seconds, int64_t *best);
+/* Make room for need elements of elem bytes in *a (capacity *cap elements):
+ * the capacity doubles from 64 until it holds need, and *a is realloc'd.
+ * Returns 0, -1 when out of memory (*a and *cap unchanged).  JG__PGROW(arr,
+ * cap, need) is the call for an array arr with capacity cap. */
+int jg__pgrow(void **a, int64_t *cap, int64_t need, size_t elem);
+#define JG__PGROW(arr, cap, need) jg__pgrow((void **)&(arr), &(cap), (need), sizeof *(arr))
+/* 1 when the n x n CSC pattern at p (p[n + 1], then the rows) holds no entry
+ * off the diagonal (a diagonal pivot block), else 0.  Cost: O(n + nnz). */
+int jg__pat_diagonal(const int32_t *p, int32_t n);
 /* Stored nonzeros of the whole graph (pg's and the fixed ones). */
 static inline int64_t jg__pg_nnz(const jg_pshape_t *sh, const jg_pg_t *pg)
 {

@@ -96,6 +96,11 @@ jg_status_t jg_graph_strategy_parse(const char *spec, jg_graph_strategy_t **out,
                                   spec);
                 goto fail;
             }
+            if (!p[1]) {   /* "exact:" is a typo, not plain exact */
+                st = jg_error_set(err, JG_ARG, "'%s': nothing after ':' (expected %s:%s)", spec, d->name,
+                                  d->args_help);
+                goto fail;
+            }
             if (!(s->args = strdup(p + 1))) goto nomem;
             break;
         }
@@ -165,7 +170,7 @@ void jg_graph_strategy_free(jg_graph_strategy_t *s)
 
 /* ------------------------------------------------------------ the engine */
 
-static double now(void)
+double jg__strat_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -176,7 +181,7 @@ static double now(void)
  * or a status < 0 ... (JG_NOMEM as -JG_NOMEM).  *t_ops gets the time. */
 static int try_eliminate(jg_strat_run_t *r, int64_t v, double *t_ops)
 {
-    double t0 = now();
+    double t0 = jg__strat_now();
     int ok = jg__elim_pivot_ok(r->g, v);
     if (ok > 0) {
         const int64_t *nb;
@@ -187,7 +192,7 @@ static int try_eliminate(jg_strat_run_t *r, int64_t v, double *t_ops)
     } else {
         r->nchanged = 0;
     }
-    *t_ops += now() - t0;
+    *t_ops += jg__strat_now() - t0;
     return ok;
 }
 
@@ -477,7 +482,7 @@ done:
 jg_status_t jg__graph_eliminate_strategy(jg_graph_t *g, const jg_graph_strategy_t *s,
                                          const jg_eval_work_t *w, jg_error_t *err)
 {
-    double t0 = now(), t_ops = 0;
+    double t0 = jg__strat_now(), t_ops = 0;
     void *states[CHAIN_MAX] = {0};
     int ninit = 0;
     jg_status_t st = jg__elim_begin(g, w);
@@ -498,9 +503,9 @@ jg_status_t jg__graph_eliminate_strategy(jg_graph_t *g, const jg_graph_strategy_
 done:
     for (int c = 0; c < ninit; c++)
         if (s->def[c]->fini) s->def[c]->fini(states[c]);
-    double t1 = now();
+    double t1 = jg__strat_now();
     st = jg__elim_end(g, st, err);
-    g->cost.t_elim = now() - t0;
+    g->cost.t_elim = jg__strat_now() - t0;
     g->cost.t_strategy = (t1 - t0) - t_ops;
     if (g->cost.t_strategy < 0) g->cost.t_strategy = 0;
     return st;

@@ -140,6 +140,10 @@ typedef struct {
 jg_status_t jg__strat_damage_init(jg_strat_run_t *r, void **state, jg_error_t *err);
 void jg__strat_damage_fini(void *state);
 
+/* Seconds on the monotonic clock (CLOCK_MONOTONIC), for the time budgets
+ * of the searches and the engine's timings (strategy.c). */
+double jg__strat_now(void);
+
 /* Registered strategies (strat_*.c). */
 extern const jg_strategy_def_t jg__strat_none, jg__strat_markowitz, jg__strat_markowitz_nnz,
     jg__strat_full, jg__strat_lm, jg__strat_lrm, jg__strat_minfill, jg__strat_mincost, jg__strat_forward,
