@@ -19,12 +19,14 @@ typedef struct {
     int dense;
     int64_t m, n;
     hid_t ds[3];       /* dense: ds[0]; sparse: _i, _j, _x (extendible) */
-    int64_t nnz;       /* sparse: triplets written */
+    int64_t nnz;       /* sparse: triplets written to the file */
     int64_t *ptr;      /* sparse: npoints + 1 offsets */
     double *buf;       /* dense: one point, row-major */
-    int64_t *ij;       /* sparse: one point's rows and columns */
+    /* sparse: triplets waiting for one append of at least SPARSE_CHUNK (an
+     * extend and a write per matrix and point cost as much as the point) */
+    int64_t *ri, *ci;
     double *x;
-    int64_t bufn;
+    int64_t npend, cap;
 } h5_var_t;
 
 typedef struct {
@@ -151,6 +153,18 @@ static int append(hid_t ds, hsize_t have, hsize_t n, hid_t mtype, const void *da
     return bad ? -1 : 0;
 }
 
+/* Append v's waiting triplets to its three datasets. */
+static jg_status_t flush_var(jg_io_batch_t *w, h5_var_t *v, int q, jg_error_t *err)
+{
+    hsize_t have = (hsize_t)v->nnz, n = (hsize_t)v->npend;
+    if (append(v->ds[0], have, n, H5T_NATIVE_INT64, v->ri) || append(v->ds[1], have, n, H5T_NATIVE_INT64, v->ci) ||
+        append(v->ds[2], have, n, H5T_NATIVE_DOUBLE, v->x))
+        return jg_error_set(err, JG_IO, "%s: cannot write %s", w->path, VAR[q]);
+    v->nnz += v->npend;
+    v->npend = 0;
+    return JG_OK;
+}
+
 static jg_status_t put_var(jg_io_batch_t *w, h5_var_t *v, int q, int64_t k, const cs_dl *S, jg_error_t *err)
 {
     if (v->dense) {
@@ -168,27 +182,26 @@ static jg_status_t put_var(jg_io_batch_t *w, h5_var_t *v, int q, int64_t k, cons
                                   (long long)k)
                    : JG_OK;
     }
-    int64_t nz = S ? S->p[v->n] : 0;
+    int64_t nz = S ? S->p[v->n] : 0, at = v->npend;
     v->ptr[k + 1] = v->ptr[k] + nz;
     if (nz == 0) return JG_OK;
-    if (nz > v->bufn) {
-        int64_t *ij = realloc(v->ij, sizeof(int64_t) * (size_t)nz * 2);
-        if (ij) v->ij = ij;
-        double *x = realloc(v->x, sizeof(double) * (size_t)nz);
+    if (at + nz > v->cap) {
+        int64_t c = v->cap ? v->cap : SPARSE_CHUNK;
+        while (c < at + nz) c *= 2;
+        int64_t *ri = realloc(v->ri, sizeof(int64_t) * (size_t)c);
+        if (ri) v->ri = ri;
+        int64_t *ci = realloc(v->ci, sizeof(int64_t) * (size_t)c);
+        if (ci) v->ci = ci;
+        double *x = realloc(v->x, sizeof(double) * (size_t)c);
         if (x) v->x = x;
-        if (!ij || !x) return jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
-        v->bufn = nz;
+        if (!ri || !ci || !x) return jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
+        v->cap = c;
     }
     for (int64_t j = 0; j < v->n; j++)
-        for (int64_t p = S->p[j]; p < S->p[j + 1]; p++) v->ij[p] = S->i[p], v->ij[nz + p] = j;
-    memcpy(v->x, S->x, sizeof(double) * (size_t)nz);
-    hsize_t have = (hsize_t)v->nnz;
-    if (append(v->ds[0], have, (hsize_t)nz, H5T_NATIVE_INT64, v->ij) ||
-        append(v->ds[1], have, (hsize_t)nz, H5T_NATIVE_INT64, v->ij + nz) ||
-        append(v->ds[2], have, (hsize_t)nz, H5T_NATIVE_DOUBLE, v->x))
-        return jg_error_set(err, JG_IO, "%s: cannot write %s of point %lld", w->path, VAR[q], (long long)k);
-    v->nnz += nz;
-    return JG_OK;
+        for (int64_t p = S->p[j]; p < S->p[j + 1]; p++) v->ri[at + p] = S->i[p], v->ci[at + p] = j;
+    memcpy(v->x + at, S->x, sizeof(double) * (size_t)nz);
+    v->npend = at + nz;
+    return v->npend >= SPARSE_CHUNK ? flush_var(w, v, q, err) : JG_OK;
 }
 
 static jg_status_t put(jg_io_batch_t *w, int64_t k, const jg_lin_sys_t *s, jg_error_t *err)
@@ -200,13 +213,14 @@ static jg_status_t put(jg_io_batch_t *w, int64_t k, const jg_lin_sys_t *s, jg_er
     jg__io_batch_mats(w, s, mats, d);
     QUIET_BEGIN;
     for (int q = 0; q < 4 && !st; q++) {
-        cs_dl *S = NULL;
-        if (s && !(S = jg__io_sorted(mats[q]))) {
+        cs_dl *own = NULL;
+        const cs_dl *S = s ? jg__io_canonical(mats[q], &own) : NULL;
+        if (s && !S) {
             st = jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
             break;
         }
         st = put_var(w, &im->v[q], q, k, S, err);
-        cs_dl_spfree(S);
+        cs_dl_spfree(own);
     }
     QUIET_END;
     return st;
@@ -271,7 +285,9 @@ static jg_status_t finish(jg_io_batch_t *w, int commit, jg_error_t *err)
     jg_status_t st = JG_OK;
     if (!im) return JG_OK;
     QUIET_BEGIN;
-    if (commit) st = finish_table(w, err);
+    for (int q = 0; q < 4 && commit && !st; q++)
+        if (!im->v[q].dense && im->v[q].npend > 0) st = flush_var(w, &im->v[q], q, err);
+    if (commit && !st) st = finish_table(w, err);
     for (int q = 0; q < 4; q++) {
         h5_var_t *v = &im->v[q];
         for (int c = 0; c < 3; c++)
@@ -279,7 +295,8 @@ static jg_status_t finish(jg_io_batch_t *w, int commit, jg_error_t *err)
                 st = jg_error_set(err, JG_IO, "%s: cannot write %s", w->path, VAR[q]);
         free(v->ptr);
         free(v->buf);
-        free(v->ij);
+        free(v->ri);
+        free(v->ci);
         free(v->x);
     }
     if (H5Fclose(im->file) < 0 && commit && !st) st = jg_error_set(err, JG_IO, "%s: write failed", w->path);

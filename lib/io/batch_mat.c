@@ -137,8 +137,9 @@ static jg_status_t put(jg_io_batch_t *w, int64_t k, const jg_lin_sys_t *s, jg_er
     jg_status_t st = JG_OK;
     for (int q = 0; q < 4 && !st; q++) {
         mat_var_t *v = &im->v[q];
-        cs_dl *S = NULL;
-        if (s && !(S = jg__io_sorted(mats[q]))) return jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
+        cs_dl *own = NULL;
+        const cs_dl *S = s ? jg__io_canonical(mats[q], &own) : NULL;
+        if (s && !S) return jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
         if (v->dense) {
             double *blk = v->buf + v->used * v->m * v->n;
             for (int64_t e = 0; e < v->m * v->n; e++) blk[e] = S ? 0.0 : NAN;
@@ -156,7 +157,7 @@ static jg_status_t put(jg_io_batch_t *w, int64_t k, const jg_lin_sys_t *s, jg_er
                     if (++v->tn == SPARSE_CHUNK) st = flush(w, v, VAR[q], err);
                 }
         }
-        cs_dl_spfree(S);
+        cs_dl_spfree(own);
     }
     return st;
 }

@@ -14,6 +14,21 @@ cs_dl *jg__io_sorted(const cs_dl *M)
     return S;
 }
 
+int jg__io_clean(const cs_dl *M)
+{
+    for (int64_t j = 0; j < M->n; j++)
+        for (int64_t p = M->p[j]; p < M->p[j + 1]; p++)
+            if ((p > M->p[j] && M->i[p] <= M->i[p - 1]) || M->x[p] == 0) return 0;
+    return 1;
+}
+
+const cs_dl *jg__io_canonical(const cs_dl *M, cs_dl **own)
+{
+    *own = NULL;
+    if (jg__io_clean(M)) return M;
+    return *own = jg__io_sorted(M);
+}
+
 int jg__io_shape_ok(const cs_dl *M, int64_t m, int64_t n)
 {
     return M && M->nz == -1 && M->m == m && M->n == n && M->p && (M->x || M->p[n] == 0);

@@ -10,6 +10,14 @@
  * dropped, so every writer's output is deterministic whatever order the
  * producer left.  NULL when out of memory. */
 cs_dl *jg__io_sorted(const cs_dl *M);
+/* 1 when M is already what jg__io_sorted would make of it (rows increasing
+ * within each column, no zero stored).  Cost: O(nnz). */
+int jg__io_clean(const cs_dl *M);
+/* M itself when it is clean, else its sorted copy, which *own receives (free
+ * it with cs_dl_spfree; *own is NULL when M is returned).  NULL when out of
+ * memory.  The writers called once per point use it: the linearizer's
+ * matrices are usually clean, and the copy was most of a point's writing. */
+const cs_dl *jg__io_canonical(const cs_dl *M, cs_dl **own);
 /* M is a compressed-column m x n matrix with values. */
 int jg__io_shape_ok(const cs_dl *M, int64_t m, int64_t n);
 /* s's delays are consistent: 0 <= ndelays <= nu, ny, with the times. */

@@ -77,16 +77,6 @@ static void put_names(FILE *f, const char *section, char *const *v, int64_t n, c
         else fprintf(f, "%c%lld\n", pfx, (long long)k + 1);
 }
 
-/* 1 when M is what jg__io_sorted would make of it (rows increasing within
- * each column, no zero stored): the writer then skips the copy. */
-static int is_clean(const cs_dl *M)
-{
-    for (int64_t j = 0; j < M->n; j++)
-        for (int64_t p = M->p[j]; p < M->p[j + 1]; p++)
-            if ((p > M->p[j] && M->i[p] <= M->i[p - 1]) || M->x[p] == 0) return 0;
-    return 1;
-}
-
 /* k = 0..3: matrix k (S its sorted copy); k = 4: the names. */
 static jg_status_t write_file(const char *path, int k, const cs_dl *S, const jg_lin_sys_t *s,
                               jg_error_t *err)
@@ -130,13 +120,13 @@ jg_status_t jg_io_write_linsys_mm(const char *prefix, const jg_lin_sys_t *s, jg_
         else snprintf(path + k * len, len, "%s_names.txt", prefix);
     }
     for (int k = 0; k < 5 && !st; k++) {
-        int own = k < 4 && !is_clean(mats[k]);
-        if (own && !(S = jg__io_sorted(mats[k]))) {
+        const cs_dl *C = k < 4 ? jg__io_canonical(mats[k], &S) : NULL;
+        if (k < 4 && !C) {
             st = jg_error_set(err, JG_NOMEM, "Matrix Market output: out of memory for %s",
                               WHAT[k]);
             break;
         }
-        st = write_file(path + k * len, k, own ? S : k < 4 ? mats[k] : NULL, s, err);
+        st = write_file(path + k * len, k, C, s, err);
         cs_dl_spfree(S);
         S = NULL;
         if (!st) done = k + 1;
