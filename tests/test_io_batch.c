@@ -388,6 +388,45 @@ static void test_sparse(void)
     }
 }
 
+/* ---- HDF5 sparse triplets are appended in blocks (65536): 300 points of
+ * 239 triplets cross a block inside a put and leave a partial block for the
+ * close; every point must still be where A_ptr says */
+
+static void test_sparse_blocks(void)
+{
+    jg_error_t err;
+    const char *p = tmp("blocks.h5");
+    enum { NP = 300, NZ = 239 };
+    jg_io_batch_t *w;
+    jg_status_t st = jg_io_batch_open(p, JG_IO_BATCH_H5, NP, 0, NULL, &w, &err);
+    for (int k = 0; k < NP && !st; k++) {
+        jg_lin_sys_t *s = big(120, 1.0 + k);
+        st = jg_io_batch_put(w, k, NULL, s, NULL, &err);
+        jg_lin_sys_free(s);
+    }
+    st = st ? st : jg_io_batch_close(w, 1, &err);
+    if (!tap_ok(st == JG_OK, "h5 blocks: %d points written", NP)) printf("#   %s\n", err.msg);
+    hid_t f = H5Fopen(p, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hsize_t d[3] = {0};
+    int r = 0, ok = f >= 0;
+    int64_t *ip = calloc(NP + 1, sizeof *ip), *ii = calloc(NP * NZ, sizeof *ii);
+    double *ax = calloc(NP * NZ, sizeof *ax);
+    ok = ok && !h5read(f, "A_ptr", H5T_NATIVE_INT64, ip, d, &r) && d[0] == NP + 1;
+    ok = ok && !h5read(f, "A_x", H5T_NATIVE_DOUBLE, ax, d, &r) && d[0] == (hsize_t)NP * NZ;
+    ok = ok && !h5read(f, "A_i", H5T_NATIVE_INT64, ii, d, &r);
+    for (int k = 0; ok && k <= NP; k++) ok = ip[k] == (int64_t)k * NZ;
+    /* big(n, scale): A(1, 0) = scale, A(n-1, n-1) = -1 - (n-1) scale; scale = 1 + k */
+    for (int k = 0; ok && k < NP; k++)
+        ok = ax[k * NZ] == -1 && ax[k * NZ + 1] == 1.0 + k && ax[k * NZ + NZ - 1] == -1 - 119 * (1.0 + k) &&
+             ii[k * NZ + NZ - 1] == 119;
+    tap_ok(ok, "h5 blocks: A_ptr = 239 k, each point's triplets in place");
+    if (f >= 0) H5Fclose(f);
+    free(ip);
+    free(ii);
+    free(ax);
+    clean();
+}
+
 /* ---- refusals: nothing half-written is left under the target's name */
 
 static void test_refusals(void)
@@ -540,6 +579,7 @@ int main(void)
     test_mat();
     test_h5();
     test_sparse();
+    test_sparse_blocks();
     test_refusals();
     test_degenerate();
     if (!getenv("JG_KEEP")) rmdir(dir);
