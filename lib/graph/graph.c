@@ -92,13 +92,13 @@ static int64_t *pat_intern(jg_graph_t *g, int64_t m, int64_t n, const int64_t *p
         const struct jg_gpat *e = &g->pat[h];
         if (e->hash == hash && e->m == m && e->n == n && e->p[n] == nz &&
             !memcmp(e->p, p, sizeof(int64_t) * (size_t)(n + 1)) &&
-            !memcmp(e->p + n + 1, i, sizeof(int64_t) * (size_t)nz))
+            (nz == 0 || !memcmp(e->p + n + 1, i, sizeof(int64_t) * (size_t)nz)))   /* i may be NULL */
             return e->p;
     }
     int64_t *q = jg_arena_alloc(&g->arena, sizeof(int64_t) * (size_t)(n + 1 + nz));
     if (!q) return NULL;
     memcpy(q, p, sizeof(int64_t) * (size_t)(n + 1));
-    memcpy(q + n + 1, i, sizeof(int64_t) * (size_t)nz);
+    if (nz > 0) memcpy(q + n + 1, i, sizeof(int64_t) * (size_t)nz);
     g->pat[h] = (struct jg_gpat){hash, m, n, q};
     g->npat++;
     return q;
