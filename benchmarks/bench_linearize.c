@@ -454,12 +454,7 @@ static int write_svg(const char *path, const jgb_row_t *rows, int n, const char 
         v[2][k] = r->replay.total;
     }
     const double W = 1000, H = 450;
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-               "font-family=\"Helvetica, Arial, sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
-            W, H, W, H);
-    fprintf(f, "<text x=\"%.1f\" y=\"16\" text-anchor=\"middle\" font-size=\"13\" fill=\"#444\">%s</text>\n", W / 2,
-            title);
+    jgb_svg_begin(f, W, H, title);
     static const series_t ts[] = {{"graph algorithm (first run)", "#1f5fbf", NULL, 0},
                                   {"matrix algorithm", "#c0392b", NULL, 1},
                                   {"graph, again (replay)", "#1f5fbf", "5,3", 2}};

@@ -437,12 +437,7 @@ static int write_svg(const char *path, const row_t *rows, int n, const char *tit
         m[9][k] = r->e2e.maxrss_mb;
     }
     const double W = 1300, H = 480;
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-               "font-family=\"Helvetica, Arial, sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
-            W, H, W, H);
-    fprintf(f, "<text x=\"%.1f\" y=\"16\" text-anchor=\"middle\" font-size=\"13\" fill=\"#444\">%s</text>\n", W / 2,
-            title);
+    jgb_svg_begin(f, W, H, title);
     panel(f, 0, 20, W / 2, H - 20, "CPU time per stage (median)", "seconds", tn, NC, x, t, nn);
     panel(f, W / 2, 20, W / 2, H - 20, "Peak RSS per stage (median)", "MB", tn, NC, x, m, nn);
     fprintf(f, "</svg>\n");

@@ -633,6 +633,16 @@ void jgb_detail_row(FILE *f, const jgb_row_t *r)
             ratio(b[17], 32, jgb_rss_ratio(r)), r->max_diff);
 }
 
+void jgb_svg_begin(FILE *f, double W, double H, const char *title)
+{
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+               "font-family=\"Helvetica, Arial, sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
+            W, H, W, H);
+    fprintf(f, "<text x=\"%.1f\" y=\"16\" text-anchor=\"middle\" font-size=\"13\" fill=\"#444\">%s</text>\n", W / 2,
+            title);
+}
+
 void jgb_csv_header(FILE *f)
 {
     fprintf(f, "model,blocks,real_blocks,states,inputs,outputs,loops,"

@@ -123,6 +123,10 @@ void jgb_table2_row(FILE *f, const jgb_row_t *r);
 void jgb_detail_header(FILE *f);
 void jgb_detail_row(FILE *f, const jgb_row_t *r);
 void jgb_csv_header(FILE *f);
+/* The opening of a W x H SVG plot: the XML declaration, the <svg> element, a
+ * white background and `title` centred at the top (not escaped: the
+ * benchmarks' own text).  The caller writes the panels and "</svg>". */
+void jgb_svg_begin(FILE *f, double W, double H, const char *title);
 void jgb_csv_row(FILE *f, const jgb_row_t *r);
 
 /* Keep freed memory in the process (glibc: mallopt M_TRIM_THRESHOLD and

@@ -200,7 +200,6 @@ void jg__plot_tick_label(char *buf, size_t n, double v, double step, double amax
     snprintf(buf, n, "%se%d", mant, atoi(e + 1));
 }
 
-/* Text content or attribute value, XML-escaped; control characters become '?'. */
 void jg__plot_titles(FILE *f, double cx, const char *title, const char *subtitle)
 {
     if (title) {
@@ -216,6 +215,17 @@ void jg__plot_titles(FILE *f, double cx, const char *title, const char *subtitle
     }
 }
 
+void jg__plot_axis_labels(FILE *f, double cx, double y_x, double cy, const char *xlabel, const char *ylabel)
+{
+    fprintf(f, "<text class=\"xlabel\" x=\"%g\" y=\"%g\" text-anchor=\"middle\">", cx, y_x);
+    jg__plot_xml_text(f, xlabel);
+    fputs("</text>\n", f);
+    fprintf(f, "<text class=\"ylabel\" x=\"20\" y=\"%g\" text-anchor=\"middle\" transform=\"rotate(-90 20 %g)\">", cy, cy);
+    jg__plot_xml_text(f, ylabel);
+    fputs("</text>\n", f);
+}
+
+/* Text content or attribute value, XML-escaped; control characters become '?'. */
 void jg__plot_xml_text(FILE *f, const char *s)
 {
     for (; *s; s++) {

@@ -14,5 +14,7 @@ void jg__plot_xml_text(FILE *f, const char *s);
 /* The title (y = 24, bold) and subtitle (y = 44, grey) centred at x = cx;
  * either may be NULL. */
 void jg__plot_titles(FILE *f, double cx, const char *title, const char *subtitle);
+/* The x label centred at (cx, y_x) and the y label rotated at (20, cy). */
+void jg__plot_axis_labels(FILE *f, double cx, double y_x, double cy, const char *xlabel, const char *ylabel);
 
 #endif

@@ -103,13 +103,8 @@ jg_status_t jg_plot_write_pzmap_svg(FILE *f, int64_t np, const double *pre, cons
             }
         }
     }
-    fprintf(f, "<text class=\"xlabel\" x=\"%g\" y=\"%d\" text-anchor=\"middle\">", cx, PZ_TOP + PZ_SIDE + 42);
-    jg__plot_xml_text(f, o->xlabel ? o->xlabel : "real");
-    fputs("</text>\n", f);
-    double yc = PZ_TOP + PZ_SIDE / 2.0;
-    fprintf(f, "<text class=\"ylabel\" x=\"20\" y=\"%g\" text-anchor=\"middle\" transform=\"rotate(-90 20 %g)\">", yc, yc);
-    jg__plot_xml_text(f, o->ylabel ? o->ylabel : "imaginary");
-    fputs("</text>\n", f);
+    jg__plot_axis_labels(f, cx, PZ_TOP + PZ_SIDE + 42, PZ_TOP + PZ_SIDE / 2.0, o->xlabel ? o->xlabel : "real",
+                         o->ylabel ? o->ylabel : "imaginary");
     /* axes through 0, the unit circle, the roots */
     fprintf(f, "<g clip-path=\"url(#pzarea)\" fill=\"none\">\n"
                "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#888\"/>"

@@ -106,13 +106,8 @@ jg_status_t jg_plot_write_scatter_svg(FILE *f, int64_t n, const double *x, const
     jg__plot_titles(f, cx, o->title, o->subtitle);
     axis_ticks(f, &v, 0);
     axis_ticks(f, &v, 1);
-    fprintf(f, "<text class=\"xlabel\" x=\"%g\" y=\"%d\" text-anchor=\"middle\">", cx, SC_TOP + SC_H + 42);
-    jg__plot_xml_text(f, o->xlabel ? o->xlabel : "x");
-    fputs("</text>\n", f);
-    double yc = SC_TOP + SC_H / 2.0;
-    fprintf(f, "<text class=\"ylabel\" x=\"20\" y=\"%g\" text-anchor=\"middle\" transform=\"rotate(-90 20 %g)\">", yc, yc);
-    jg__plot_xml_text(f, o->ylabel ? o->ylabel : "y");
-    fputs("</text>\n", f);
+    jg__plot_axis_labels(f, cx, SC_TOP + SC_H + 42, SC_TOP + SC_H / 2.0, o->xlabel ? o->xlabel : "x",
+                         o->ylabel ? o->ylabel : "y");
     /* the front as a staircase: what is reachable with at most that much of both */
     if (nfront > 0) {
         fputs("<path class=\"pareto\" fill=\"none\" stroke=\"#2ca02c\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\" d=\"", f);
