@@ -50,6 +50,17 @@ static int64_t live_nnz(const jg_graph_t *g)
     return n;
 }
 
+/* Load the model js, eliminate it with spec and take the graph's costs. */
+static jg_status_t eliminate_as(fx_t *f, const char *js, const char *spec, jg_graph_strategy_t **s,
+                                const jg_graph_t **g, jg_graph_cost_t *c)
+{
+    jg_status_t st = fx_load(f, js, NULL);
+    if (!st) st = jg_graph_strategy_parse(spec, s, &f->err);
+    if (!st) st = jg_lin_graph_strategy(f->l, *s, g, &f->err);
+    if (!st) jg_graph_cost(*g, c);
+    return st;
+}
+
 /* In1 -> G1 (a) -> G2 (b) -> Out1, fully eliminated by lm (the root Inport's
  * output and the Outport's input are vertices too: 6 eliminable, 7 edges):
  * the connection identities cost nothing, so the one multiply-add is b * a. */
@@ -63,11 +74,8 @@ static void hand_chain(void)
                      "{\"src\":\"G2:1\",\"dst\":\"Out1:1\"}]}";
     jg_graph_strategy_t *s = NULL;
     const jg_graph_t *g = NULL;
-    jg_status_t st = fx_load(&f, js, NULL);
-    if (!st) st = jg_graph_strategy_parse("lm", &s, &f.err);
-    if (!st) st = jg_lin_graph_strategy(f.l, s, &g, &f.err);
     jg_graph_cost_t c = {0};
-    if (!st) jg_graph_cost(g, &c);
+    jg_status_t st = eliminate_as(&f, js, "lm", &s, &g, &c);
     tap_ok(!st && c.eliminated == 6 && c.fma == 1 && c.fma_prod == 1 && c.fma_inv == 0 &&
                c.fma_scale == 0 && c.adds == 0 && c.nnz_before == 7 && c.nnz_after == 1 &&
                c.v_after == 2 && c.e_after == 1,
@@ -153,15 +161,10 @@ static void hand_vector_loop(void)
                      "{\"src\":\"K:1\",\"dst\":\"Sum:2\"}]}";
     jg_graph_strategy_t *s = NULL;
     const jg_graph_t *g = NULL;
-    jg_status_t st = fx_load(&f, js, NULL);
-    if (!st) st = jg_graph_strategy_parse("full", &s, &f.err);
-    if (!st) st = jg_lin_graph_strategy(f.l, s, &g, &f.err);
     jg_graph_cost_t c = {0};
     int64_t fma[3] = {-1, -1, -1};
-    if (!st) {
-        jg_graph_cost(g, &c);
-        st = jg__graph_replay_count((jg_graph_t *)g, jg__lin_work(f.l), fma, &f.err);
-    }
+    jg_status_t st = eliminate_as(&f, js, "full", &s, &g, &c);
+    if (!st) st = jg__graph_replay_count((jg_graph_t *)g, jg__lin_work(f.l), fma, &f.err);
     tap_ok(!st && c.fma_inv == 8 && c.fma_scale > 0 && c.fma_scale % 2 == 0 && fma[0] == c.fma_inv &&
                fma[1] == c.fma_scale && fma[2] == c.fma_prod,
            "vector loop (2 x 2 K), full: one dense pivot, inv 8, scale %lld; counted %lld/%lld/%lld "
