@@ -52,12 +52,5 @@ void jg__io_batch_mats(const jg_io_batch_t *w, const jg_lin_sys_t *s, const cs_d
 /* 1 when matrix q (0..3 for A..D) of w's models is stored dense. */
 int jg__io_batch_dense(const jg_io_batch_t *w, int q);
 
-/* JSON pieces shared with jg_io_write_linsys_json (json.c): a name list
- * (default names x1, u2... for NULL entries) and a matrix as 0-based
- * column-major triplets; both NULL when out of memory or not UTF-8. */
-struct json_t;
-struct json_t *jg__io_json_names(char *const *v, int64_t n, char pfx);
-struct json_t *jg__io_json_matrix(const cs_dl *M);
-struct json_t *jg__io_json_real(double v);
 
 #endif

@@ -25,7 +25,11 @@ JG_API jg_status_t jg_io_write_linsys_text(FILE *f, const jg_lin_sys_t *s, int d
 
 /* {"states": [...], "inputs": [...], "outputs": [...], "t": T, "A": M, ...}
  * with M = {"rows": r, "cols": c, "i": [...], "j": [...], "x": [...]}
- * (0-based triplets, column-major order, values with 17 significant digits). */
+ * (0-based triplets, column-major order, values with 17 significant digits;
+ * inf and nan as null).  Errors: JG_ARG (no file or model, a matrix of the
+ * wrong shape, bad delays, a name that is not UTF-8; nothing written),
+ * JG_IO (write failed), JG_NOMEM.  Cost: O(names + nnz), streamed through a
+ * 64 KiB buffer (plus a sorted copy of a matrix that is not canonical). */
 JG_API jg_status_t jg_io_write_linsys_json(FILE *f, const jg_lin_sys_t *s, jg_error_t *err);
 
 /* PREFIX_A.mtx ... PREFIX_D.mtx (coordinate real general) and PREFIX_names.txt
