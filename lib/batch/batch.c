@@ -73,7 +73,8 @@ static void ctx_clear(lin_ctx_t *c)
 }
 
 /* c takes l (a new linearizer for program V->prog[var]) and records its
- * defaults. */
+ * defaults.  c owns l from here on, also when this fails (l is freed then):
+ * the caller must not free it again. */
 static jg_status_t ctx_take(lin_ctx_t *c, jg_lin_t *l, int var, jg_error_t *err)
 {
     ctx_clear(c);
@@ -322,10 +323,7 @@ jg_status_t jg_batch_run(const jg_program_t *p, const jg_batch_points_t *P, cons
         if (mc.var != var) {
             jg_lin_t *l = NULL;
             if ((ret = jg_lin_create(V.prog[var], &o->lin, &l, err))) goto done;
-            if ((ret = ctx_take(&mc, l, var, err))) {
-                jg_lin_free(l);
-                goto done;
-            }
+            if ((ret = ctx_take(&mc, l, var, err))) goto done;   /* l freed */
             /* one set of names for every result, made once (the programs
              * share their structure and the linearizers their I/O points) */
             if (!names && (ret = jg__lin_names(mc.l, &names, err))) goto done;
