@@ -13,8 +13,9 @@
 # interleaved rounds, writing FILE.EXT (default h5); reported: the median wall
 # time, points per second, the speedup over one rank, the same with the
 # fixed cost (a run of one point: load, compile, symbolic phase) taken off,
-# and the CPU time of all ranks (user + system, /usr/bin/time): on a loaded
-# machine the wall times say little, the CPU time shows the work per rank.
+# and the CPU time of all ranks (user + system, /usr/bin/time) and of rank 0
+# and the busiest other rank: on a loaded machine the wall times say little,
+# the CPU time shows the work per rank (rank 0 also writes the file).
 # The output is the one-rank file every time (checked with cmp).  Markdown on
 # stdout.  Exit status 0; 1 when a run failed or the files differ; 2 usage.
 set -u
@@ -51,24 +52,36 @@ json.dump({"points": pts[:1]}, open(d + "/pts1.json", "w"))
 EOF
 nx=$("$py" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r["states"]), len(r["inputs"]), len(r["outputs"]))' "$d/ref.json")
 
+# each rank under /usr/bin/time: its CPU time in $d/rank.R
+printf '#!/bin/sh\nexec /usr/bin/time -f "%%U %%S" -o "%s/rank.${OMPI_COMM_WORLD_RANK:-0}" "$@"\n' "$d" >"$d/timed"
+chmod +x "$d/timed"
 now() { date +%s.%N; }
-run() {   # run RANKS POINTSFILE OUT: "wall cpu" in seconds (cpu: user + system of every rank)
-    /usr/bin/time -f '%e %U %S' -o "$d/time" "${mpi[@]}" -np "$1" "$J" batch "$d/m.json" --points "$2" \
+run() {   # run RANKS POINTSFILE OUT: "wall cpu cpu0 cpuother" in seconds (cpu: user + system of
+          # every rank; cpu0 rank 0's, cpuother the busiest other rank's, 0 with one rank)
+    rm -f "$d"/rank.*
+    /usr/bin/time -f '%e %U %S' -o "$d/time" "${mpi[@]}" -np "$1" "$d/timed" "$J" batch "$d/m.json" --points "$2" \
         --jobs 1 --no-progress --out "$3" >/dev/null 2>"$d/err" || { cat "$d/err" >&2; return 1; }
-    awk '{printf "%s %.3f\n", $1, $2 + $3}' "$d/time"
+    local c0 co
+    c0=$(awk '{printf "%.3f", $1 + $2}' "$d/rank.0")
+    co=$(for f in "$d"/rank.*; do [ "$f" = "$d/rank.0" ] || awk '{printf "%.3f\n", $1 + $2}' "$f"; done |
+         sort -g | tail -1)
+    awk -v c0="$c0" -v co="${co:-0}" '{printf "%s %.3f %s %s\n", $1, $2 + $3, c0, co}' "$d/time"
 }
 median() { tr ' ' '\n' | sed '/^$/d' | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
 IFS=, read -r -a rlist <<<"$ranks"
-declare -A times cpus
+declare -A times cpus cpu0 cpuo
 fixed=""
 for ((i = 0; i < repeat; i++)); do
     t=$(run 1 "$d/pts1.json" "$d/one_point.$ext") || exit 1
-    fixed="$fixed ${t% *}"
+    fixed="$fixed ${t%% *}"
     for r in "${rlist[@]}"; do
-        t=$(run "$r" "$d/pts.json" "$d/r$r.$ext") || exit 1
-        times[$r]="${times[$r]:-} ${t% *}"
-        cpus[$r]="${cpus[$r]:-} ${t#* }"
+        read -r tw tc t0 to <<<"$(run "$r" "$d/pts.json" "$d/r$r.$ext")" || exit 1
+        [ -n "$tw" ] || exit 1
+        times[$r]="${times[$r]:-} $tw"
+        cpus[$r]="${cpus[$r]:-} $tc"
+        cpu0[$r]="${cpu0[$r]:-} $t0"
+        cpuo[$r]="${cpuo[$r]:-} $to"
     done
 done
 status=0
@@ -86,17 +99,21 @@ echo
 echo "aerospace 10,000 blocks ($nx states, inputs, outputs), $npts points, median of $repeat;"
 echo "fixed cost (one point: load, compile, symbolic phase, file) $(printf '%.2f' "$tf") s; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)."
 echo
-echo "| ranks | wall s | points/s | speedup | points/s without the fixed cost | speedup | CPU s (all ranks) | CPU s per rank |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| ranks | wall s | points/s | speedup | points/s without the fixed cost | speedup | CPU s (all ranks) | CPU s per rank | CPU s rank 0 | CPU s busiest other rank |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for r in "${rlist[@]}"; do
     t=$(echo "${times[$r]}" | median)
     t1=$(echo "${times[$base]}" | median)
     c=$(echo "${cpus[$r]}" | median)
-    printf '| %s | %.2f | %.0f | %.2f | %.0f | %.2f | %.2f | %.2f |\n' "$r" "$t" "$(echo "$npts / $t" | bc -l)" \
+    c0=$(echo "${cpu0[$r]}" | median)
+    co=$(echo "${cpuo[$r]}" | median)
+    printf '| %s | %.2f | %.0f | %.2f | %.0f | %.2f | %.2f | %.2f | %.2f | %s |\n' "$r" "$t" "$(echo "$npts / $t" | bc -l)" \
         "$(echo "$t1 / $t" | bc -l)" "$(echo "$npts / ($t - $tf)" | bc -l)" \
-        "$(echo "($t1 - $tf) / ($t - $tf)" | bc -l)" "$c" "$(echo "$c / $r" | bc -l)"
+        "$(echo "($t1 - $tf) / ($t - $tf)" | bc -l)" "$c" "$(echo "$c / $r" | bc -l)" "$c0" \
+        "$([ "$r" -gt 1 ] && printf '%.2f' "$co" || echo -)"
 done
 echo
 echo "CPU s per rank is the work each rank does; on an idle machine with a core per rank"
 echo "the wall time approaches it (the one-rank CPU over the per-rank CPU bounds the speedup)."
+echo "Rank 0 computes its share and writes every point; the other ranks only compute and send."
 exit $status

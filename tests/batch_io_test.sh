@@ -4,8 +4,10 @@
 # point by point, with `jacgraph linearize --format json` at the same
 # operating point and parameters: F-14 on a parameter grid crossed with
 # operating points (dense layout), a 128-state Brusselator at several states
-# (sparse layout), a loop whose gain makes it singular at one point (the
-# failed point marked: Ok false, its error, NaN or no triplets).  Skipped with
+# (sparse layout: each distinct pattern once), a loop whose gain makes it
+# singular at one point (the failed point marked: Ok false, its error, NaN or
+# no pattern) and zeroes A or B at others (patterns that change and come
+# back); --layout auto, dense and sparse with 1 and 2 threads.  Skipped with
 # a message when python3-h5py or python3-numpy is missing (the CI installs
 # them: tools/quickstart.sh).
 set -u
@@ -48,6 +50,11 @@ json.dump(loop, open(d + "/loop.json", "w"))
 json.dump({"grid": {"K": [0.5, 1.0, 2.0]}}, open(d + "/loop_pts.json", "w"))
 cases["loop"] = (d + "/loop.json", d + "/loop_pts.json",
                  [(["--set", "K=%r" % k], {"t": 0}) for k in (0.5, 1.0, 2.0)])
+# the same loop where K = 0.5 makes A and K = 0 makes B exactly zero (not
+# stored): the patterns change between points and come back
+kz = [0.5, 0.0, 1.0, 2.0, 0.0, 0.5]
+json.dump({"grid": {"K": kz}}, open(d + "/loopz_pts.json", "w"))
+cases["loopz"] = (d + "/loop.json", d + "/loopz_pts.json", [(["--set", "K=%r" % k], {"t": 0}) for k in kz])
 # Brusselator, 128 states (A beyond 100 x 100: sparse triplets), three states
 subprocess.run([J, "generate", "brusselator", "--states", "128", "--out", d + "/bru.json", "--quiet"],
                check=True)
@@ -82,9 +89,9 @@ ok $? "references: linearize --format json per point"
 [ -f "$d/ref_loop_1.err" ] && [ ! -f "$d/ref_loop_0.err" ] && [ ! -f "$d/ref_f14_11.err" ]
 ok $? "references: the loop is singular at K = 1 only"
 
-# check CASE FILE: the batch file against the references (prints "ok"/"not ok: why")
+# check CASE FILE [LAYOUT]: the batch file against the references (prints "ok"/"not ok: why")
 check() {
-    "$py" - "$d" "$1" "$2" <<'EOF'
+    "$py" - "$d" "$1" "$2" "${3:-auto}" <<'EOF'
 import json, math, os, sys
 import numpy as np
 d, case, path = sys.argv[1:4]
@@ -96,6 +103,7 @@ for k in range(N):
     refs.append(json.load(open(p)) if os.path.exists(p) else None)
 first = next(r for r in refs if r)
 problems = []
+npat = {}
 def dense(M):
     a = np.zeros((M["rows"], M["cols"]))
     for i, j, x in zip(M["i"], M["j"], M["x"]):
@@ -172,22 +180,45 @@ else:
                     continue
                 same(a, dense(r[q]), "point %d %s" % (k, q))
             else:
+                # values of point k at _ptr[k]:_ptr[k+1], its pattern t = _pat[k] (MAT: 1-based,
+                # 0 failed; HDF5: 0-based, -1 failed) at _pptr[t]:_pptr[t+1] of _i, _j
                 ptr = np.array(f[q + "_ptr"][()]).flatten().astype(np.int64)
                 lo, hi = ptr[k], ptr[k + 1]
-                ii = np.array(f[q + "_i"][()]).flatten()[lo:hi].astype(np.int64)
-                jj = np.array(f[q + "_j"][()]).flatten()[lo:hi].astype(np.int64)
+                t = int(np.array(f[q + "_pat"][()]).flatten()[k]) - (1 if mat else 0)
+                pptr = np.array(f[q + "_pptr"][()]).flatten().astype(np.int64)
                 xx = np.array(f[q + "_x"][()]).flatten()[lo:hi]
-                if mat:
-                    ii, jj = ii - 1, jj - 1
                 size = np.array(f[q + "_size"][()]).flatten().astype(np.int64)
                 if r is None:
-                    if hi != lo:
-                        problems.append("%s of failed point %d has triplets" % (q, k))
+                    if hi != lo or t != -1:
+                        problems.append("%s of failed point %d has values or a pattern" % (q, k))
                     continue
+                if not 0 <= t < len(pptr) - 1:
+                    problems.append("point %d: %s pattern %d of %d" % (k, q, t, len(pptr) - 1))
+                    continue
+                ii = np.array(f[q + "_i"][()]).flatten()[pptr[t]:pptr[t + 1]].astype(np.int64)
+                jj = np.array(f[q + "_j"][()]).flatten()[pptr[t]:pptr[t + 1]].astype(np.int64)
+                if mat:
+                    ii, jj = ii - 1, jj - 1
+                npat[q] = len(pptr) - 1
                 if list(ii) != r[q]["i"] or list(jj) != r[q]["j"] or list(size) != [r[q]["rows"], r[q]["cols"]]:
                     problems.append("point %d: %s triplets differ" % (k, q))
                 else:
                     same(xx, np.array(r[q]["x"], dtype=float), "point %d %s" % (k, q))
+# the layout asked for (argument 4: auto, dense, sparse): auto is dense for a
+# matrix of at most 10,000 elements whose first model fills a quarter of it
+layout = sys.argv[4] if len(sys.argv) > 4 else "auto"
+for q in "ABCD":
+    M = first[q]
+    want = layout == "dense" or (layout == "auto" and M["rows"] * M["cols"] <= 10000 and
+                                 4 * len(M["x"]) >= M["rows"] * M["cols"])
+    if (q in f if ext != ".jsonl" else want) != want:
+        problems.append("%s stored %s" % (q, "sparse" if want else "dense"))
+# patterns: each distinct one once (a tuple of the references' i, j per point)
+if ext != ".jsonl":
+    for q, n in npat.items():
+        want = len({(tuple(r[q]["i"]), tuple(r[q]["j"])) for r in refs if r})
+        if n != want:
+            problems.append("%s has %d patterns, the points %d" % (q, n, want))
 print("ok" if not problems else "not ok: " + "; ".join(problems[:5]))
 EOF
 }
@@ -209,6 +240,50 @@ for case in f14 loop bru; do
         [ "$res" = ok ] || echo "#   $res" | head -5
     done
 done
+# the layouts: both overrides, 1 and 2 threads give the same file; patterns
+# that change between points (loopz)
+for run in "loopz sparse 6" "loopz dense 6" "loopz auto 6" "f14 sparse 0" "f14 dense 0" "bru sparse 0"; do
+    set -- $run
+    case=$1 layout=$2 want=$3
+    model=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]][0])' "$d/cases.json" $case)
+    for ext in mat h5; do
+        for jobs in 1 2; do
+            "$J" batch "$model" --points "$d/${case}_pts.json" --jobs $jobs --layout $layout \
+                --out "$d/$case.$layout.$jobs.$ext" 2>"$d/err"
+            rc=$?
+            [ $rc -eq $want ]
+            ok $? "$case --layout $layout --jobs $jobs .$ext: exit $rc"
+            [ $rc -eq $want ] || sed 's/^/#   /' "$d/err" | head -5
+        done
+        res=$(check $case "$d/$case.$layout.1.$ext" $layout 2>&1)
+        [ "$res" = ok ]
+        ok $? "$case --layout $layout .$ext: every point equals linearize --format json, the layout asked for"
+        [ "$res" = ok ] || echo "#   $res" | head -5
+        if [ $ext = h5 ]; then   # (matio stamps times into a MAT-file)
+            cmp -s "$d/$case.$layout.1.$ext" "$d/$case.$layout.2.$ext"
+            ok $? "$case --layout $layout .h5: 1 and 2 threads write the same bytes"
+        fi
+    done
+done
+"$py" -c '
+import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+print(list(f["A_pat"][()]), list(f["A_pptr"][()]), list(f["B_pat"][()]))' "$d/loopz.sparse.1.h5" >"$d/pat.txt" 2>&1
+# x' = -x + K (u + x) / (1 - K): A = 0 at K = 0.5 (no entry: pattern 0), -1 at
+# K = 0 and -3 at K = 2 (pattern 1); B = 1, 0 (none: pattern 1), -2
+pat="[0, 1, -1, 1, 1, 0] [0, 0, 1] [0, 1, -1, 0, 1, 0]"
+grep -qxF "$pat" "$d/pat.txt"
+ok $? "loopz --layout sparse: A_pat, A_pptr, B_pat: two patterns each, in order of appearance, the failed point -1"
+grep -qxF "$pat" "$d/pat.txt" || sed 's/^/#   /' "$d/pat.txt"
+expect_fail "--layout dense for a 128 x 128 A" 2 "matrix A is 128x128 (16384 elements): the dense layout stores at most 10000" \
+    "$J" batch "$d/bru.json" --points "$d/bru_pts.json" --layout dense --out "$d/bru_dense.h5"
+[ ! -e "$d/bru_dense.h5" ] && ! ls "$d"/bru_dense.h5.part* >/dev/null 2>&1
+ok $? "--layout dense refused: no file, no temporary file"
+expect_fail "--layout with JSON Lines" 2 "--layout applies to .mat and .h5 output" \
+    "$J" batch graphs/f14.json --points "$d/f14_pts.json" --layout sparse --out "$d/x.jsonl"
+expect_fail "--layout unknown" 2 "unknown --layout 'full' (auto, dense, sparse)" \
+    "$J" batch graphs/f14.json --points "$d/f14_pts.json" --layout full --out "$d/x.h5"
+
 # Octave loads the MAT-file (when installed): sizes, a value, the names
 if command -v octave-cli >/dev/null 2>&1; then
     "$J" batch graphs/f14.json --points "$d/f14_pts.json" --jobs 2 --out "$d/oct.mat" 2>/dev/null
@@ -221,8 +296,21 @@ if command -v octave-cli >/dev/null 2>&1; then
     grep -qxF "result 10 12 1 1 10 Aircraft Dynamics Model/Transfer Fcn.1" <<<"$out"
     ok $? "Octave loads the .mat: A(:,:,4) is point 3's, names, Ok"
     grep -q "^result" <<<"$out" || echo "$out" | head -5 | sed 's/^/#   octave: /'
+    # the sparse layout read as docs/batch.md shows it
+    "$J" batch graphs/f14.json --points "$d/f14_pts.json" --jobs 2 --layout sparse --out "$d/octs.mat" 2>/dev/null
+    out=$(cd "$d" && timeout 300 octave-cli --no-gui --norc --eval "load('octs.mat'); k = 4;
+      r = A_ptr(k)+1 : A_ptr(k+1);
+      q = A_pptr(A_pat(k))+1 : A_pptr(A_pat(k)+1);
+      Ak = sparse(A_i(q), A_j(q), A_x(r), A_size(1), A_size(2));
+      ref = jsondecode(fileread('ref_f14_3.json'));
+      R = zeros(ref.A.rows, ref.A.cols); R(sub2ind(size(R), ref.A.i + 1, ref.A.j + 1)) = ref.A.x;
+      printf('result %d %d\n', max(max(abs(full(Ak) - R))) <= 1e-12 * max(1, max(abs(R(:)))), nnz(Ak) == numel(ref.A.x));" 2>&1)
+    grep -qxF "result 1 1" <<<"$out"
+    ok $? "Octave reads point 4 of a --layout sparse .mat through its pattern (docs/batch.md)"
+    grep -q "^result" <<<"$out" || echo "$out" | head -5 | sed 's/^/#   octave: /'
 else
     skip "Octave loads the .mat" "no octave-cli"
+    skip "Octave reads a --layout sparse .mat" "no octave-cli"
 fi
 ls "$d"/*.part* >/dev/null 2>&1
 ok $((!$?)) "no temporary files left"

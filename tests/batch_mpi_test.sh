@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `mpirun -np 2 jacgraph batch` (TAP) against the single-process run of the
 # same points: the JSON Lines and HDF5 files byte for byte, the MAT-file v7.3
-# variable by variable (h5py; matio stamps times into it); a failing and a
+# variable by variable (h5py; matio stamps times into it), also with
+# sparsity patterns that change between points on both ranks; a failing and a
 # crashing rank end the run naming the rank and the point, with no output
 # file and no temporary file left.  The binary: $JG_MPI_BUILD/tools/jacgraph
 # when set (tools/quickstart.sh builds build-mpi with -Dmpi=enabled), else
@@ -99,6 +100,29 @@ for case in loop bru f14; do
         rm -f "$d/one.$ext" "$d/two.$ext"
     done
 done
+# patterns that change between points, on both ranks (K = 0.5 zeroes A, K = 0
+# zeroes B), in the sparse layout: a rank sends a pattern once, then refers to it
+"$py" -c 'import json,sys; json.dump({"grid": {"K": [0.5, 0.0, 1.0, 2.0, 0.0, 0.5, 0.0, 2.0, 0.5]}}, open(sys.argv[1], "w"))' \
+    "$d/loopz_pts.json"
+for ext in h5 mat; do
+    "$J" batch "$d/loop.json" --points "$d/loopz_pts.json" --jobs 1 --layout sparse --out "$d/one.$ext" 2>/dev/null
+    "${mpi[@]}" "$J" batch "$d/loop.json" --points "$d/loopz_pts.json" --jobs 1 --layout sparse \
+        --out "$d/two.$ext" 2>"$d/err"
+    rc=$?
+    if [ $ext = mat ]; then out=$(same_mat "$d/one.$ext" "$d/two.$ext" 2>&1); else out=$(cmp "$d/one.$ext" "$d/two.$ext" 2>&1); fi
+    [ $rc -eq 6 ] && [ -z "$out" ]
+    ok $? "changing patterns, --layout sparse .$ext: 2 ranks give the single-process file (exit $rc)"
+    [ -n "$out" ] && echo "#   $out"
+done
+"$py" -c '
+import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+print(list(f["A_pat"][()]), list(f["B_pat"][()]))' "$d/two.h5" >"$d/pat.txt" 2>&1
+grep -qxF "[0, 1, -1, 1, 1, 0, 1, 1, 0] [0, 1, -1, 0, 1, 0, 1, 0, 0]" "$d/pat.txt"
+ok $? "changing patterns: A_pat and B_pat of the 2-rank file"
+grep -qxF "[0, 1, -1, 1, 1, 0, 1, 1, 0] [0, 1, -1, 0, 1, 0, 1, 0, 0]" "$d/pat.txt" || sed 's/^/#   /' "$d/pat.txt"
+rm -f "$d"/one.* "$d"/two.*
+
 # 2 ranks with 2 threads each
 "$J" batch "$d/bru.json" --points "$d/bru_pts.json" --jobs 1 --out "$d/one.jsonl" 2>/dev/null
 "${mpi[@]}" "$J" batch "$d/bru.json" --points "$d/bru_pts.json" --jobs 2 --out "$d/two.jsonl" 2>/dev/null &&

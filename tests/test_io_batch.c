@@ -1,8 +1,9 @@
 /* io: batch result files (JSON Lines, MAT-file v7.3, HDF5) of hand-made
  * linear models, read back with jansson, matio and libhdf5 and checked
- * against the models' entries; the dense and the sparse layout, failed and
- * held-back points, the commit by rename and every refusal (order, sizes,
- * missing points, paths). */
+ * against the models' entries; the dense and the sparse layout (the pattern
+ * dictionary, the auto choice and both overrides), failed and held-back
+ * points, the commit by rename and every refusal (order, sizes, missing
+ * points, paths, layouts). */
 #define _POSIX_C_SOURCE 200809L   /* mkdtemp */
 #include <dirent.h>
 #include <hdf5.h>
@@ -328,6 +329,100 @@ static void test_h5(void)
     clean();
 }
 
+/* ---- a sparse variable read back from either format: 0-based indices,
+ * pattern -1 for a failed point (the MAT-file's 1-based ids and 0) */
+
+typedef struct {
+    int64_t m, n, npat, N;
+    double *i, *j, *x, *pptr, *pat, *ptr;
+} sp_t;
+
+static void sp_free(sp_t *a)
+{
+    free(a->i), free(a->j), free(a->x), free(a->pptr), free(a->pat), free(a->ptr);
+    memset(a, 0, sizeof *a);
+}
+
+/* Read VAR_i, _j, _x, _pptr, _pat, _ptr, _size of path as doubles; 1 ok. */
+static int sp_read(const char *path, int fmt, const char *var, sp_t *a)
+{
+    static const char *const sfx[7] = {"_i", "_j", "_x", "_pptr", "_pat", "_ptr", "_size"};
+    double *dst[7] = {0};
+    int64_t len[7] = {0};
+    char name[32];
+    int ok = 1;
+    memset(a, 0, sizeof *a);
+    if (fmt == JG_IO_BATCH_MAT) {
+        mat_t *m = Mat_Open(path, MAT_ACC_RDONLY);
+        for (int c = 0; c < 7 && ok; c++) {
+            snprintf(name, sizeof name, "%s%s", var, sfx[c]);
+            matvar_t *v = mvar(m, name);
+            ok = v && v->class_type == MAT_C_DOUBLE;
+            if (ok) {
+                len[c] = (int64_t)(v->nbytes / sizeof(double));
+                dst[c] = malloc(v->nbytes + sizeof(double));
+                memcpy(dst[c], v->data, v->nbytes);
+            }
+            Mat_VarFree(v);
+        }
+        if (m) Mat_Close(m);
+        ok = ok && m;
+    } else {
+        hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        ok = f >= 0;
+        for (int c = 0; c < 7 && ok; c++) {
+            hsize_t d[3] = {0};
+            int r = 0;
+            snprintf(name, sizeof name, "%s%s", var, sfx[c]);
+            hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+            if (ds >= 0) {
+                hid_t sp = H5Dget_space(ds);
+                r = H5Sget_simple_extent_dims(sp, d, NULL);
+                H5Sclose(sp);
+                H5Dclose(ds);
+            }
+            ok = ds >= 0 && r == 1;
+            dst[c] = malloc(sizeof(double) * (d[0] + 1));
+            len[c] = (int64_t)d[0];
+            ok = ok && !h5read(f, name, H5T_NATIVE_DOUBLE, dst[c], d, &r);
+        }
+        if (f >= 0) H5Fclose(f);
+    }
+    a->i = dst[0], a->j = dst[1], a->x = dst[2], a->pptr = dst[3], a->pat = dst[4], a->ptr = dst[5];
+    if (!ok || len[6] != 2 || len[0] != len[1] || len[3] < 1) {
+        free(dst[6]);
+        sp_free(a);
+        return 0;
+    }
+    a->m = (int64_t)dst[6][0], a->n = (int64_t)dst[6][1];
+    free(dst[6]);
+    a->npat = len[3] - 1, a->N = len[4];
+    if (fmt == JG_IO_BATCH_MAT)
+        for (int64_t k = 0; k < len[0]; k++) a->i[k] -= 1, a->j[k] -= 1;
+    if (fmt == JG_IO_BATCH_MAT)
+        for (int64_t k = 0; k < a->N; k++) a->pat[k] -= 1;
+    return len[5] == a->N + 1;
+}
+
+/* Point k of a equals M (entries that are exactly zero are not stored) or,
+ * M NULL, the point failed: no pattern, no values. */
+static int sp_point_is(const sp_t *a, int64_t k, const cs_dl *M)
+{
+    int64_t lo = (int64_t)a->ptr[k], hi = (int64_t)a->ptr[k + 1], t = (int64_t)a->pat[k];
+    if (!M) return t == -1 && lo == hi;
+    if (t < 0 || t >= a->npat || M->m != a->m || M->n != a->n) return 0;
+    int64_t q = (int64_t)a->pptr[t], nq = (int64_t)a->pptr[t + 1] - q, e = 0;
+    if (nq != hi - lo) return 0;
+    for (int64_t j = 0; j < M->n; j++)   /* M's nonzeros in column order = the stored order */
+        for (int64_t p = M->p[j]; p < M->p[j + 1]; p++) {
+            if (M->x[p] == 0) continue;
+            if (e == nq || a->i[q + e] != (double)M->i[p] || a->j[q + e] != (double)j || a->x[lo + e] != M->x[p])
+                return 0;
+            e++;
+        }
+    return e == nq;
+}
+
 /* ---- sparse layout: A of 120 x 120 (beyond JG_IO_BATCH_DENSE_MAX) */
 
 static void test_sparse(void)
@@ -355,9 +450,9 @@ static void test_sparse(void)
             size_t cap[5] = {4, 400, 400, 400, 2};
             for (int c = 0; c < 5; c++)
                 if (v[c] && v[c]->nbytes <= cap[c] * sizeof(double)) memcpy(dst[c], v[c]->data, v[c]->nbytes);
-            matvar_t *A = mvar(m, "A"), *B = mvar(m, "B");
-            tap_ok(!A && B && B->rank == 3 && B->dims[2] == 3, "mat sparse: no dense A; B (120 x 1) dense");
-            Mat_VarFree(B);
+            matvar_t *A = Mat_VarRead(m, "A"), *B = Mat_VarRead(m, "B"), *D = Mat_VarRead(m, "D");
+            tap_ok(!A && !B && !D, "mat sparse: no dense A, nor B (120 x 1, one nonzero), nor D (none)");
+            Mat_VarFree(A), Mat_VarFree(B), Mat_VarFree(D);
             for (int c = 0; c < 5; c++) Mat_VarFree(v[c]);
             if (m) Mat_Close(m);
             /* 1-based in the MAT-file */
@@ -384,6 +479,13 @@ static void test_sparse(void)
                    ai[238] == 119 && aj[238] == 119 && ax[238] == -120,
                "%s sparse: point 0's triplets in column order", name);
         tap_ok(ai[239 + 5] == 5 && aj[239 + 5] == 5 && ax[239 + 5] == -1, "%s sparse: point 2's diagonal", name);
+        /* two patterns: point 0's (239 entries), point 2's (the diagonal, 120) */
+        sp_t a;
+        int got = sp_read(p, fmt, "A", &a);
+        tap_ok(got && a.npat == 2 && a.pptr[1] == 239 && a.pptr[2] == 359 && a.pat[0] == 0 && a.pat[1] == -1 &&
+                   a.pat[2] == 1,
+               "%s sparse: A_pptr = [0 239 359], A_pat = point 0, none, point 2's", name);
+        sp_free(&a);
         clean();
     }
 }
@@ -413,17 +515,171 @@ static void test_sparse_blocks(void)
     double *ax = calloc(NP * NZ, sizeof *ax);
     ok = ok && !h5read(f, "A_ptr", H5T_NATIVE_INT64, ip, d, &r) && d[0] == NP + 1;
     ok = ok && !h5read(f, "A_x", H5T_NATIVE_DOUBLE, ax, d, &r) && d[0] == (hsize_t)NP * NZ;
-    ok = ok && !h5read(f, "A_i", H5T_NATIVE_INT64, ii, d, &r);
+    ok = ok && !h5read(f, "A_i", H5T_NATIVE_INT64, ii, d, &r) && d[0] == NZ;   /* one pattern */
     for (int k = 0; ok && k <= NP; k++) ok = ip[k] == (int64_t)k * NZ;
     /* big(n, scale): A(1, 0) = scale, A(n-1, n-1) = -1 - (n-1) scale; scale = 1 + k */
     for (int k = 0; ok && k < NP; k++)
-        ok = ax[k * NZ] == -1 && ax[k * NZ + 1] == 1.0 + k && ax[k * NZ + NZ - 1] == -1 - 119 * (1.0 + k) &&
-             ii[k * NZ + NZ - 1] == 119;
-    tap_ok(ok, "h5 blocks: A_ptr = 239 k, each point's triplets in place");
+        ok = ax[k * NZ] == -1 && ax[k * NZ + 1] == 1.0 + k && ax[k * NZ + NZ - 1] == -1 - 119 * (1.0 + k);
+    ok = ok && ii[NZ - 1] == 119;
+    ok = ok && !h5read(f, "A_pat", H5T_NATIVE_INT64, ip, d, &r) && d[0] == NP;
+    for (int k = 0; ok && k < NP; k++) ok = ip[k] == 0;
+    tap_ok(ok, "h5 blocks: A_ptr = 239 k, each point's values in place, one pattern");
     if (f >= 0) H5Fclose(f);
     free(ip);
     free(ii);
     free(ax);
+    clean();
+}
+
+/* ---- the pattern dictionary: points whose patterns change and come back */
+
+/* An n x n model whose A holds the entries of mask (bit e: column-major
+ * element e of the first 6 x 6 block) with values scale * (e + 1), and an
+ * exact zero at (n-1, 0) that is not stored. */
+static jg_lin_sys_t *masked(int64_t n, uint64_t mask, double scale)
+{
+    jg_lin_sys_t *s = big(n, scale);
+    cs_dl_spfree(s->A);
+    cs_dl *T = cs_dl_spalloc(n, n, 40, 1, 1);
+    for (int e = 0; e < 36; e++)
+        if (mask >> e & 1) cs_dl_entry(T, e % 6, e / 6, scale * (e + 1));
+    cs_dl_entry(T, n - 1, 0, 0.0);
+    s->A = cs_dl_compress(T);
+    cs_dl_spfree(T);
+    return s;
+}
+
+static void test_patterns(void)
+{
+    jg_error_t err;
+    /* masks: P0, P1, P0, failed, P1, P2, P2 -> patterns 0 1 0 -1 1 2 2 */
+    static const uint64_t mk[7] = {0x3F, 0x1041, 0x3F, 0, 0x1041, 0xFFFFFFFFFULL, 0xFFFFFFFFFULL};
+    enum { NP = 7 };
+    for (int fmt = JG_IO_BATCH_MAT; fmt <= JG_IO_BATCH_H5; fmt++) {
+        const char *name = fmt == JG_IO_BATCH_MAT ? "mat" : "h5";
+        const char *p = tmp(fmt == JG_IO_BATCH_MAT ? "pat.mat" : "pat.h5");
+        jg_lin_sys_t *s[NP] = {0};
+        jg_io_batch_t *w;
+        jg_status_t st = jg_io_batch_open(p, fmt, NP, 0, NULL, &w, &err);
+        for (int k = 0; k < NP && !st; k++) {
+            if (k != 3) s[k] = masked(120, mk[k], 1.0 + k);
+            st = jg_io_batch_put(w, k, NULL, s[k], s[k] ? NULL : "failed", &err);
+        }
+        st = st ? st : jg_io_batch_close(w, 1, &err);
+        if (!tap_ok(st == JG_OK, "%s patterns: written", name)) printf("#   %s\n", err.msg);
+        sp_t a;
+        int ok = sp_read(p, fmt, "A", &a);
+        tap_ok(ok && a.npat == 3 && a.pptr[0] == 0 && a.pptr[1] == 6 && a.pptr[2] == 9 && a.pptr[3] == 45,
+               "%s patterns: three distinct patterns of 6, 3 and 36 entries, in order of first appearance", name);
+        tap_ok(ok && a.pat[0] == 0 && a.pat[1] == 1 && a.pat[2] == 0 && a.pat[3] == -1 && a.pat[4] == 1 &&
+                   a.pat[5] == 2 && a.pat[6] == 2,
+               "%s patterns: A_pat = 0 1 0 none 1 2 2", name);
+        int same = ok;
+        for (int k = 0; same && k < NP; k++) same = sp_point_is(&a, k, s[k] ? s[k]->A : NULL);
+        tap_ok(same, "%s patterns: every point's A read back through its pattern (stored zero dropped)", name);
+        sp_free(&a);
+        ok = sp_read(p, fmt, "B", &a);
+        same = ok && a.npat == 1;
+        for (int k = 0; same && k < NP; k++) same = sp_point_is(&a, k, s[k] ? s[k]->B : NULL);
+        tap_ok(same, "%s patterns: B (120 x 1, one nonzero: sparse by default) one pattern", name);
+        sp_free(&a);
+        for (int k = 0; k < NP; k++) jg_lin_sys_free(s[k]);
+        clean();
+    }
+}
+
+/* ---- the layout: auto's quarter rule, the overrides, the refusals */
+
+/* nx = 10 states, A with its first nz elements (column-major) nonzero. */
+static jg_lin_sys_t *filled(int nz)
+{
+    jg_lin_sys_t *s = big(10, 1);
+    cs_dl_spfree(s->A);
+    cs_dl *T = cs_dl_spalloc(10, 10, 100, 1, 1);
+    for (int e = 0; e < nz; e++) cs_dl_entry(T, e % 10, e / 10, 1.0 + e);
+    s->A = cs_dl_compress(T);
+    cs_dl_spfree(T);
+    return s;
+}
+
+/* 1 when path holds variable var dense (MAT: var; HDF5: dataset var). */
+static int has_dense(const char *path, int fmt, const char *var)
+{
+    int yes = 0;
+    if (fmt == JG_IO_BATCH_MAT) {
+        mat_t *m = Mat_Open(path, MAT_ACC_RDONLY);
+        matvar_t *v = m ? Mat_VarReadInfo(m, var) : NULL;
+        yes = v != NULL;
+        Mat_VarFree(v);
+        if (m) Mat_Close(m);
+    } else {
+        hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        yes = f >= 0 && H5Lexists(f, var, H5P_DEFAULT) > 0;
+        if (f >= 0) H5Fclose(f);
+    }
+    return yes;
+}
+
+static jg_status_t write_one(const char *p, int fmt, int layout, jg_lin_sys_t *s, jg_error_t *err)
+{
+    jg_io_batch_t *w;
+    jg_status_t st = jg_io_batch_open(p, fmt, 2, 0, NULL, &w, err);
+    if (st) return st;
+    if (layout >= 0) st = jg_io_batch_set_layout(w, (jg_io_batch_layout_t)layout, err);
+    if (!st) st = jg_io_batch_put(w, 0, NULL, NULL, "first fails", err);   /* the layout waits for a model */
+    if (!st) st = jg_io_batch_put(w, 1, NULL, s, NULL, err);
+    jg_status_t cs = jg_io_batch_close(w, st == JG_OK, err);
+    return st ? st : cs;
+}
+
+static void test_layout(void)
+{
+    jg_error_t err;
+    for (int fmt = JG_IO_BATCH_MAT; fmt <= JG_IO_BATCH_H5; fmt++) {
+        const char *name = fmt == JG_IO_BATCH_MAT ? "mat" : "h5";
+        const char *p = tmp(fmt == JG_IO_BATCH_MAT ? "l.mat" : "l.h5");
+        /* auto: 25 of 100 nonzero is a quarter (dense), 24 is not */
+        jg_lin_sys_t *q25 = filled(25), *q24 = filled(24), *b = big(120, 1);
+        tap_ok(!write_one(p, fmt, -1, q25, &err) && has_dense(p, fmt, "A"), "%s auto: 25 of 100 dense", name);
+        tap_ok(!write_one(p, fmt, JG_IO_BATCH_AUTO, q24, &err) && !has_dense(p, fmt, "A") &&
+                   has_dense(p, fmt, "A_pat"),
+               "%s auto: 24 of 100 sparse", name);
+        sp_t a;
+        int ok = sp_read(p, fmt, "A", &a) && sp_point_is(&a, 0, NULL) && sp_point_is(&a, 1, q24->A);
+        tap_ok(ok, "%s auto: the sparse A read back, the failed point without a pattern", name);
+        sp_free(&a);
+        /* the overrides */
+        tap_ok(!write_one(p, fmt, JG_IO_BATCH_SPARSE, q25, &err) && !has_dense(p, fmt, "A") &&
+                   !has_dense(p, fmt, "D") && has_dense(p, fmt, "D_x"),
+               "%s --layout sparse: A and D (1 x 1) sparse", name);
+        ok = sp_read(p, fmt, "A", &a) && sp_point_is(&a, 1, q25->A);
+        tap_ok(ok, "%s --layout sparse: A read back", name);
+        sp_free(&a);
+        tap_ok(!write_one(p, fmt, JG_IO_BATCH_DENSE, q24, &err) && has_dense(p, fmt, "A") &&
+                   has_dense(p, fmt, "B") && !has_dense(p, fmt, "B_x"),
+               "%s --layout dense: A (24 of 100) and B (10 x 1, one nonzero) dense", name);
+        jg_status_t st = write_one(p, fmt, JG_IO_BATCH_DENSE, b, &err);
+        if (!tap_ok(st == JG_ARG && strstr(err.msg, "matrix A is 120x120") && strstr(err.msg, "at most 10000") &&
+                        nfiles() == 1,
+                    "%s --layout dense: a 120 x 120 A refused, the earlier file kept, no temporary", name))
+            printf("#   %s\n", err.msg);
+        jg_lin_sys_free(q25);
+        jg_lin_sys_free(q24);
+        jg_lin_sys_free(b);
+        clean();
+    }
+    jg_io_batch_t *w;
+    jg_lin_sys_t *s = small(1);
+    jg_io_batch_open(tmp("x.h5"), JG_IO_BATCH_H5, 2, 0, NULL, &w, &err);
+    tap_ok(jg_io_batch_set_layout(w, (jg_io_batch_layout_t)3, &err) == JG_ARG, "layout: unknown refused");
+    tap_ok(jg_io_batch_set_layout(NULL, JG_IO_BATCH_AUTO, &err) == JG_ARG, "layout: no writer refused");
+    jg_io_batch_put(w, 0, NULL, s, NULL, &err);
+    tap_ok(jg_io_batch_set_layout(w, JG_IO_BATCH_SPARSE, &err) == JG_ARG && strstr(err.msg, "before the first"),
+           "layout: refused after a point");
+    jg_io_batch_put(w, 1, NULL, s, NULL, &err);
+    tap_ok(jg_io_batch_close(w, 1, &err) == JG_OK && has_dense(tmp("x.h5"), JG_IO_BATCH_H5, "A"),
+           "layout: the writer goes on as it was");
+    jg_lin_sys_free(s);
     clean();
 }
 
@@ -580,6 +836,8 @@ int main(void)
     test_h5();
     test_sparse();
     test_sparse_blocks();
+    test_patterns();
+    test_layout();
     test_refusals();
     test_degenerate();
     if (!getenv("JG_KEEP")) rmdir(dir);

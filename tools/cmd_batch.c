@@ -32,6 +32,12 @@ static const char help[] =
     "  --out FILE          results: FILE.jsonl (JSON Lines), FILE.mat (MAT-file\n"
     "                      v7.3), FILE.h5 (HDF5); written under a temporary name and\n"
     "                      renamed when complete (default: JSON Lines on stdout)\n"
+    "  --layout auto|dense|sparse   how .mat and .h5 files store A, B, C, D: dense,\n"
+    "                      an m x n array per point (only for matrices of at most\n"
+    "                      10,000 elements); sparse, each distinct pattern once and\n"
+    "                      the nonzero values per point; auto (default) dense for a\n"
+    "                      matrix of at most 10,000 elements whose first model has\n"
+    "                      nonzeros in at least a quarter of them, sparse otherwise\n"
     "  --no-progress       no progress bar (shown on a terminal's stderr)\n"
     "  --method graph|matrix|perturb, --reduce STRATEGY (any of `jacgraph strategies`;\n"
     "  default markowitz), --order FILE,\n"
@@ -154,7 +160,7 @@ int cmd_batch(int argc, char **argv)
     cli_io_t io = {0};
     cli_time_t tm = {0};
     const char *model = NULL, *method = "graph", *reduce = NULL, *order = NULL, *out = NULL,
-               *points = NULL, *at_s = NULL, *jobs_s = NULL;
+               *points = NULL, *at_s = NULL, *jobs_s = NULL, *layout_s = NULL;
     const char *solver_s = NULL, *rtol_s = NULL, *atol_s = NULL, *hmax_s = NULL;
     int r, show_progress = 1;
     while (a.i < argc) {
@@ -163,6 +169,7 @@ int cmd_batch(int argc, char **argv)
             (r = cli_opt(&a, "--method", &method)) || (r = cli_opt(&a, "--reduce", &reduce)) ||
             (r = cli_opt(&a, "--order", &order)) ||
             (r = cli_opt(&a, "--out", &out)) || (r = cli_opt(&a, "--points", &points)) ||
+            (r = cli_opt(&a, "--layout", &layout_s)) ||
             (r = cli_opt(&a, "--at", &at_s)) || (r = cli_opt(&a, "--jobs", &jobs_s)) ||
             (r = cli_opt(&a, "--solver", &solver_s)) || (r = cli_opt(&a, "--rtol", &rtol_s)) ||
             (r = cli_opt(&a, "--atol", &atol_s)) || (r = cli_opt(&a, "--max-step", &hmax_s))) {
@@ -193,6 +200,16 @@ int cmd_batch(int argc, char **argv)
     jg_io_batch_format_t fmt = JG_IO_BATCH_JSONL;
     if (out && jg_io_batch_format_parse(out, &fmt))
         return cli_usage(a.cmd, "--out '%s': expected a .jsonl, .mat or .h5 file", out);
+    jg_io_batch_layout_t layout = JG_IO_BATCH_AUTO;
+    if (layout_s) {
+        static const char *const lnames[3] = {"auto", "dense", "sparse"};
+        int l = 0;
+        while (l < 3 && strcmp(layout_s, lnames[l])) l++;
+        if (l == 3) return cli_usage(a.cmd, "unknown --layout '%s' (auto, dense, sparse)", layout_s);
+        if (fmt == JG_IO_BATCH_JSONL)
+            return cli_usage(a.cmd, "--layout applies to .mat and .h5 output, not JSON Lines");
+        layout = (jg_io_batch_layout_t)l;
+    }
     double at[256];
     int nat = 0;
     if (at_s && (nat = parse_times(at_s, at, 256)) < 0)
@@ -258,6 +275,7 @@ int cmd_batch(int argc, char **argv)
     jg_status_t ost = rank ? JG_OK : jg_io_batch_open(out ? out : "/dev/stdout", fmt,
                                                       jg_batch_points_count(P), nv, names, &sk.w, &err);
     free(names);
+    if (!ost && sk.w) ost = jg_io_batch_set_layout(sk.w, layout, &err);
     if (ost) {
         rc = cli_fail(&err);
         goto done;

@@ -1,6 +1,8 @@
 /* A batch across MPI ranks: rank r linearizes the points k with
  * k % nranks == r on its own threads and sends each result to rank 0, which
  * runs its share too and merges everything into one sink in point order.
+ * A result travels as its values and a reference to its sparsity pattern,
+ * the pattern itself only the first time the rank sends it.
  * Without MPI (the default build) only the checks that refuse a launch by
  * mpirun or srun remain, so that K copies never write one file. */
 #include <errno.h>
@@ -158,8 +160,96 @@ void jg_batch_mpi_finalize(int abort_code)
 
 typedef struct {
     int64_t k, ok, nvals, nx, nu, ny, ndelays, has_names, nnz[4], errlen, nameslen;
+    int64_t pat[4];      /* the sender's id of each matrix's pattern */
+    int64_t newpat[4];   /* 1: the pattern (column pointers, rows) follows */
     double t, Ts;
 } hdr_t;
+
+/* The sparsity patterns (column pointers and row indices) one rank has sent,
+ * per matrix: on the sender to find a pattern already sent, on rank 0 to
+ * rebuild the matrix from a reference.  Ids 0, 1, ... in order of sending. */
+typedef struct {
+    int64_t npat, cap, last;
+    cs_long_t **p, **i;  /* per pattern, owned: n + 1 column pointers, nnz rows */
+    int64_t *n, *nnz;
+    uint64_t *hash;
+} pats_t;
+
+static uint64_t pat_hash(int64_t n, const cs_long_t *p, const cs_long_t *i)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (int64_t j = 0; j <= n; j++) h = (h ^ (uint64_t)p[j]) * 1099511628211ULL;
+    for (int64_t e = 0; e < p[n]; e++) h = (h ^ (uint64_t)i[e]) * 1099511628211ULL;
+    return h;
+}
+
+static int pat_same(const pats_t *t, int64_t id, int64_t n, const cs_long_t *p, const cs_long_t *i)
+{
+    return t->n[id] == n && t->nnz[id] == p[n] && !memcmp(t->p[id], p, sizeof *p * (size_t)(n + 1)) &&
+           (p[n] == 0 || !memcmp(t->i[id], i, sizeof *i * (size_t)p[n]));
+}
+
+/* Add a copy of the pattern (n, p, i) as id t->npat; -1 out of memory. */
+static int pat_add(pats_t *t, int64_t n, const cs_long_t *p, const cs_long_t *i, uint64_t h)
+{
+    if (t->npat == t->cap) {
+        int64_t c = t->cap ? 2 * t->cap : 4;
+        cs_long_t **np = realloc(t->p, sizeof *np * (size_t)c);
+        if (np) t->p = np;
+        cs_long_t **ni = realloc(t->i, sizeof *ni * (size_t)c);
+        if (ni) t->i = ni;
+        int64_t *nn = realloc(t->n, sizeof *nn * (size_t)c);
+        if (nn) t->n = nn;
+        int64_t *nz = realloc(t->nnz, sizeof *nz * (size_t)c);
+        if (nz) t->nnz = nz;
+        uint64_t *nh = realloc(t->hash, sizeof *nh * (size_t)c);
+        if (nh) t->hash = nh;
+        if (!np || !ni || !nn || !nz || !nh) return -1;
+        t->cap = c;
+    }
+    int64_t id = t->npat, nz = p[n];
+    t->p[id] = malloc(sizeof *p * (size_t)(n + 1));
+    t->i[id] = malloc(sizeof *i * (size_t)(nz + 1));
+    if (!t->p[id] || !t->i[id]) {
+        free(t->p[id]);
+        free(t->i[id]);
+        return -1;
+    }
+    memcpy(t->p[id], p, sizeof *p * (size_t)(n + 1));
+    if (nz) memcpy(t->i[id], i, sizeof *i * (size_t)nz);
+    t->n[id] = n, t->nnz[id] = nz, t->hash[id] = h;
+    t->npat++;
+    return 0;
+}
+
+/* The sender's id of M's pattern, *isnew when it was not sent before; -1
+ * out of memory.  Points mostly repeat the previous pattern: that one is
+ * compared first, the others by hash (a rank meets few patterns). */
+static int64_t pat_find(pats_t *t, const cs_dl *M, int *isnew)
+{
+    *isnew = 0;
+    if (t->npat && pat_same(t, t->last, M->n, M->p, M->i)) return t->last;
+    uint64_t h = pat_hash(M->n, M->p, M->i);
+    for (int64_t id = 0; id < t->npat; id++)
+        if (t->hash[id] == h && pat_same(t, id, M->n, M->p, M->i)) return t->last = id;
+    if (pat_add(t, M->n, M->p, M->i, h)) return -1;
+    *isnew = 1;
+    return t->last = t->npat - 1;
+}
+
+static void pats_free(pats_t *t)
+{
+    for (int64_t id = 0; id < t->npat; id++) {
+        free(t->p[id]);
+        free(t->i[id]);
+    }
+    free(t->p);
+    free(t->i);
+    free(t->n);
+    free(t->nnz);
+    free(t->hash);
+    memset(t, 0, sizeof *t);
+}
 
 typedef struct {
     char *b;
@@ -221,6 +311,8 @@ typedef struct {
     slot_t out[NSEND]; /* a rank other than 0: the sends in flight */
     int oslot;
     int sent_names;
+    pats_t sent[4];    /* a rank other than 0: the patterns of A..D sent so far */
+    pats_t (*got)[4];  /* rank 0: per rank, the patterns it sent */
     queue_t *q;        /* rank 0: per rank, the results received ahead of their turn */
     /* rank 0: the caller's sink, the merge position */
     jg_batch_sink_fn sink;
@@ -233,7 +325,7 @@ typedef struct {
 } mpi_run_t;
 
 static int pack(buf_t *b, int64_t k, const double *vals, int nvals, const jg_lin_sys_t *s,
-                const char *error, int with_names)
+                const char *error, int with_names, pats_t sent[4])
 {
     hdr_t h = {.k = k, .ok = s != NULL, .nvals = nvals};
     const cs_dl *m[4] = {0};
@@ -243,7 +335,12 @@ static int pack(buf_t *b, int64_t k, const double *vals, int nvals, const jg_lin
     if (s) {
         h.nx = s->nx, h.nu = s->nu, h.ny = s->ny, h.ndelays = s->ndelays, h.t = s->t, h.Ts = s->Ts;
         m[0] = s->A, m[1] = s->B, m[2] = s->C, m[3] = s->D;
-        for (int q = 0; q < 4; q++) h.nnz[q] = m[q]->p[m[q]->n];
+        for (int q = 0; q < 4; q++) {
+            int isnew;
+            h.nnz[q] = m[q]->p[m[q]->n];
+            if ((h.pat[q] = pat_find(&sent[q], m[q], &isnew)) < 0) return -1;
+            h.newpat[q] = isnew;
+        }
         names[0] = s->state_names, names[1] = s->input_names, names[2] = s->output_names;
         cnt[0] = s->nx, cnt[1] = s->nu, cnt[2] = s->ny;
         h.has_names = with_names;
@@ -257,8 +354,8 @@ static int pack(buf_t *b, int64_t k, const double *vals, int nvals, const jg_lin
     if (s) {
         if (add(b, s->delays, sizeof(double) * (size_t)s->ndelays)) return -1;
         for (int q = 0; q < 4; q++)
-            if (add(b, m[q]->p, sizeof(cs_long_t) * (size_t)(m[q]->n + 1)) ||
-                add(b, m[q]->i, sizeof(cs_long_t) * (size_t)h.nnz[q]) ||
+            if ((h.newpat[q] && (add(b, m[q]->p, sizeof(cs_long_t) * (size_t)(m[q]->n + 1)) ||
+                                 add(b, m[q]->i, sizeof(cs_long_t) * (size_t)h.nnz[q]))) ||
                 add(b, m[q]->x, sizeof(double) * (size_t)h.nnz[q]))
                 return -1;
         for (int g = 0; with_names && g < 3; g++)
@@ -320,7 +417,8 @@ static int send_sink(void *ctx, int64_t k, const double *vals, const jg_lin_sys_
     r->oslot = (r->oslot + 1) % NSEND;
     if (sl->busy && wait_req(&sl->rq)) return 1;   /* the oldest send */
     sl->busy = 0;
-    if (pack(&sl->b, k, vals, r->nvals, s, error, s && !r->sent_names) || sl->b.n > 0x7FFFFFFF) return 1;
+    if (pack(&sl->b, k, vals, r->nvals, s, error, s && !r->sent_names, r->sent) || sl->b.n > 0x7FFFFFFF)
+        return 1;
     if (MPI_Isend(sl->b.b, (int)sl->b.n, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD, &sl->rq) != MPI_SUCCESS)
         return 1;
     sl->busy = 1;
@@ -444,11 +542,27 @@ static jg_status_t deliver(mpi_run_t *r, int64_t k, int src, const msg_t *msg)
         s.delays = (double *)take(&d, sizeof(double) * (size_t)h->ndelays);
         if (!s.delays) goto fail;
         for (int q = 0; q < 4; q++) {
-            m[q] = (cs_dl){.nzmax = h->nnz[q], .m = dims[q][0], .n = dims[q][1], .nz = -1};
-            m[q].p = (cs_long_t *)take(&d, sizeof(cs_long_t) * (size_t)(dims[q][1] + 1));
-            m[q].i = (cs_long_t *)take(&d, sizeof(cs_long_t) * (size_t)h->nnz[q]);
+            pats_t *t = &r->got[src][q];
+            int64_t id = h->pat[q], n = dims[q][1];
+            m[q] = (cs_dl){.nzmax = h->nnz[q], .m = dims[q][0], .n = n, .nz = -1};
+            if (h->nnz[q] < 0 || id < 0 || id > t->npat || (h->newpat[q] != 0 && h->newpat[q] != 1) ||
+                (id == t->npat) != (h->newpat[q] == 1))
+                goto fail;
+            if (h->newpat[q]) {   /* a pattern this rank had not sent: keep it */
+                const cs_long_t *pp = take(&d, sizeof(cs_long_t) * (size_t)(n + 1));
+                const cs_long_t *pi = take(&d, sizeof(cs_long_t) * (size_t)h->nnz[q]);
+                if (!pp || !pi || pp[0] != 0 || pp[n] != h->nnz[q]) goto fail;
+                for (int64_t j = 0; j < n; j++)
+                    if (pp[j + 1] < pp[j]) goto fail;
+                for (int64_t e = 0; e < h->nnz[q]; e++)
+                    if (pi[e] < 0 || pi[e] >= dims[q][0]) goto fail;
+                if (pat_add(t, n, pp, pi, 0))
+                    return jg_error_set(r->err, JG_NOMEM, "out of memory receiving point %lld", (long long)k);
+            }
+            if (t->n[id] != n || t->nnz[id] != h->nnz[q]) goto fail;
+            m[q].p = t->p[id], m[q].i = t->i[id];
             m[q].x = (double *)take(&d, sizeof(double) * (size_t)h->nnz[q]);
-            if (!m[q].p || !m[q].i || !m[q].x || h->nnz[q] < 0 || m[q].p[dims[q][1]] != h->nnz[q]) goto fail;
+            if (!m[q].x) goto fail;
         }
         s.A = &m[0], s.B = &m[1], s.C = &m[2], s.D = &m[3];
         names_t *nm = &r->names[src];
@@ -538,6 +652,7 @@ jg_status_t jg_batch_mpi_run(const jg_program_t *p, const jg_batch_points_t *pts
                 s = jg_error_set(err, JG_IO, "MPI rank %d: a send to rank 0 failed", g_rank);
             free(r.out[j].b.b);
         }
+        for (int q = 0; q < 4; q++) pats_free(&r.sent[q]);
         if (s) {   /* tell rank 0, which ends the run for every rank */
             char text[JG_ERROR_MSG_MAX + 64];
             int len = snprintf(text, sizeof text, "at point %lld: %s", (long long)g_next_point,
@@ -551,8 +666,9 @@ jg_status_t jg_batch_mpi_run(const jg_program_t *p, const jg_batch_points_t *pts
     }
     r.names = calloc((size_t)g_nranks, sizeof *r.names);
     r.q = calloc((size_t)g_nranks, sizeof *r.q);
+    r.got = calloc((size_t)g_nranks, sizeof *r.got);
     r.vals = malloc(sizeof(double) * ((size_t)r.nvals + 1));
-    if (!r.names || !r.q || !r.vals) {
+    if (!r.names || !r.q || !r.got || !r.vals) {
         s = jg_error_set(err, JG_NOMEM, "out of memory");
         goto done;
     }
@@ -582,6 +698,9 @@ done:
         for (int g = 0; g < 3; g++) free(r.names[j].v[g]);
     }
     free(r.names);
+    for (int j = 0; r.got && j < g_nranks; j++)
+        for (int q = 0; q < 4; q++) pats_free(&r.got[j][q]);
+    free(r.got);
     for (int j = 0; r.q && j < g_nranks; j++)
         for (msg_t *m = r.q[j].head, *nx; m; m = nx) {
             nx = m->next;

@@ -50,10 +50,48 @@ void jg__io_batch_mats(const jg_io_batch_t *w, const jg_lin_sys_t *s, const cs_d
 
 int jg__io_batch_dense(const jg_io_batch_t *w, int q)
 {
+    if (!w->have_sys) return w->layout != JG_IO_BATCH_SPARSE;   /* no model: sizes 0 */
+    return w->dense[q];
+}
+
+jg_status_t jg_io_batch_set_layout(jg_io_batch_t *w, jg_io_batch_layout_t layout, jg_error_t *err)
+{
+    if (!w) return jg_error_set(err, JG_ARG, "batch output: no writer");
+    if ((unsigned)layout > JG_IO_BATCH_SPARSE)
+        return jg_error_set(err, JG_ARG, "%s: unknown layout %d", w->path, (int)layout);
+    if (w->next > 0 || w->started)
+        return jg_error_set(err, JG_ARG, "%s: the layout is chosen before the first point", w->path);
+    w->layout = layout;
+    return JG_OK;
+}
+
+/* Dense or sparse storage of each matrix, from the first model s: with a
+ * pattern stored once per distinct pattern, a sparse point costs 8 bytes a
+ * nonzero against 8 an element dense, so dense pays only for a small matrix
+ * that is fairly full (and keeps the N x m x n array simple to read). */
+static jg_status_t choose_layout(jg_io_batch_t *w, const jg_lin_sys_t *s, jg_error_t *err)
+{
     const cs_dl *m[4];
     int64_t d[4][2];
-    jg__io_batch_mats(w, NULL, m, d);
-    return (double)d[q][0] * (double)d[q][1] <= JG_IO_BATCH_DENSE_MAX;
+    jg__io_batch_mats(w, s, m, d);
+    for (int q = 0; q < 4; q++) {
+        double size = (double)d[q][0] * (double)d[q][1];
+        if (w->layout == JG_IO_BATCH_DENSE && size > JG_IO_BATCH_DENSE_MAX)
+            return jg_error_set(err, JG_ARG, "%s: matrix %c is %lldx%lld (%.0f elements): the dense "
+                                "layout stores at most %d; use the sparse or auto layout", w->path,
+                                "ABCD"[q], (long long)d[q][0], (long long)d[q][1], size,
+                                JG_IO_BATCH_DENSE_MAX);
+        if (w->layout != JG_IO_BATCH_AUTO) {
+            w->dense[q] = w->layout == JG_IO_BATCH_DENSE;
+            continue;
+        }
+        cs_dl *own = NULL;
+        const cs_dl *S = size <= JG_IO_BATCH_DENSE_MAX ? jg__io_canonical(m[q], &own) : NULL;
+        if (size <= JG_IO_BATCH_DENSE_MAX && !S) return jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
+        w->dense[q] = S && 4.0 * (double)S->p[S->n] >= size;
+        cs_dl_spfree(own);
+    }
+    return JG_OK;
 }
 
 static void release(jg_io_batch_t *w)
@@ -234,10 +272,12 @@ jg_status_t jg_io_batch_put(jg_io_batch_t *w, int64_t k, const double *vals, con
     }
     jg_status_t st = JG_OK;
     if (sys) {
+        int first = 0;
         const cs_dl *m[4];
         int64_t d[4][2];
         if (!w->have_sys) {
             if ((st = jg__io_export_check(sys, w->path, err)) || (st = take_sys(w, sys, err))) goto done;
+            first = 1;
         } else if (sys->nx != w->nx || sys->nu != w->nu || sys->ny != w->ny ||
                    sys->ndelays != w->ndelays) {
             st = jg_error_set(err, JG_ARG,
@@ -260,6 +300,7 @@ jg_status_t jg_io_batch_put(jg_io_batch_t *w, int64_t k, const double *vals, con
             st = jg_error_set(err, JG_ARG, "%s: point %lld: bad delays", w->path, (long long)k);
             goto done;
         }
+        if (first && (st = choose_layout(w, sys, err))) goto done;
     } else {
         const char *why = error ? error : "failed";
         if (!jg__io_utf8_ok(why, strlen(why))) why = "failed (the message was not UTF-8)";

@@ -1,7 +1,8 @@
 /* Batch results as plain HDF5 through libhdf5: the MAT-file's variables in
  * C order with the point index first -- A as N x m x n (dense, NaN for a
- * failed point) or sparse triplets concatenated over the points (0-based,
- * offsets A_ptr) -- the point table and the names as UTF-8 strings. */
+ * failed point) or sparse: each distinct pattern once as 0-based triplet
+ * indices, the values of every point concatenated (offsets A_ptr) -- the
+ * point table and the names as UTF-8 strings. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,13 +19,15 @@
 typedef struct {
     int dense;
     int64_t m, n;
-    hid_t ds[3];       /* dense: ds[0]; sparse: _i, _j, _x (extendible) */
-    int64_t nnz;       /* sparse: triplets written to the file */
-    int64_t *ptr;      /* sparse: npoints + 1 offsets */
+    hid_t ds;          /* dense: the N x m x n array; sparse: _x (extendible) */
     double *buf;       /* dense: one point, row-major */
-    /* sparse: triplets waiting for one append of at least SPARSE_CHUNK (an
-     * extend and a write per matrix and point cost as much as the point) */
-    int64_t *ri, *ci;
+    /* sparse: the patterns, per point its pattern (-1 failed) and the offset
+     * of its values, and the values waiting for one append of at least
+     * SPARSE_CHUNK (an extend and a write per matrix and point cost as much
+     * as the point) */
+    jg__io_pdict_t pd;
+    int64_t nnz;       /* values written to the file */
+    int64_t *ptr, *pat;
     double *x;
     int64_t npend, cap;
 } h5_var_t;
@@ -48,7 +51,7 @@ static jg_status_t create(jg_io_batch_t *w, jg_error_t *err)
 {
     h5_impl_t *im = calloc(1, sizeof *im);
     if (!im) return jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
-    for (int q = 0; q < 4; q++) im->v[q].ds[0] = im->v[q].ds[1] = im->v[q].ds[2] = -1;
+    for (int q = 0; q < 4; q++) im->v[q].ds = -1;
     QUIET_BEGIN;
     im->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     QUIET_END;
@@ -118,21 +121,19 @@ static jg_status_t start(jg_io_batch_t *w, jg_error_t *err)
             hsize_t cp = per > 0 ? (hsize_t)fmax(1, floor(DENSE_CHUNK_BYTES / per)) : 1;
             if (cp > dims[0]) cp = dims[0] > 0 ? dims[0] : 1;
             hsize_t chunk[3] = {cp, v->m ? (hsize_t)v->m : 1, v->n ? (hsize_t)v->n : 1};
-            v->ds[0] = make(im->file, VAR[q], H5T_IEEE_F64LE, 3, dims, NULL,
-                            dims[0] && v->m && v->n ? chunk : NULL, &nan);
+            v->ds = make(im->file, VAR[q], H5T_IEEE_F64LE, 3, dims, NULL,
+                         dims[0] && v->m && v->n ? chunk : NULL, &nan);
             v->buf = malloc(sizeof(double) * (size_t)(v->m * v->n + 1));
-            if (v->ds[0] < 0 || !v->buf) st = jg_error_set(err, JG_IO, "%s: cannot create %s", w->path, VAR[q]);
+            if (v->ds < 0 || !v->buf) st = jg_error_set(err, JG_IO, "%s: cannot create %s", w->path, VAR[q]);
         } else {
-            static const char *const sfx[3] = {"_i", "_j", "_x"};
             hsize_t zero = 0, unl = H5S_UNLIMITED, chunk = SPARSE_CHUNK;
-            for (int c = 0; c < 3 && !st; c++) {
-                snprintf(name, sizeof name, "%s%s", VAR[q], sfx[c]);
-                v->ds[c] = make(im->file, name, c < 2 ? H5T_STD_I64LE : H5T_IEEE_F64LE, 1, &zero, &unl,
-                                &chunk, NULL);
-                if (v->ds[c] < 0) st = jg_error_set(err, JG_IO, "%s: cannot create %s", w->path, name);
-            }
+            jg__io_pdict_init(&v->pd, v->n);
+            snprintf(name, sizeof name, "%s_x", VAR[q]);
+            v->ds = make(im->file, name, H5T_IEEE_F64LE, 1, &zero, &unl, &chunk, NULL);
+            if (v->ds < 0) st = jg_error_set(err, JG_IO, "%s: cannot create %s", w->path, name);
             v->ptr = calloc((size_t)w->npoints + 1, sizeof *v->ptr);
-            if (!st && !v->ptr) st = jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
+            v->pat = malloc(sizeof *v->pat * ((size_t)w->npoints + 1));
+            if (!st && (!v->ptr || !v->pat)) st = jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
         }
     }
     QUIET_END;
@@ -153,12 +154,11 @@ static int append(hid_t ds, hsize_t have, hsize_t n, hid_t mtype, const void *da
     return bad ? -1 : 0;
 }
 
-/* Append v's waiting triplets to its three datasets. */
+/* Append v's waiting values to its _x. */
 static jg_status_t flush_var(jg_io_batch_t *w, h5_var_t *v, int q, jg_error_t *err)
 {
     hsize_t have = (hsize_t)v->nnz, n = (hsize_t)v->npend;
-    if (append(v->ds[0], have, n, H5T_NATIVE_INT64, v->ri) || append(v->ds[1], have, n, H5T_NATIVE_INT64, v->ci) ||
-        append(v->ds[2], have, n, H5T_NATIVE_DOUBLE, v->x))
+    if (append(v->ds, have, n, H5T_NATIVE_DOUBLE, v->x))
         return jg_error_set(err, JG_IO, "%s: cannot write %s", w->path, VAR[q]);
     v->nnz += v->npend;
     v->npend = 0;
@@ -173,9 +173,9 @@ static jg_status_t put_var(jg_io_batch_t *w, h5_var_t *v, int q, int64_t k, cons
         for (int64_t j = 0; j < v->n; j++)
             for (int64_t p = S->p[j]; p < S->p[j + 1]; p++) v->buf[S->i[p] * v->n + j] = S->x[p];
         hsize_t off[3] = {(hsize_t)k, 0, 0}, cnt[3] = {1, (hsize_t)v->m, (hsize_t)v->n};
-        hid_t fs = H5Dget_space(v->ds[0]), ms = H5Screate_simple(3, cnt, NULL);
+        hid_t fs = H5Dget_space(v->ds), ms = H5Screate_simple(3, cnt, NULL);
         int bad = fs < 0 || ms < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, cnt, NULL) < 0 ||
-                  H5Dwrite(v->ds[0], H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, v->buf) < 0;
+                  H5Dwrite(v->ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, v->buf) < 0;
         if (fs >= 0) H5Sclose(fs);
         if (ms >= 0) H5Sclose(ms);
         return bad ? jg_error_set(err, JG_IO, "%s: cannot write %s of point %lld", w->path, VAR[q],
@@ -184,21 +184,16 @@ static jg_status_t put_var(jg_io_batch_t *w, h5_var_t *v, int q, int64_t k, cons
     }
     int64_t nz = S ? S->p[v->n] : 0, at = v->npend;
     v->ptr[k + 1] = v->ptr[k] + nz;
+    v->pat[k] = S ? jg__io_pdict_id(&v->pd, S) : -1;
+    if (S && v->pat[k] < 0) return jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
     if (nz == 0) return JG_OK;
     if (at + nz > v->cap) {
         int64_t c = v->cap ? v->cap : SPARSE_CHUNK;
         while (c < at + nz) c *= 2;
-        int64_t *ri = realloc(v->ri, sizeof(int64_t) * (size_t)c);
-        if (ri) v->ri = ri;
-        int64_t *ci = realloc(v->ci, sizeof(int64_t) * (size_t)c);
-        if (ci) v->ci = ci;
         double *x = realloc(v->x, sizeof(double) * (size_t)c);
-        if (x) v->x = x;
-        if (!ri || !ci || !x) return jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
-        v->cap = c;
+        if (!x) return jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
+        v->x = x, v->cap = c;
     }
-    for (int64_t j = 0; j < v->n; j++)
-        for (int64_t p = S->p[j]; p < S->p[j + 1]; p++) v->ri[at + p] = S->i[p], v->ci[at + p] = j;
     memcpy(v->x + at, S->x, sizeof(double) * (size_t)nz);
     v->npend = at + nz;
     return v->npend >= SPARSE_CHUNK ? flush_var(w, v, q, err) : JG_OK;
@@ -240,6 +235,15 @@ static int strings(hid_t file, const char *name, char *const *v, int64_t n)
     return bad ? -1 : 0;
 }
 
+/* The 1-D int64 dataset VAR SFX of n values. */
+static int ints(hid_t file, const char *var, const char *sfx, int64_t n, const int64_t *data)
+{
+    char name[32];
+    hsize_t dims[1] = {(hsize_t)n};
+    snprintf(name, sizeof name, "%s%s", var, sfx);
+    return whole(file, name, H5T_STD_I64LE, H5T_NATIVE_INT64, 1, dims, data);
+}
+
 static jg_status_t finish_table(jg_io_batch_t *w, jg_error_t *err)
 {
     h5_impl_t *im = w->impl;
@@ -248,14 +252,19 @@ static jg_status_t finish_table(jg_io_batch_t *w, jg_error_t *err)
     const char *bad = NULL;
     for (int q = 0; q < 4 && !bad; q++) {
         h5_var_t *v = &im->v[q];
-        char name[32];
-        if (!v->dense) {   /* (no point succeeded: sizes 0, dense N x 0 x 0) */
-            hsize_t pd[1] = {N + 1}, sd[1] = {2};
-            int64_t size[2] = {v->m, v->n};
-            snprintf(name, sizeof name, "%s_ptr", VAR[q]);
-            if (whole(f, name, H5T_STD_I64LE, H5T_NATIVE_INT64, 1, pd, v->ptr)) bad = VAR[q];
-            snprintf(name, sizeof name, "%s_size", VAR[q]);
-            if (!bad && whole(f, name, H5T_STD_I64LE, H5T_NATIVE_INT64, 1, sd, size)) bad = VAR[q];
+        if (!v->dense) {
+            /* the patterns (_i, _j, _pptr), then per point its pattern and offset */
+            int64_t size[2] = {v->m, v->n}, zero = 0;
+            int64_t *ri = malloc(sizeof(int64_t) * ((size_t)v->pd.nrows + 1));
+            int64_t *ci = malloc(sizeof(int64_t) * ((size_t)v->pd.nrows + 1));
+            if (ri && ci) jg__io_pdict_triplets(&v->pd, ri, ci);
+            if (!ri || !ci || ints(f, VAR[q], "_i", v->pd.nrows, ri) || ints(f, VAR[q], "_j", v->pd.nrows, ci) ||
+                ints(f, VAR[q], "_pptr", v->pd.npat + 1, v->pd.npat ? v->pd.rstart : &zero) ||
+                ints(f, VAR[q], "_pat", w->npoints, v->pat) || ints(f, VAR[q], "_ptr", w->npoints + 1, v->ptr) ||
+                ints(f, VAR[q], "_size", 2, size))
+                bad = VAR[q];
+            free(ri);
+            free(ci);
         }
     }
     hsize_t one[1] = {1}, vd[2] = {N, (hsize_t)w->nvals};
@@ -290,14 +299,13 @@ static jg_status_t finish(jg_io_batch_t *w, int commit, jg_error_t *err)
     if (commit && !st) st = finish_table(w, err);
     for (int q = 0; q < 4; q++) {
         h5_var_t *v = &im->v[q];
-        for (int c = 0; c < 3; c++)
-            if (v->ds[c] >= 0 && H5Dclose(v->ds[c]) < 0 && commit && !st)
-                st = jg_error_set(err, JG_IO, "%s: cannot write %s", w->path, VAR[q]);
+        if (v->ds >= 0 && H5Dclose(v->ds) < 0 && commit && !st)
+            st = jg_error_set(err, JG_IO, "%s: cannot write %s", w->path, VAR[q]);
         free(v->ptr);
+        free(v->pat);
         free(v->buf);
-        free(v->ri);
-        free(v->ci);
         free(v->x);
+        jg__io_pdict_free(&v->pd);
     }
     if (H5Fclose(im->file) < 0 && commit && !st) st = jg_error_set(err, JG_IO, "%s: write failed", w->path);
     QUIET_END;

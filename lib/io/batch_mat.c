@@ -1,7 +1,8 @@
 /* Batch results as a MAT-file v7.3 through libmatio: A, B, C, D of every
- * point as one m x n x N array (dense, streamed in chunks of points) or as
- * sparse triplets concatenated over the points with offsets per point, then
- * the point table (values, ok flags, errors) and the names (char matrices). */
+ * point as one m x n x N array (dense, streamed in chunks of points) or
+ * sparse: each distinct pattern once (1-based triplet indices), the values
+ * of every point concatenated with offsets per point; then the point table
+ * (values, ok flags, errors) and the names (char matrices). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,12 +26,14 @@ typedef struct {
     /* dense: up to cap points of m x n, column-major, NaN for failures */
     double *buf;
     int64_t cap, used;
-    /* sparse: triplets (1-based rows and columns) waiting for an append, and
-     * the offsets of every point */
-    double *ti, *tj, *tx;
+    /* sparse: the patterns, values waiting for an append, per point the
+     * offset of its values and its pattern (1-based, 0 failed) */
+    jg__io_pdict_t pd;
+    double *tx;
     int64_t tn;
     double *ptr;      /* npoints + 1 */
-    int written;      /* the variable (or its _i, _j, _x) exists in the file */
+    double *pat;      /* npoints */
+    int written;      /* the variable (or its _x) exists in the file */
 } mat_var_t;
 
 typedef struct {
@@ -93,11 +96,11 @@ static jg_status_t start(jg_io_batch_t *w, jg_error_t *err)
             if (!(v->buf = malloc(sizeof(double) * (size_t)(v->cap * v->m * v->n + 1))))
                 return jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
         } else {
-            v->ti = malloc(sizeof(double) * SPARSE_CHUNK);
-            v->tj = malloc(sizeof(double) * SPARSE_CHUNK);
+            jg__io_pdict_init(&v->pd, v->n);
             v->tx = malloc(sizeof(double) * SPARSE_CHUNK);
             v->ptr = calloc((size_t)w->npoints + 1, sizeof(double));
-            if (!v->ti || !v->tj || !v->tx || !v->ptr)
+            v->pat = calloc((size_t)w->npoints + 1, sizeof(double));
+            if (!v->tx || !v->ptr || !v->pat)
                 return jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
         }
     }
@@ -116,12 +119,8 @@ static jg_status_t flush(jg_io_batch_t *w, mat_var_t *v, const char *var, jg_err
     } else {
         if (v->tn == 0) return JG_OK;
         size_t dims[2] = {(size_t)v->tn, 1};
-        double *col[3] = {v->ti, v->tj, v->tx};
-        static const char *const sfx[3] = {"_i", "_j", "_x"};
-        for (int c = 0; c < 3 && !st; c++) {
-            snprintf(name, sizeof name, "%s%s", var, sfx[c]);
-            st = put_doubles(w, name, 2, dims, col[c], 1, err);
-        }
+        snprintf(name, sizeof name, "%s_x", var);
+        st = put_doubles(w, name, 2, dims, v->tx, 1, err);
         v->tn = 0;
     }
     if (!st) v->written = 1;
@@ -147,15 +146,16 @@ static jg_status_t put(jg_io_batch_t *w, int64_t k, const jg_lin_sys_t *s, jg_er
                 for (int64_t p = S->p[j]; p < S->p[j + 1]; p++) blk[j * v->m + S->i[p]] = S->x[p];
             if (++v->used == v->cap) st = flush(w, v, VAR[q], err);
         } else {
-            int64_t nz = S ? S->p[v->n] : 0;
+            int64_t nz = S ? S->p[v->n] : 0, t = S ? jg__io_pdict_id(&v->pd, S) : -1;
+            if (S && t < 0) st = jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
             v->ptr[k + 1] = v->ptr[k] + (double)nz;
-            for (int64_t j = 0; S && j < v->n && !st; j++)
-                for (int64_t p = S->p[j]; p < S->p[j + 1] && !st; p++) {
-                    v->ti[v->tn] = (double)S->i[p] + 1;
-                    v->tj[v->tn] = (double)j + 1;
-                    v->tx[v->tn] = S->x[p];
-                    if (++v->tn == SPARSE_CHUNK) st = flush(w, v, VAR[q], err);
-                }
+            v->pat[k] = (double)(t + 1);
+            for (int64_t p = 0; p < nz && !st;) {   /* in appends of at most SPARSE_CHUNK */
+                int64_t c = nz - p < SPARSE_CHUNK - v->tn ? nz - p : SPARSE_CHUNK - v->tn;
+                memcpy(v->tx + v->tn, S->x + p, sizeof(double) * (size_t)c);
+                p += c;
+                if ((v->tn += c) == SPARSE_CHUNK) st = flush(w, v, VAR[q], err);
+            }
         }
         cs_dl_spfree(own);
     }
@@ -229,14 +229,32 @@ static jg_status_t finish_matrix(jg_io_batch_t *w, mat_var_t *v, const char *var
         size_t dims[3] = {(size_t)v->m, (size_t)v->n, (size_t)w->npoints};
         return put_doubles(w, var, 3, dims, NULL, 0, err);
     }
-    static const char *const sfx[3] = {"_i", "_j", "_x"};
-    for (int c = 0; c < 3 && !v->written && !st; c++) {
-        size_t dims[2] = {0, 1};
-        snprintf(name, sizeof name, "%s%s", var, sfx[c]);
-        st = put_doubles(w, name, 2, dims, NULL, 0, err);
+    size_t z[2] = {0, 1};
+    snprintf(name, sizeof name, "%s_x", var);
+    if (!v->written) st = put_doubles(w, name, 2, z, NULL, 0, err);
+    /* the patterns: 1-based rows and columns, pattern t at _pptr(t)+1 : _pptr(t+1) */
+    size_t nr[2] = {(size_t)v->pd.nrows, 1}, np[2] = {(size_t)v->pd.npat + 1, 1};
+    int64_t *ri = malloc(sizeof(int64_t) * ((size_t)v->pd.nrows + 1));
+    int64_t *ci = malloc(sizeof(int64_t) * ((size_t)v->pd.nrows + 1));
+    double *di = malloc(sizeof(double) * ((size_t)v->pd.nrows + v->pd.npat + 2));
+    if (!ri || !ci || !di) st = st ? st : jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
+    if (!st) jg__io_pdict_triplets(&v->pd, ri, ci);
+    for (int c = 0; c < 2 && !st; c++) {
+        const int64_t *src = c ? ci : ri;
+        for (int64_t e = 0; e < v->pd.nrows; e++) di[e] = (double)src[e] + 1;
+        snprintf(name, sizeof name, "%s_%c", var, "ij"[c]);
+        st = put_doubles(w, name, 2, nr, di, 0, err);
     }
-    size_t pd[2] = {(size_t)w->npoints + 1, 1}, sd[2] = {1, 2};
+    for (int64_t t = 0; !st && t <= v->pd.npat; t++) di[t] = v->pd.npat ? (double)v->pd.rstart[t] : 0;
+    snprintf(name, sizeof name, "%s_pptr", var);
+    if (!st) st = put_doubles(w, name, 2, np, di, 0, err);
+    free(ri);
+    free(ci);
+    free(di);
+    size_t pd[2] = {(size_t)w->npoints + 1, 1}, nd[2] = {(size_t)w->npoints, 1}, sd[2] = {1, 2};
     double size[2] = {(double)v->m, (double)v->n};
+    snprintf(name, sizeof name, "%s_pat", var);
+    if (!st) st = put_doubles(w, name, 2, nd, v->pat, 0, err);
     snprintf(name, sizeof name, "%s_ptr", var);
     if (!st) st = put_doubles(w, name, 2, pd, v->ptr, 0, err);
     snprintf(name, sizeof name, "%s_size", var);
@@ -288,10 +306,10 @@ static jg_status_t finish(jg_io_batch_t *w, int commit, jg_error_t *err)
     for (int q = 0; q < 4; q++) {
         mat_var_t *v = &im->v[q];
         free(v->buf);
-        free(v->ti);
-        free(v->tj);
         free(v->tx);
         free(v->ptr);
+        free(v->pat);
+        jg__io_pdict_free(&v->pd);
     }
     free(im);
     w->impl = NULL;

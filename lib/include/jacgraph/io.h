@@ -164,10 +164,22 @@ typedef enum {
     JG_IO_BATCH_H5 = 2       /* plain HDF5 through libhdf5, the MAT-file's variables */
 } jg_io_batch_format_t;
 
-/* Matrices with at most this many elements (100 x 100) are stored dense in
- * the MAT and HDF5 batch files, as one N-dimensional array over the points;
- * larger ones as sparse triplets per point (docs/batch.md, "Output files"). */
+/* Matrices with at most this many elements (100 x 100) may be stored dense
+ * in the MAT and HDF5 batch files, as one N-dimensional array over the
+ * points; larger ones are always sparse: each distinct pattern once, the
+ * values per point (docs/batch.md, "Output files"). */
 #define JG_IO_BATCH_DENSE_MAX 10000
+
+/* How A, B, C, D are stored in the MAT and HDF5 batch files (JSON Lines
+ * ignores it). */
+typedef enum {
+    JG_IO_BATCH_AUTO = 0,    /* per matrix: dense when it has at most
+                                JG_IO_BATCH_DENSE_MAX elements and the first
+                                model's one has nonzeros in at least a quarter of
+                                them, sparse otherwise */
+    JG_IO_BATCH_DENSE = 1,   /* every matrix dense (refused for a larger one) */
+    JG_IO_BATCH_SPARSE = 2   /* every matrix sparse */
+} jg_io_batch_layout_t;
 
 typedef struct jg_io_batch jg_io_batch_t;
 
@@ -191,16 +203,26 @@ JG_API int jg_io_batch_format_parse(const char *path, jg_io_batch_format_t *f);
 JG_API jg_status_t jg_io_batch_open(const char *path, jg_io_batch_format_t f, int64_t npoints, int nvals,
                                     const char *const *val_names, jg_io_batch_t **w, jg_error_t *err);
 
+/* Choose the layout of w's matrices (default JG_IO_BATCH_AUTO), before the
+ * first jg_io_batch_put.  JG_IO_BATCH_DENSE is checked against the first
+ * model: a matrix above JG_IO_BATCH_DENSE_MAX elements makes that put fail
+ * with JG_ARG.  Errors: JG_ARG (no writer, unknown layout, points already
+ * put).  Cost: O(1). */
+JG_API jg_status_t jg_io_batch_set_layout(jg_io_batch_t *w, jg_io_batch_layout_t layout, jg_error_t *err);
+
 /* Add point k's result: vals[0..nvals) its values (may be NULL when nvals
  * is 0), sys its linear model, or sys NULL and error the reason it failed
  * (NULL: "failed").  Points come in ascending k; a skipped k counts as
  * missing and makes a commit fail.  The first model fixes the names and
- * sizes (and dense or sparse storage); a later one of other sizes is
- * refused.  Nothing of vals, sys or error is retained.  Errors: JG_ARG (k
- * out of order or range, sizes changed, bad matrices, names not UTF-8),
+ * sizes (and dense or sparse storage: jg_io_batch_layout_t); a later one of
+ * other sizes is refused.  Nothing of vals, sys or error is retained.
+ * Errors: JG_ARG (k out of order or range, sizes changed, bad matrices,
+ * names not UTF-8, a matrix too large for JG_IO_BATCH_DENSE),
  * JG_IO (write failed), JG_NOMEM; after an error the writer only accepts
- * jg_io_batch_close.  Cost: O(nnz) per point, plus the point's bytes; the
- * MAT writer holds up to 64 Ki triplets or one dense chunk in memory. */
+ * jg_io_batch_close.  Cost: O(nnz) per point (a point whose pattern is not
+ * the previous point's also hashes it), plus the point's bytes; the MAT and
+ * HDF5 writers hold up to 64 Ki values or one dense chunk in memory, plus
+ * each distinct sparsity pattern (written at the close). */
 JG_API jg_status_t jg_io_batch_put(jg_io_batch_t *w, int64_t k, const double *vals,
                                    const jg_lin_sys_t *sys, const char *error, jg_error_t *err);
 
