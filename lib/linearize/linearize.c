@@ -135,6 +135,27 @@ static jg_status_t op_values(const char *path, const char *what, const char *key
     return JG_OK;
 }
 
+/* The state named "PATH(k)" found through its block's path (a hash lookup),
+ * checked against jg_program_state_name; -1 when not found that way.  A
+ * batch applies ten thousand points of twenty states each: a scan of every
+ * state name per key was most of reading them. */
+static int64_t elem_state(const jg_program_t *p, const char *key)
+{
+    size_t n = strlen(key);
+    const char *lp = strrchr(key, '(');
+    if (n < 4 || key[n - 1] != ')' || !lp || lp == key || (size_t)(lp - key) >= 512) return -1;
+    char blk[512], *end;
+    memcpy(blk, key, (size_t)(lp - key));
+    blk[lp - key] = '\0';
+    errno = 0;
+    long long k = strtoll(lp + 1, &end, 10);
+    if (errno || end != key + n - 1 || k < 1) return -1;
+    int32_t b = jg_program_find_block(p, blk);
+    if (b < 0 || k > p->blocks[b].nx) return -1;
+    int64_t i = p->blocks[b].x_off + k - 1;
+    return strcmp(jg_program_state_name(p, i), key) ? -1 : i;
+}
+
 jg_status_t jg__lin_op_apply(const jg_program_t *p, const char *path, const json_t *root,
                              int params_ok, double *t_out, double *xv, double *uv, jg_error_t *err)
 {
@@ -165,9 +186,10 @@ jg_status_t jg__lin_op_apply(const jg_program_t *p, const char *path, const json
                 return st;
             continue;
         }
-        int64_t i;   /* element name "PATH(k)" */
-        for (i = 0; i < p->nx; i++)
-            if (!strcmp(jg_program_state_name(p, i), key)) break;
+        int64_t i = elem_state(p, key);   /* element name "PATH(k)" */
+        if (i < 0)   /* not found that way: every name (a block path may hold parentheses) */
+            for (i = 0; i < p->nx; i++)
+                if (!strcmp(jg_program_state_name(p, i), key)) break;
         if (i == p->nx)
             return jg_error_set(err, JG_ARG,
                                 "%s: unknown state \"%s\" (expected the path of a block with "
