@@ -170,15 +170,20 @@ rc=$?
     grep -q '"index": 2, "ok": true' "$d/lp.jsonl"
 ok $? "a singular point among good ones: exit 6, marked, the others written (exit $rc)"
 
-# interrupted: no file under the final name
+# interrupted: no file under the final name.  The signal comes once the
+# temporary file has results in it (the whole run takes several seconds), not
+# after a fixed sleep that a faster build outruns.
 "$py" - "$d" <<'EOF'
 import json, sys
 d = sys.argv[1]
-json.dump({"points": [{"t": 0.001 * k} for k in range(20000)]}, open(d + "/many.json", "w"))
+json.dump({"points": [{"t": 0.001 * k} for k in range(200000)]}, open(d + "/many.json", "w"))
 EOF
 "$J" batch "$d/g1k.json" --points "$d/many.json" --jobs 2 --out "$d/int.jsonl" 2>"$d/int.err" &
 pid=$!
-sleep 1.5
+for _ in $(seq 600); do
+    [ -n "$(find "$d" -maxdepth 1 -name '*int.jsonl*' -size +1k)" ] && break
+    sleep 0.05
+done
 kill -INT $pid 2>/dev/null
 wait $pid
 rc=$?

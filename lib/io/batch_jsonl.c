@@ -30,6 +30,7 @@ static jg_status_t create(jg_io_batch_t *w, jg_error_t *err)
         int code = errno;
         jg__io_jw_free(&j->line);
         free(j);
+        if (code == ENOMEM) return jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
         return jg_error_set(err, JG_IO, "%s: cannot open: %s", w->tmp, strerror(code));
     }
     w->impl = j;
