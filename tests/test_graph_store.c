@@ -52,13 +52,19 @@ static int check_store(jg_graph_t *g, char *why, size_t n)
     int ok = sp && cnt;
     for (int64_t v = 0; ok && v < g->nv; v++) {
         const jg_gvert_t *V = &g->v[v];
+        if (V->elig != jg__gvert_eligible(g, V)) {   /* the build sets it per vertex kind */
+            snprintf(why, n, "vertex %lld: elig %d, eligible %d", (long long)v, V->elig,
+                     jg__gvert_eligible(g, V));
+            ok = 0;
+            break;
+        }
         if (!V->alive) {
             ok = V->nin == 0 && V->nout == 0 && !V->in && !V->out;
             if (!ok) snprintf(why, n, "eliminated vertex %lld keeps its lists", (long long)v);
             continue;
         }
         for (int d = 0; ok && d < 2; d++) {
-            int32_t nn = d ? V->nout : V->nin, cap = d ? V->capout : V->capin;
+            int32_t nn = d ? V->nout : V->nin, cap = jg__gvert_cap(d ? V->lgout : V->lgin);
             const int64_t *a = d ? V->out : V->in;
             if (nn > cap || (cap && (cap & (cap - 1))) || (cap && !a)) {
                 snprintf(why, n, "vertex %lld: %d ids in room for %d", (long long)v, nn, cap);

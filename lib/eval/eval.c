@@ -21,7 +21,13 @@ jg_status_t jg_eval_create(const jg_program_t *p, jg_eval_work_t **out, jg_error
         next += p->blocks[p->in_root[k]].out_w[0];
     }
     w->next = next;
-    for (int32_t b = 0; b < p->nblocks; b++) nparts += p->blocks[b].npart;
+    /* the parts and their values counted in one pass (each pass over a
+     * million blocks and their parts is cache misses) */
+    int64_t nval = 0;
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        nparts += p->blocks[b].npart;
+        for (int j = 0; j < p->blocks[b].npart; j++) nval += p->blocks[b].part[j].m->nzmax;
+    }
     w->x = calloc((size_t)p->nx + 1, sizeof(double));
     w->ext = calloc((size_t)next + 1, sizeof(double));
     w->y = calloc((size_t)p->ny + 1, sizeof(double));
@@ -39,9 +45,7 @@ jg_status_t jg_eval_create(const jg_program_t *p, jg_eval_work_t **out, jg_error
     for (int64_t g = 0; g < p->nout_ports; g++)
         if (p->y_off[g] >= 0) w->yptr[g] = w->y + p->y_off[g];
     /* all parts' values in one array: a million blocks, one allocation */
-    int64_t k = 0, nval = 0;
-    for (int32_t b = 0; b < p->nblocks; b++)
-        for (int j = 0; j < p->blocks[b].npart; j++) nval += p->blocks[b].part[j].m->nzmax;
+    int64_t k = 0;
     w->jacx = calloc((size_t)nval + 1, sizeof(double));
     if (!w->jacx) goto nomem;
     nval = 0;
@@ -55,20 +59,16 @@ jg_status_t jg_eval_create(const jg_program_t *p, jg_eval_work_t **out, jg_error
         }
     }
     w->regather = malloc(sizeof(int32_t) * (size_t)(p->nsorted + 1));
-    if (!w->regather) goto nomem;
-    for (int32_t i = 0; i < p->nsorted; i++) {
-        int32_t b = p->sorted[i];
-        int stale = 0;
-        for (int k = 0; k < p->blocks[b].nin; k++) stale |= !p->feedthrough[jg__inport(p, b, k)];
-        if (stale) w->regather[w->nregather++] = b;
-    }
     w->with_x = malloc(sizeof(int32_t) * (size_t)(p->nsorted + 1));
     w->with_upd = malloc(sizeof(int32_t) * (size_t)(p->nsorted + 1));
     w->with_zc = malloc(sizeof(int32_t) * (size_t)(p->nsorted + 1));
-    if (!w->with_x || !w->with_upd || !w->with_zc) goto nomem;
-    for (int32_t i = 0; i < p->nsorted; i++) {
+    if (!w->regather || !w->with_x || !w->with_upd || !w->with_zc) goto nomem;
+    for (int32_t i = 0; i < p->nsorted; i++) {   /* one pass in sorted order for the four lists */
         int32_t b = p->sorted[i];
         const jg_block_t *B = &p->blocks[b];
+        int stale = 0;
+        for (int k = 0; k < B->nin; k++) stale |= !p->feedthrough[jg__inport(p, b, k)];
+        if (stale) w->regather[w->nregather++] = b;
         if (B->nx) w->with_x[w->nwith_x++] = b;
         if (B->type->update) w->with_upd[w->nwith_upd++] = b;
         if (B->nzc && B->type->zc) w->with_zc[w->nwith_zc++] = b;

@@ -92,8 +92,8 @@ static jg_status_t connect(jg_graph_t *g, int64_t dst, scratch_t *s, int64_t n)
 /* Edges into vertex dst from what its elements o..o+w-1 read (io->src and the
  * injected input points). */
 static jg_status_t connect_elems(jg_graph_t *g, const jg_iospec_t *io, int64_t o, int64_t w,
-                                 int64_t dst, scratch_t *sc, const int64_t *sig_port,
-                                 const int64_t *yv, int64_t wv0)
+                                 int64_t dst, scratch_t *sc, const int32_t *sig_port,
+                                 const int32_t *yv, int64_t wv0)
 {
     const jg_program_t *p = g->prog;
     int64_t n = 0;
@@ -121,7 +121,9 @@ jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_gra
     jg_status_t st = JG_OK;
     *out = NULL;
     jg_graph_t *g = calloc(1, sizeof *g);
-    int64_t *xv = NULL, *uv = NULL, *yv = NULL, *sig_port = NULL;
+    /* vertex ids per block, port and signal: 32 bits (nv below 2^31, checked
+     * before they are filled), half the bytes to touch */
+    int32_t *xv = NULL, *uv = NULL, *yv = NULL, *sig_port = NULL;
     scratch_t sc = {0};
     if (!g) return jg_error_set(err, JG_NOMEM, "out of memory");
     jg_arena_init(&g->arena, 1 << 16);
@@ -129,18 +131,26 @@ jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_gra
     g->io = io;
     g->piv_cond = 1;
     g->guard_v = -1;
-    /* ---- vertices */
-    int64_t nv = io->nin + io->nout;
+    /* ---- vertices; the parts and their values counted in the same pass
+     * (each pass over a million blocks and their parts is cache misses) */
+    int64_t nv = io->nin + io->nout, nparts = 0, nvals = p->nu + io->nz + io->inj_ptr[p->nu + io->nz];
     for (int32_t b = 0; b < p->nblocks; b++) {
         const jg_block_t *B = &p->blocks[b];
+        nparts += B->npart;
+        for (int k = 0; k < B->npart; k++) nvals += B->part[k].m->nzmax;
         if (B->virt) continue;
         nv += (B->nx > 0) + B->nin + B->nout;
     }
+    if (nv >= INT32_MAX || nparts >= INT32_MAX) {   /* jg_gedge_t's vertex ids, pe_part */
+        st = jg_error_set(err, JG_ARG, "%lld vertices, %lld Jacobian parts: the Jacobian graph holds below 2^31 of each",
+                          (long long)nv, (long long)nparts);
+        goto fail_set;
+    }
     g->v = calloc((size_t)nv + 1, sizeof *g->v);
-    xv = malloc(sizeof(int64_t) * (size_t)(p->nblocks + 1));
-    uv = malloc(sizeof(int64_t) * (size_t)(p->nin_ports + 1));
-    yv = malloc(sizeof(int64_t) * (size_t)(p->nout_ports + 1));
-    sig_port = malloc(sizeof(int64_t) * (size_t)(p->ny + 1));
+    xv = malloc(sizeof(int32_t) * (size_t)(p->nblocks + 1));
+    uv = malloc(sizeof(int32_t) * (size_t)(p->nin_ports + 1));
+    yv = malloc(sizeof(int32_t) * (size_t)(p->nout_ports + 1));
+    sig_port = malloc(sizeof(int32_t) * (size_t)(p->ny + 1));
     if (!g->v || !xv || !uv || !yv || !sig_port) goto nomem;
     int64_t maxw = 1;
     for (int32_t b = 0; b < p->nblocks; b++) {
@@ -148,26 +158,30 @@ jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_gra
         xv[b] = -1;
         if (B->virt) continue;
         if (B->nx > 0) {
-            xv[b] = g->nv;
+            xv[b] = (int32_t)g->nv;
             g->v[g->nv++] = (jg_gvert_t){.kind = JG_V_STATE, .block = b, .port = 0,
                                           .width = B->nx, .off = B->x_off, .alive = 1, .self = -1};
             if (B->nx > maxw) maxw = B->nx;
         }
         for (int k = 0; k < B->nin; k++) {
             int64_t gi = jg__inport(p, b, k);
-            uv[gi] = g->nv;
+            uv[gi] = (int32_t)g->nv;
             g->v[g->nv++] = (jg_gvert_t){.kind = JG_V_INPUT, .block = b, .port = k,
                                           .width = B->in_w[k], .off = p->u_off[gi], .alive = 1,
-                                          .self = -1};
+                                          .self = -1, .elig = 1};
             if (B->in_w[k] > maxw) maxw = B->in_w[k];
         }
+        /* elig as jg__gvert_eligible says, set here (a pass over the
+         * vertices less): inputs, and outputs of blocks without their own
+         * self-loop */
+        unsigned char oelig = !(B->type->flags & JG_BT_SELFLOOP);
         for (int q = 0; q < B->nout; q++) {
             int64_t go = jg__outport(p, b, q);
-            yv[go] = g->nv;
+            yv[go] = (int32_t)g->nv;
             g->v[g->nv++] = (jg_gvert_t){.kind = JG_V_OUTPUT, .block = b, .port = q,
                                           .width = B->out_w[q], .off = p->y_off[go], .alive = 1,
-                                          .self = -1};
-            for (int64_t e = 0; e < B->out_w[q]; e++) sig_port[p->y_off[go] + e] = go;
+                                          .self = -1, .elig = oelig};
+            for (int64_t e = 0; e < B->out_w[q]; e++) sig_port[p->y_off[go] + e] = (int32_t)go;
             if (B->out_w[q] > maxw) maxw = B->out_w[q];
         }
     }
@@ -190,7 +204,6 @@ jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_gra
                           (long long)maxw);
         goto fail_set;
     }
-    for (int64_t v = 0; v < g->nv; v++) g->v[v].elig = jg__gvert_eligible(g, &g->v[v]);
     g->maxw = maxw;
     g->ws = calloc((size_t)maxw + 1, sizeof(double));
     g->ws_mark = malloc(sizeof(int64_t) * (size_t)(maxw + 1));
@@ -199,14 +212,10 @@ jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_gra
     for (int64_t k = 0; k <= maxw; k++) g->ws_mark[k] = -1;
 
     /* ---- block Jacobian edges (Fig. 3) */
-    int64_t nparts = 0;
-    for (int32_t b = 0; b < p->nblocks; b++) nparts += p->blocks[b].npart;
-    g->pe_mat = malloc(sizeof(int64_t) * (size_t)(nparts + 1));
-    g->pe_part = malloc(sizeof(int64_t) * (size_t)(nparts + 1));
+    g->pe_mat = malloc(sizeof(int32_t) * (size_t)(nparts + 1));
+    g->pe_part = malloc(sizeof(int32_t) * (size_t)(nparts + 1));
     if (!g->pe_mat || !g->pe_part) goto nomem;
-    int64_t pidx = 0, nvals = p->nu + io->nz + io->inj_ptr[p->nu + io->nz];
-    for (int32_t b = 0; b < p->nblocks; b++)
-        for (int k = 0; k < p->blocks[b].npart; k++) nvals += p->blocks[b].part[k].m->nzmax;
+    int64_t pidx = 0;
     /* original edges: parts, plus at most one connection per source of each
      * destination port; the elimination fill then grows from there */
     if (jg__graph_reserve(g, 2 * (nparts + p->nin_ports + io->nout + 16), 2 * nvals + 64))
@@ -228,8 +237,8 @@ jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_gra
             }
             int64_t mat = jg__gmat_new(g, pt->m->m, pt->m->n, pt->m->p, pt->m->i);
             if (mat < 0 || jg__gedge_add(g, src, dst, mat) < 0) goto nomem;
-            g->pe_mat[g->npartedge] = mat;
-            g->pe_part[g->npartedge++] = pidx;
+            g->pe_mat[g->npartedge] = (int32_t)mat;
+            g->pe_part[g->npartedge++] = (int32_t)pidx;
         }
     }
     /* ---- connection edges y -> u and w -> u (M of Fig. 1), y -> z and w -> z */
@@ -248,9 +257,19 @@ jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_gra
                                 sig_port, yv, wv0)))
             goto fail;
     g->x_orig = g->nx;
-    g->x_init = malloc(sizeof(double) * (size_t)(g->nx + 1));
-    if (!g->x_init) goto nomem;
-    memcpy(g->x_init, g->x, sizeof(double) * (size_t)g->nx);
+    /* the connection values are counts: a byte each when they fit (an eighth
+     * of the copy, 24 MB less at 10^6 blocks), else the doubles */
+    int small = 1;
+    for (int64_t k = 0; small && k < g->nx; k++) small = g->x[k] == (double)(unsigned char)g->x[k];
+    if (small) {
+        g->x_init8 = malloc((size_t)g->nx + 1);
+        if (!g->x_init8) goto nomem;
+        for (int64_t k = 0; k < g->nx; k++) g->x_init8[k] = (unsigned char)g->x[k];
+    } else {
+        g->x_init = malloc(sizeof(double) * (size_t)(g->nx + 1));
+        if (!g->x_init) goto nomem;
+        memcpy(g->x_init, g->x, sizeof(double) * (size_t)g->nx);
+    }
     g->st.v_before = g->nv;
     g->st.e_before = g->ne;
     g->st.v_after = g->nv;

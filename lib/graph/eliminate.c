@@ -433,12 +433,6 @@ static jg_status_t eliminate_vertex(jg_graph_t *g, int64_t v, struct jg_elim *el
     return JG_OK;
 }
 
-int jg__strat_eliminable(const jg_graph_t *g, int64_t v)
-{
-    const jg_gvert_t *V = &g->v[v];
-    return V->alive && V->elig;   /* elig: jg__gvert_eligible at the build */
-}
-
 int jg__gvert_eligible(const jg_graph_t *g, const jg_gvert_t *V)
 {
     if (V->kind != JG_V_INPUT && V->kind != JG_V_OUTPUT) return 0;

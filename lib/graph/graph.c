@@ -135,8 +135,8 @@ int64_t jg__gmat_new_pat(jg_graph_t *g, int64_t m, int64_t n, const int64_t *q)
         g->capx = cap;
     }
     jg_gmat_t *a = &g->mat[g->nmat];
-    a->m = m;
-    a->n = n;
+    a->m = (uint32_t)m;
+    a->n = (int32_t)n;
     a->p = (int64_t *)q;   /* shared, never written */
     a->i = (int64_t *)q + n + 1;
     a->xoff = g->nx;
@@ -152,7 +152,8 @@ int64_t jg__gmat_new(jg_graph_t *g, int64_t m, int64_t n, const int64_t *p, cons
     return q ? jg__gmat_new_pat(g, m, n, q) : -1;
 }
 
-/* An adjacency array of 2^lg ids: a recycled one, or new in the arena. */
+/* An adjacency array of 2^lg ids: a recycled one, or new in the arena (one
+ * id: from a block of them, 8 bytes, where the arena rounds to 16). */
 static int64_t *adj_alloc(jg_graph_t *g, int lg)
 {
     int64_t *a = g->adj_free[lg];
@@ -160,13 +161,22 @@ static int64_t *adj_alloc(jg_graph_t *g, int lg)
         memcpy(&g->adj_free[lg], a, sizeof a);
         return a;
     }
+    if (lg == 0) {
+        if (g->nadj1 == 0) {
+            g->adj1 = jg_arena_alloc(&g->arena, sizeof(int64_t) * 4096);
+            if (!g->adj1) return NULL;
+            g->nadj1 = 4096;
+        }
+        g->nadj1--;
+        return g->adj1++;
+    }
     return jg_arena_alloc(&g->arena, sizeof(int64_t) << lg);
 }
 
-/* Give back an adjacency array of cap (a power of two >= 2) ids. */
+/* Give back an adjacency array of cap (a power of two) ids. */
 static void adj_release(jg_graph_t *g, int64_t *a, int32_t cap)
 {
-    if (!a || cap < 2) return;
+    if (!a || cap < 1) return;
     int lg = 63 - __builtin_clzll((unsigned long long)cap);
     memcpy(a, &g->adj_free[lg], sizeof a);
     g->adj_free[lg] = a;
@@ -175,24 +185,24 @@ static void adj_release(jg_graph_t *g, int64_t *a, int32_t cap)
 void jg__gvert_release(jg_graph_t *g, int64_t v)
 {
     jg_gvert_t *V = &g->v[v];
-    adj_release(g, V->in, V->capin);
-    adj_release(g, V->out, V->capout);
+    adj_release(g, V->in, jg__gvert_cap(V->lgin));
+    adj_release(g, V->out, jg__gvert_cap(V->lgout));
     V->in = V->out = NULL;
-    V->nin = V->nout = V->capin = V->capout = 0;
+    V->nin = V->nout = 0;
+    V->lgin = V->lgout = 0;
 }
 
-static int push_id(jg_graph_t *g, int64_t **arr, int32_t *n, int32_t *cap, int64_t id)
+static int push_id(jg_graph_t *g, int64_t **arr, int32_t *n, unsigned char *lg, int64_t id)
 {
-    if (*n == *cap) {
-        /* most vertices have one or two edges each way: 2 ids (the arena's
-         * 16 bytes) first */
-        int32_t c = *cap ? 2 * *cap : 2;
-        int64_t *na = adj_alloc(g, 63 - __builtin_clzll((unsigned long long)c));
+    int32_t cap = jg__gvert_cap(*lg);
+    if (*n == cap) {
+        /* most vertices have one edge each way: 1 id first (lg 0) */
+        int64_t *na = adj_alloc(g, *lg);
         if (!na) return -1;
         if (*n) memcpy(na, *arr, sizeof(int64_t) * (size_t)*n);
-        adj_release(g, *arr, *cap);   /* reused by the next list that grows to it */
+        adj_release(g, *arr, cap);   /* reused by the next list that grows to it */
         *arr = na;
-        *cap = c;
+        (*lg)++;
     }
     (*arr)[(*n)++] = id;
     return 0;
@@ -200,6 +210,7 @@ static int push_id(jg_graph_t *g, int64_t **arr, int32_t *n, int32_t *cap, int64
 
 int64_t jg__gedge_add(jg_graph_t *g, int64_t src, int64_t dst, int64_t mat)
 {
+    if (g->ne >= INT32_MAX) return -1;   /* 32-bit edge ids (jg_gvert_t's self) */
     if (g->ne == g->capne) {
         int64_t cap = g->capne ? 2 * g->capne : 1024;
         jg_gedge_t *ne = realloc(g->e, sizeof *ne * (size_t)cap);
@@ -208,13 +219,13 @@ int64_t jg__gedge_add(jg_graph_t *g, int64_t src, int64_t dst, int64_t mat)
         g->capne = cap;
     }
     int64_t id = g->ne;
-    g->e[id] = (jg_gedge_t){.src = src, .dst = dst, .mat = mat, .alive = 1};
+    g->e[id] = (jg_gedge_t){.src = (int32_t)src, .dst = (int32_t)dst, .mat = (int32_t)mat, .alive = 1};
     if (src == dst) {
-        g->v[src].self = id;
+        g->v[src].self = (int32_t)id;
     } else {
         jg_gvert_t *s = &g->v[src], *d = &g->v[dst];
-        if (push_id(g, &s->out, &s->nout, &s->capout, id) ||
-            push_id(g, &d->in, &d->nin, &d->capin, id))
+        if (push_id(g, &s->out, &s->nout, &s->lgout, id) ||
+            push_id(g, &d->in, &d->nin, &d->lgin, id))
             return -1;
     }
     g->ne++;
@@ -244,7 +255,7 @@ int jg__gop_push(jg_graph_t *g, jg_opcode_t code, int64_t a, int64_t b, int64_t 
         g->ops = no;
         g->ops_cap = cap;
     }
-    g->ops[g->ops_n++] = (jg_gop_t){code, a, b, c};
+    g->ops[g->ops_n++] = (jg_gop_t){code, (int32_t)a, (int32_t)b, (int32_t)c};
     return 0;
 }
 
@@ -335,6 +346,7 @@ void jg_graph_free(jg_graph_t *g)
     free(g->mat);
     free(g->x);
     free(g->x_init);
+    free(g->x_init8);
     free(g->pe_mat);
     free(g->pe_part);
     free(g->ops);

@@ -9,38 +9,47 @@
 typedef struct jg_gmat {
     int64_t *p, *i;          /* interned (graph.c): shared with equal patterns, never written */
     int64_t xoff;
-    int32_t m, n;            /* vertex widths: below 2^31 (jg__gmat_new refuses more) */
-    int32_t ident;           /* a connection identity (jacgraph/graph.h's cost model): the
+    uint32_t m : 31;         /* vertex widths: below 2^31 (jg__gmat_new refuses more); m
+                                packed with ident keeps a matrix at 32 bytes */
+    uint32_t ident : 1;      /* a connection identity (jacgraph/graph.h's cost model): the
                                 product with it is a copy, never multiplied */
+    int32_t n;
 } jg_gmat_t;
 
 static inline int64_t jg__nnz(const jg_gmat_t *a) { return a->p[a->n]; }
 
+/* Vertex and edge ids and matrix indices are below 2^31 (jg__graph_build,
+ * jg__gedge_add and jg__gmat_new refuse more): the structs below hold them
+ * in 32 bits, which at 10^6 blocks saves 70 MB (and its page faults). */
 typedef struct jg_gedge {
-    int64_t src, dst;
-    int32_t mat;             /* index into g->mat (below 2^31: jg__gmat_new refuses more) */
-    int alive;
+    int32_t src, dst;
+    int32_t mat;             /* index into g->mat */
+    int32_t alive;
 } jg_gedge_t;
 
 typedef struct jg_gvert {
-    jg_vkind_t kind;
-    int32_t block;
-    int port;
-    int elig;                /* eliminable while alive (kind and block type: build.c) */
-    int32_t width;           /* below 2^31: a model's elements are (jacgraph/model.h) */
-    int alive;
     int64_t off;             /* state / u / y / w / z element offset */
-    int64_t self;            /* self-loop edge, -1 */
     int64_t *in, *out;       /* edge ids (self-loop excluded) */
-    int32_t nin, nout, capin, capout;
+    int32_t block;
+    int32_t port;
+    int32_t width;           /* below 2^31: a model's elements are (jacgraph/model.h) */
+    int32_t self;            /* self-loop edge, -1 */
+    int32_t nin, nout;
+    unsigned char lgin, lgout;   /* room of in / out: 2^(lg - 1) ids, 0: no array (jg__gvert_cap) */
+    unsigned char kind;      /* jg_vkind_t */
+    unsigned char elig;      /* eliminable while alive (kind and block type: build.c) */
+    unsigned char alive;
 } jg_gvert_t;
+
+/* The ids an adjacency array of room lg (jg_gvert_t's lgin, lgout) holds. */
+static inline int32_t jg__gvert_cap(unsigned char lg) { return lg ? (int32_t)1 << (lg - 1) : 0; }
 
 typedef enum { OP_INV, OP_SCALE, OP_MULADD, OP_EXPAND, OP_INVD, OP_SCALED, OP_ADD } jg_opcode_t;
 
 /* One step of the numeric replay. */
 typedef struct jg_gop {
     jg_opcode_t code;
-    int64_t a, b, c;         /* matrices: INV c=(I-a)^-1 [b = vertex]; SCALE c=a*b;
+    int32_t a, b, c;         /* matrices: INV c=(I-a)^-1 [b = vertex]; SCALE c=a*b;
                                 MULADD c+=a*b; EXPAND c=scatter(a); INVD, SCALED:
                                 INV, SCALE for a diagonal a (c diagonal, c = b's
                                 pattern); ADD c+=a (a product with an identity) */
@@ -57,9 +66,12 @@ struct jg_graph {
     double *x;               /* all edge values */
     int64_t nx, capx;
     int64_t x_orig;          /* values below this belong to original edges */
-    double *x_init;          /* connection values (0/1 counts) of original edges */
+    /* connection values (0/1 counts) of original edges: as bytes when every
+     * one is an integer 0..255 (x_init8; x_init NULL), else x_init */
+    double *x_init;
+    unsigned char *x_init8;
     int64_t npartedge;       /* original edges from block parts: (mat, part) */
-    int64_t *pe_mat, *pe_part;
+    int32_t *pe_mat, *pe_part;   /* below 2^31 (jg__graph_build refuses more) */
     int64_t ops_n, ops_cap;
     jg_gop_t *ops;
     double *ws;              /* dense workspace (max width) for MULADD */
@@ -93,6 +105,10 @@ struct jg_graph {
     /* adjacency arrays of 2^k ids given back (an eliminated vertex's, a
      * grown list's old one) for reuse: a list through their first slot */
     int64_t *adj_free[32];
+    /* one-id adjacency arrays (most ports have one edge each way) carved
+     * from arena blocks 8 bytes each, not the arena's 16 */
+    int64_t *adj1;
+    int64_t nadj1;           /* ids left at adj1 */
     const char **labels;     /* per vertex, built lazily (jg_graph_vertex_label); NULL: none yet */
     /* the tape compiled for the replay (tape.c): read-only once built, shared
      * by the views made after it (tape_own 0 there) */
@@ -130,6 +146,11 @@ double jg__graph_pivot_diag(jg_graph_t *g, int64_t dmat, int64_t n, double *s);
 #define JG__GRAPH_DENSE_PIVOT_MAX 64
 /* 1 when every entry of g->mat[dmat] is on its diagonal (dmat -1: D = 0). */
 int jg__gmat_diagonal(const jg_graph_t *g, int64_t dmat);
+/* The connection value of original edge value k (k < g->x_orig). */
+static inline double jg__graph_x_init(const jg_graph_t *g, int64_t k)
+{
+    return g->x_init8 ? (double)g->x_init8[k] : g->x_init[k];
+}
 /* Load the values of the block Jacobians of w and the connections into the
  * original edges, zero the rest (the start of a replay). */
 void jg__graph_load(jg_graph_t *g, const jg_eval_work_t *w);

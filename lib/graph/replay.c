@@ -228,7 +228,10 @@ static void expand(jg_graph_t *g, const jg_gmat_t *O, const jg_gmat_t *N)
 
 void jg__graph_load(jg_graph_t *g, const jg_eval_work_t *w)
 {
-    memcpy(g->x, g->x_init, sizeof(double) * (size_t)g->x_orig);
+    if (g->x_init8)
+        for (int64_t k = 0; k < g->x_orig; k++) g->x[k] = (double)g->x_init8[k];
+    else
+        memcpy(g->x, g->x_init, sizeof(double) * (size_t)g->x_orig);
     for (int64_t k = 0; k < g->npartedge; k++) {
         const jg_gmat_t *m = &g->mat[g->pe_mat[k]];
         memcpy(g->x + m->xoff, jg__eval_jac_values(w, g->pe_part[k]),

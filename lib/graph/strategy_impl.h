@@ -45,6 +45,7 @@ typedef struct jg_strat_run {
     int64_t nchanged;
     jg_graph_cost_t *cost;      /* the run's cost so far (a search may set bound, optimal) */
     void *eng;                  /* the engine's scratch (jg__strat_vcost) */
+    int64_t ntry;               /* the engine's eliminations tried so far (its timing) */
 } jg_strat_run_t;
 
 typedef struct jg_strategy_def {
@@ -70,7 +71,11 @@ typedef struct jg_strategy_def {
 /* 1 when v is alive and a strategy may eliminate it: a block input or
  * output, but not the output of an Algebraic Constraint (whose self-loop is
  * exactly 1 until the rest of its loop is folded into it). */
-int jg__strat_eliminable(const jg_graph_t *g, int64_t v);
+static inline int jg__strat_eliminable(const jg_graph_t *g, int64_t v)
+{
+    const jg_gvert_t *V = &g->v[v];   /* inline: the engine asks per neighbor */
+    return V->alive && V->elig;       /* elig: jg__gvert_eligible at the build */
+}
 /* The cost of eliminating v in r's current graph, without eliminating it.
  * Errors: JG_NOMEM.  Cost: that of the patterns of v's products. */
 jg_status_t jg__strat_vcost(jg_strat_run_t *r, int64_t v, jg_vcost_t *c);

@@ -452,7 +452,7 @@ int64_t jg__tape_run(jg_graph_t *g, const jg_eval_work_t *w)
     x[c0 + C_NZERO] = -0.0;
     x[c0 + C_ONE] = 1.0;
     x[c0 + C_ACC] = 0.0;
-    for (int64_t k = 0; k < t->nrest; k++) x[t->rest[k]] = g->x_init[t->rest[k]];
+    for (int64_t k = 0; k < t->nrest; k++) x[t->rest[k]] = jg__graph_x_init(g, t->rest[k]);
     load_parts(g, t, w);
     g->piv_cond = 1;
     g->guard_v = -1;
