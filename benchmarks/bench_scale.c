@@ -8,8 +8,8 @@
  *  - end to end: `jacgraph linearize MODEL --format F --out OUT` as a child
  *    process (wall and CPU time, peak RSS: what a user of the CLI gets);
  *  - stages: a child process runs the CLI's path in-process with its heap
- *    settings and times each step: read (the file into memory), parse (the
- *    compact JSON document), model (its shape check), compile (which frees
+ *    settings and times each step: read (the file mapped, as the CLI does:
+ *    its pages are read by the parse), parse (the compact JSON document), model (its shape check), compile (which frees
  *    the model once it has read it, jg_program_compile_free_model, as the
  *    CLI does), free model (what is left of it then: nothing), setup
  *    (jg_lin_create), evaluation (operating point and block Jacobians),
@@ -138,8 +138,9 @@ static void run_stages(const char *path, const char *fmt, const char *out, stage
     for (int s = 0; s < NSTAGE; s++) r->peak_mb[s] = r->rss_mb[s] = NAN;
     mark_t m;
     double w0 = jgb_now(), c0 = now_cpu();
-    char *buf = NULL;
+    const char *buf = NULL;
     size_t len = 0;
+    int mapped = 0;
     jg__jdoc_t *d = NULL;
     jg_model_t *md = NULL;
     jg_program_t *p = NULL;
@@ -147,13 +148,14 @@ static void run_stages(const char *path, const char *fmt, const char *out, stage
     jg_lin_sys_t *sys = NULL;
     jg_lin_stats_t st;
     begin(&m);
-    if (jg__read_file(path, 0, &buf, &len, &err)) goto fail;
+    if (jg__view_file(path, 0, &buf, &len, &mapped, &err)) goto fail;
     end(r, S_READ, &m);
     begin(&m);
     if (jg__jdoc_parse(buf, len, &d)) {
         snprintf(err.msg, sizeof err.msg, "%.900s: the compact parser refused it", path);
         goto fail;
     }
+    jg__view_free(buf, len, mapped);   /* the document has what it keeps */
     buf = NULL;
     end(r, S_PARSE, &m);
     begin(&m);
@@ -213,7 +215,7 @@ static void run_stages(const char *path, const char *fmt, const char *out, stage
     return;
 fail:
     snprintf(r->err, sizeof r->err, "%.250s", err.msg);
-    free(buf);
+    jg__view_free(buf, len, mapped);
 }
 
 static int stages_child(const char *path, const char *fmt, const char *out, stages_t *r)

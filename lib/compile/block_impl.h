@@ -226,31 +226,37 @@ typedef struct jg_jac_part {
     cs_dl *m;       /* compressed-column pattern + values (x) */
 } jg_jac_part_t;
 
-/* A block instance after flattening.  Arrays live in the program's arena. */
+/* A block instance after flattening.  Arrays live in the program's arena.
+ * Three cache lines, aligned (the program's block array is): the first
+ * holds what the compiler's passes and the evaluation read of every block
+ * (type, ports, parts, data), the second the states and the sample time,
+ * the third the rest, so that a pass over a million blocks reads one or two
+ * lines of each rather than the four a misaligned block spans. */
 struct jg_block {
-    const jg_block_type_t *type;
-    const char *path;         /* "Plant/Sum1" (root blocks: "Sum1") */
-    const char *name;         /* last path element */
-    int32_t id;               /* index in the program's block array */
-    int32_t parent;           /* id of the enclosing SubSystem block, -1 at root */
-    unsigned char is_root_port;  /* root Inport/Outport: the model's inputs/outputs */
-    unsigned char virt;       /* routing only (virtual type, or Inport/Outport inside a SubSystem) */
-    int npart;
-    int nin, nout;
+    _Alignas(64) const jg_block_type_t *type;
     int64_t *in_w, *out_w;    /* port widths; -1 while unknown */
+    int nin, nout;
+    unsigned char virt;       /* routing only (virtual type, or Inport/Outport inside a SubSystem) */
+    unsigned char is_root_port;  /* root Inport/Outport: the model's inputs/outputs */
+    int npart;
+    jg_jac_part_t *part;      /* Jacobian parts (npart) in declaration order */
+    void *data;               /* type-specific parsed parameters (arena) */
+    int32_t parent;           /* id of the enclosing SubSystem block, -1 at root */
+    int32_t port;             /* JG_BT_PORT_* blocks: their 1-based "Port" (setup); 0 */
+    /* second line */
+    jg_ts_t ts;               /* sample time: declared, then resolved by the compiler */
     int64_t nx;               /* number of continuous states */
     int64_t x_off;            /* offset of this block's states in the state vector */
-    jg_ts_t ts;               /* sample time: declared, then resolved by the compiler */
     int32_t rate;             /* index in the program's discrete rates, -1 if not discrete */
     int priority;             /* "Priority" parameter (lower runs first), 0 default */
     int64_t nd, d_off;        /* discrete states and their offset */
+    int32_t id;               /* index in the program's block array */
+    int32_t sys;              /* index of the system (subsystem scope) it belongs to */
+    /* third line */
     int64_t nzc, zc_off;      /* zero-crossing signals and their offset */
     const signed char *zc_dir;/* per zero-crossing signal: JG_ZC_* */
-    jg_jac_part_t *part;      /* Jacobian parts (npart) in declaration order */
-    void *data;               /* type-specific parsed parameters (arena) */
-    const void *src;          /* the block's JSON object (const jg__jv_t *), compile-time only */
-    int32_t sys;              /* index of the system (subsystem scope) it belongs to */
-    int32_t port;             /* JG_BT_PORT_* blocks: their 1-based "Port" (setup); 0 */
+    const char *path;         /* "Plant/Sum1" (root blocks: "Sum1") */
+    const char *name;         /* last path element */
     int64_t ninv;             /* invariants of its continuous states (projection), 0: none */
     const cs_dl *inv_pat;     /* their Jacobian's pattern, ninv x nx (arena) */
 };

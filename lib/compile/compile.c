@@ -60,7 +60,8 @@ static jg_status_t check_unknown_params(jg__cctx_t *c, const jg_block_t *b)
     const jg__jv_t *v;
     size_t i;
     /* the keys are the document's: pointers compare (jg__jdoc_key) */
-    jg__jv_obj_foreach((const jg__jv_t *)b->src, i, key, v) {
+    const jg__jv_t *src = jg__block_src(c, b);
+    jg__jv_obj_foreach(src, i, key, v) {
         (void)v;
         int known = 0;
         for (size_t k = 0; !known && k < sizeof c->k_structural / sizeof *c->k_structural; k++)
@@ -89,12 +90,25 @@ static jg_status_t check_unknown_params(jg__cctx_t *c, const jg_block_t *b)
     return JG_OK;
 }
 
+/* The block after k and its descendants (depth-first ids: a SubSystem's
+ * blocks follow it): k's next sibling, or the end of k's system. */
+static int32_t next_sibling(const jg_program_t *p, int32_t k)
+{
+    if (k + 1 < p->nblocks && p->blocks[k + 1].parent == k) {
+        const struct jg_sys *in = &p->sys[p->blocks[k + 1].sys];
+        return in->first + in->n;
+    }
+    return k + 1;
+}
+
 static jg_status_t setup_blocks(jg__cctx_t *c, jg_setup_t *s)
 {
     jg_program_t *p = c->p;
     for (int32_t id = 0; id < p->nblocks; id++) {
         jg_block_t *b = &p->blocks[id];
         if (b->type->flags & JG_BT_SUBSYSTEM) continue;   /* ports from its inner blocks, below */
+        c->ntag += (b->type->flags & (JG_BT_TAG_WRITE | JG_BT_TAG_READ | JG_BT_TAG_SCOPE)) != 0;
+        c->nselfloop += (b->type->flags & JG_BT_SELFLOOP) != 0;
         c->nseen = 0;
         b->ts = (jg_ts_t){NAN, 0};   /* setup may set a type default */
         if (b->type->setup(b, s) != JG_BLOCK_DONE) return c->err ? c->err->status : JG_PARAM;
@@ -109,10 +123,15 @@ static jg_status_t setup_blocks(jg__cctx_t *c, jg_setup_t *s)
                 return c->err ? c->err->status : JG_NOMEM;
         }
     }
-    /* SubSystem ports come from the Inport/Outport blocks inside */
+    /* SubSystem ports come from the Inport/Outport blocks inside (and the
+     * ports of every block are known, summed for the lines) */
     for (int32_t id = 0; id < p->nblocks; id++) {
         jg_block_t *b = &p->blocks[id];
-        if (!(b->type->flags & JG_BT_SUBSYSTEM)) continue;
+        if (!(b->type->flags & JG_BT_SUBSYSTEM)) {
+            c->nin_total += b->nin;
+            c->nout_total += b->nout;
+            continue;
+        }
         int nin = 0, nout = 0;
         /* depth-first ids: the SubSystem's descendants are id+1 .. end-1 */
         int32_t end = id + 1;
@@ -120,13 +139,14 @@ static jg_status_t setup_blocks(jg__cctx_t *c, jg_setup_t *s)
             const struct jg_sys *in_sys = &p->sys[p->blocks[id + 1].sys];
             end = in_sys->first + in_sys->n;
         }
-        for (int32_t k = id + 1; k < end; k++) {
+        for (int32_t k = id + 1; k < end; k = next_sibling(p, k)) {   /* its own blocks */
             const jg_block_t *in = &p->blocks[k];
-            if (in->parent != id) continue;
             if ((in->type->flags & JG_BT_PORT_IN) && in->port > nin) nin = in->port;
             if ((in->type->flags & JG_BT_PORT_OUT) && in->port > nout) nout = in->port;
         }
         if (jg_setup_ports(b, s, nin, nout) != JG_BLOCK_DONE) return JG_NOMEM;
+        c->nin_total += nin;
+        c->nout_total += nout;
         jg__subsys_t *d = jg_arena_alloc(&p->arena, sizeof *d);
         if (!d) return jg_error_set(c->err, JG_NOMEM, "out of memory");
         d->in_blk = jg_arena_alloc(&p->arena, sizeof(int32_t) * (size_t)(nin + 1));
@@ -134,9 +154,9 @@ static jg_status_t setup_blocks(jg__cctx_t *c, jg_setup_t *s)
         if (!d->in_blk || !d->out_blk) return jg_error_set(c->err, JG_NOMEM, "out of memory");
         for (int i = 0; i < nin; i++) d->in_blk[i] = -1;
         for (int i = 0; i < nout; i++) d->out_blk[i] = -1;
-        for (int32_t k = id + 1; k < end; k++) {
+        for (int32_t k = id + 1; k < end; k = next_sibling(p, k)) {
             const jg_block_t *in = &p->blocks[k];
-            if (in->parent != id || !(in->type->flags & (JG_BT_PORT_IN | JG_BT_PORT_OUT))) continue;
+            if (!(in->type->flags & (JG_BT_PORT_IN | JG_BT_PORT_OUT))) continue;
             int n = in->port - 1, is_in = (in->type->flags & JG_BT_PORT_IN) != 0;
             int32_t *slot = is_in ? &d->in_blk[n] : &d->out_blk[n];
             if (*slot >= 0)
@@ -207,7 +227,8 @@ static jg_status_t setup_blocks(jg__cctx_t *c, jg_setup_t *s)
 static void drop_document(jg__cctx_t *c, jg_program_t *p, jg_model_t **take)
 {
     c->doc = NULL;
-    for (int32_t b = 0; b < p->nblocks; b++) p->blocks[b].src = NULL;
+    free(c->src);
+    c->src = NULL;
     for (int32_t k = 0; k < p->nsys; k++) p->sys[k].params = p->sys[k].json = NULL;
     jg_model_free(*take);
     *take = NULL;
@@ -249,11 +270,14 @@ static jg_status_t compile(const jg_model_t *m, jg_model_t *take, jg_program_t *
     jg__count_blocks(&c, jg__model_root(m), &nb, &ns);
     if ((st = jg__check_block_count(&c, nb))) goto fail;
     p->name = jg_arena_strdup(&p->arena, jg_model_name(m));
-    p->blocks = jg_arena_alloc(&p->arena, sizeof(jg_block_t) * (size_t)(nb + 1));
+    /* the blocks aligned as their type says (block_impl.h: cache lines) */
+    char *ba = jg_arena_alloc(&p->arena, sizeof(jg_block_t) * (size_t)(nb + 1) + _Alignof(jg_block_t));
+    p->blocks = ba ? (jg_block_t *)(ba + (-(uintptr_t)ba & (_Alignof(jg_block_t) - 1))) : NULL;
     p->sys = jg_arena_alloc(&p->arena, sizeof(struct jg_sys) * (size_t)(ns + 1));
+    c.src = malloc(sizeof *c.src * (size_t)(nb + 1));
     for (p->hcap = 16; p->hcap < 2 * (int64_t)nb + 2; p->hcap *= 2) {}
     p->htab = jg_arena_alloc(&p->arena, sizeof(int32_t) * (size_t)p->hcap);
-    if (!p->name || !p->blocks || !p->sys || !p->htab) {
+    if (!p->name || !p->blocks || !p->sys || !p->htab || !c.src) {
         st = jg_error_set(err, JG_NOMEM, "out of memory");
         goto fail;
     }
@@ -262,7 +286,8 @@ static jg_status_t compile(const jg_model_t *m, jg_model_t *take, jg_program_t *
     if ((st = setup_blocks(&c, &s))) goto fail;
     if ((st = jg__connect_lines(&c))) goto fail;
     drop_document(&c, p, &take);
-    if ((st = jg__resolve_gotos(p, err))) goto fail;   /* From -> Goto (goto.c) */
+    /* From -> Goto (goto.c); a model without tags has nothing to link */
+    if (c.ntag && (st = jg__resolve_gotos(p, err))) goto fail;
     if ((st = jg__build_consumers(p, &cs, err))) goto fail;
     if ((st = jg__propagate_widths(&c, &s, &cs))) goto fail;
     if ((st = jg__check_totals(&c, &s))) goto fail;
@@ -281,12 +306,16 @@ static jg_status_t compile(const jg_model_t *m, jg_model_t *take, jg_program_t *
     free(cs.ptr);
     free(cs.idx);
     free(c.parts);
+    free(c.ptab);
+    free(c.src);
     *out = p;
     return JG_OK;
 fail:
     free(cs.ptr);
     free(cs.idx);
     free(c.parts);
+    free(c.ptab);
+    free(c.src);
     jg_program_free(p);
     jg_model_free(take);
     return st ? st : JG_INTERNAL;

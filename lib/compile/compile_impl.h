@@ -21,12 +21,24 @@ typedef struct jg__cctx {
     const jg__plset_t *plugins;  /* the model's plugin types (p->plugins), NULL: none */
     jg_jac_part_t *parts; /* the parts of the block in pattern() (setup.c add_part), malloc'd */
     int part_cap_blk;     /* their capacity */
+    /* the distinct part matrices so far (setup.c add_part): a pattern
+     * declared again is shared, open addressing, pcap slots, malloc'd */
+    cs_dl **ptab;
+    int64_t pcap, pn;
     const char *seen[64]; /* parameters the current block's setup asked for */
     const char *seen_key[64]; /* the same as keys of the document (NULL: it has none) */
     int nseen;
     /* the document's keys (jg__jdoc_key: member lookups compare pointers),
      * valid until the document is dropped after the lines */
     const jg__jdoc_t *doc;
+    const jg__jv_t **src; /* per block: its JSON object; malloc'd, dropped with the document */
+    char *strp;           /* the block paths, packed without the arena's alignment (flatten.c) */
+    int32_t ntag;         /* Goto, From and GotoTagVisibility blocks (compile.c) */
+    int32_t nselfloop;    /* blocks of JG_BT_SELFLOOP types (compile.c) */
+    int64_t nin_total, nout_total;   /* the blocks' ports, once set up (compile.c) */
+    double *dblp;         /* parameter values, packed 8-byte aligned (setup.c) */
+    size_t dblleft;
+    size_t strleft;
     const char *k_name, *k_type, *k_blocks, *k_lines, *k_src, *k_dst, *k_params;
     const char *k_structural[6];   /* the keys every block may have (compile.c) */
     struct jg__wscache *wsc;  /* evaluated workspace entries (setup.c; in the arena) */
@@ -36,6 +48,12 @@ typedef struct jg__cctx {
         const jg_block_type_t *type;
     } tcache[JG__TYPE_CACHE];   /* block types by name (flatten.c), a cache of the registry */
 } jg__cctx_t;
+
+/* The JSON object of block b, NULL once the document is dropped. */
+static inline const jg__jv_t *jg__block_src(const jg__cctx_t *c, const jg_block_t *b)
+{
+    return c->src ? c->src[b->id] : NULL;
+}
 
 /* Remember that the block being set up read parameter `name`; its value
  * in block object src, NULL when absent. */

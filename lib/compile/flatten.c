@@ -144,16 +144,33 @@ size_t jg__put_escaped(char *d, const char *name, size_t len)
     return o;
 }
 
-/* "sys/name" ("name" at the root) in the arena.  A '/' inside the name is
- * doubled, as Simulink's getfullname writes block "a/b" of "sys" as
+/* n bytes for a string of the program: packed one after the other in
+ * chunks of the arena (whose own allocations are rounded to 16 bytes: a
+ * million paths of a dozen bytes).  NULL: out of memory. */
+static char *str_alloc(jg__cctx_t *c, size_t n)
+{
+    enum { CHUNK = 1 << 16 };
+    if (n > CHUNK / 8) return jg_arena_alloc(&c->p->arena, n);
+    if (n > c->strleft) {
+        if (!(c->strp = jg_arena_alloc(&c->p->arena, CHUNK))) return NULL;
+        c->strleft = CHUNK;
+    }
+    char *d = c->strp;
+    c->strp += n;
+    c->strleft -= n;
+    return d;
+}
+
+/* "sys/name" ("name" at the root), packed (str_alloc).  A '/' inside the
+ * name is doubled, as Simulink's getfullname writes block "a/b" of "sys" as
  * "sys/a//b", so a path still splits at its single slashes.  printf is too
  * slow for a million paths. */
-static char *join_path(jg_arena_t *a, const char *sys, const char *name, size_t len)
+static char *join_path(jg__cctx_t *cc, const char *sys, const char *name, size_t len)
 {
     size_t ls = strlen(sys), nslash = 0;
     for (const char *c = memchr(name, '/', len); c; c = memchr(c + 1, '/', len - (size_t)(c + 1 - name)))
         nslash++;
-    char *d = jg_arena_alloc(a, ls + len + nslash + 2);
+    char *d = str_alloc(cc, ls + len + nslash + 2);
     if (!d) return NULL;
     if (ls) {
         memcpy(d, sys, ls);
@@ -189,11 +206,12 @@ jg_status_t jg__flatten(jg__cctx_t *c, const jg__jv_t *sysj, int32_t parent_sys,
         const char *name = jg__jv_str(jg__jv_get_key(bj, c->k_name));
         const char *type = jg__jv_str(jg__jv_get_key(bj, c->k_type));
         b->id = id;
+        b->rate = -1;   /* not discrete (sampletime.c sets the discrete ones) */
         b->parent = sys_block;
         b->sys = si;
-        b->src = bj;
+        c->src[id] = bj;
         size_t len = strlen(name);
-        b->path = join_path(&p->arena, sy->path, name, len);
+        b->path = join_path(c, sy->path, name, len);
         if (!b->path) return jg_error_set(err, JG_NOMEM, "out of memory");
         /* the name itself, unescaped: the path's tail unless it holds a '/' */
         b->name = memchr(name, '/', len) ? jg_arena_strdup(&p->arena, name)

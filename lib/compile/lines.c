@@ -110,7 +110,14 @@ static jg_status_t parse_ref(jg__cctx_t *c, int32_t sy, const local_t *L, const 
     const char *colon = strrchr(ref, ':');
     const char *where = *p->sys[sy].path ? p->sys[sy].path : "<root>";
     char *end = NULL;
-    long n = colon ? strtol(colon + 1, &end, 10) : 0;
+    long n = 0;
+    /* "BLOCK:N" with a few plain digits, the usual form, without strtol;
+     * anything else (signs, spaces, long numbers) as strtol reads it */
+    const char *d = colon ? colon + 1 : NULL;
+    size_t nd = 0;
+    while (d && nd < 9 && d[nd] >= '0' && d[nd] <= '9') n = 10 * n + (d[nd++] - '0');
+    if (d && nd > 0 && nd < 9 && !d[nd]) end = (char *)d + nd;
+    else n = colon ? strtol(colon + 1, &end, 10) : 0;
     if (!colon || colon == ref || !end || *end || end == colon + 1 || n < 1)
         return jg_error_set(c->err, JG_MODEL,
                             "system '%s': bad port reference \"%s\": expected \"BLOCK:N\" with N "
@@ -144,6 +151,9 @@ static jg_status_t name_signal(jg__cctx_t *c, const jg__jv_t *line, int32_t sb, 
     jg_program_t *p = c->p;
     const char *nm = jg__jv_str(jg__jv_get_key(line, c->k_name));
     if (!nm || !*nm) return JG_OK;
+    if (!p->sig_name &&   /* the first named signal: most models name none */
+        !(p->sig_name = jg_arena_alloc(&p->arena, sizeof(char *) * (size_t)(p->nout_ports + 1))))
+        return jg_error_set(c->err, JG_NOMEM, "out of memory");
     const char **slot = &p->sig_name[jg__outport(p, sb, sp)];
     if (!*slot) {
         if (!(*slot = jg_arena_strdup(&p->arena, nm)))
@@ -158,16 +168,11 @@ static jg_status_t name_signal(jg__cctx_t *c, const jg__jv_t *line, int32_t sb, 
 jg_status_t jg__connect_lines(jg__cctx_t *c)
 {
     jg_program_t *p = c->p;
-    int64_t nin = 0, nout = 0;
+    /* the port counts setup_blocks summed: one pass numbers the ports */
+    int64_t nin = c->nin_total, nout = c->nout_total;
     p->in_base = jg_arena_alloc(&p->arena, sizeof(int64_t) * (size_t)(p->nblocks + 1));
     p->out_base = jg_arena_alloc(&p->arena, sizeof(int64_t) * (size_t)(p->nblocks + 1));
     if (!p->in_base || !p->out_base) return jg_error_set(c->err, JG_NOMEM, "out of memory");
-    for (int32_t b = 0; b < p->nblocks; b++) {
-        p->in_base[b] = nin;
-        p->out_base[b] = nout;
-        nin += p->blocks[b].nin;
-        nout += p->blocks[b].nout;
-    }
     p->nin_ports = nin;
     p->nout_ports = nout;
     p->in_drv = jg_arena_alloc(&p->arena, sizeof(int64_t) * (size_t)(nin + 1));
@@ -175,20 +180,24 @@ jg_status_t jg__connect_lines(jg__cctx_t *c)
     p->in_port_of = jg_arena_alloc(&p->arena, sizeof(int) * (size_t)(nin + 1));
     p->out_blk = jg_arena_alloc(&p->arena, sizeof(int32_t) * (size_t)(nout + 1));
     p->out_port_of = jg_arena_alloc(&p->arena, sizeof(int) * (size_t)(nout + 1));
-    p->sig_name = jg_arena_alloc(&p->arena, sizeof(char *) * (size_t)(nout + 1));   /* zeroed */
-    if (!p->in_drv || !p->in_blk || !p->out_blk || !p->in_port_of || !p->out_port_of || !p->sig_name)
+    if (!p->in_drv || !p->in_blk || !p->out_blk || !p->in_port_of || !p->out_port_of)
         return jg_error_set(c->err, JG_NOMEM, "out of memory");
+    nin = nout = 0;
     for (int32_t b = 0; b < p->nblocks; b++) {
-        for (int k = 0; k < p->blocks[b].nin; k++) {
-            p->in_blk[p->in_base[b] + k] = b;
-            p->in_port_of[p->in_base[b] + k] = k;
-            p->in_drv[p->in_base[b] + k] = -1;
+        p->in_base[b] = nin;
+        p->out_base[b] = nout;
+        for (int k = 0; k < p->blocks[b].nin; k++, nin++) {
+            p->in_blk[nin] = b;
+            p->in_port_of[nin] = k;
+            p->in_drv[nin] = -1;
         }
-        for (int k = 0; k < p->blocks[b].nout; k++) {
-            p->out_blk[p->out_base[b] + k] = b;
-            p->out_port_of[p->out_base[b] + k] = k;
+        for (int k = 0; k < p->blocks[b].nout; k++, nout++) {
+            p->out_blk[nout] = b;
+            p->out_port_of[nout] = k;
         }
     }
+    if (nin != p->nin_ports || nout != p->nout_ports)
+        return jg_error_set(c->err, JG_INTERNAL, "port counts changed after the setup");
     local_t L = {0};
     jg_status_t st = JG_OK;
     for (int32_t sy = 0; sy < p->nsys && !st; sy++) {
@@ -232,7 +241,7 @@ jg_status_t jg__connect_lines(jg__cctx_t *c)
     if (st) return st;
     /* Algebraic Constraint: its last input reads its own output, y = y + u,
      * so that the loop solver's fixed point is u = 0 */
-    for (int32_t b = 0; b < p->nblocks; b++)
+    for (int32_t b = 0; c->nselfloop && b < p->nblocks; b++)
         if ((p->blocks[b].type->flags & JG_BT_SELFLOOP) && p->blocks[b].nin > 0 && p->blocks[b].nout > 0)
             p->in_drv[jg__inport(p, b, p->blocks[b].nin - 1)] = jg__outport(p, b, 0);
     return JG_OK;

@@ -103,14 +103,14 @@ const char *jg_program_warning(const jg_program_t *p, int i) { return p->warn[i]
 const char *jg_program_signal_name(const jg_program_t *p, int32_t b, int port)
 {
     if (b < 0 || b >= p->nblocks || port < 0 || port >= p->blocks[b].nout) return NULL;
-    return p->sig_name[jg__outport(p, b, port)];
+    return p->sig_name ? p->sig_name[jg__outport(p, b, port)] : NULL;
 }
 
 jg_status_t jg_program_find_signal(const jg_program_t *p, const char *name, int32_t *block,
                                    int *port, jg_error_t *err)
 {
     int64_t first = -1, count = 0;
-    for (int64_t g = 0; g < p->nout_ports; g++)
+    for (int64_t g = 0; p->sig_name && g < p->nout_ports; g++)
         if (p->sig_name[g] && !strcmp(p->sig_name[g], name) && count++ == 0) first = g;
     if (count == 0) return jg_error_set(err, JG_ARG, "no signal named '%s'", name);
     if (count > 1) {

@@ -22,7 +22,8 @@ struct jg_program {
     int32_t *in_blk;            /* per global input port: owning block */
     int *in_port_of;            /* per global input port: port index within its block */
     int *out_port_of;           /* per global output port: port index within its block */
-    const char **sig_name;      /* per global output port: its line's "name", NULL */
+    const char **sig_name;      /* per global output port: its line's "name", NULL; the
+                                   array itself NULL when no line names a signal */
     int64_t *u_off;             /* per global input port: element offset in u (real blocks) */
     int64_t *y_off;             /* per global output port: element offset in y (real blocks) */
     unsigned char *feedthrough; /* per global input port */

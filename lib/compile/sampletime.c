@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "compile_impl.h"
 
 static int is_multiple(double a, double b)   /* a = k b, k integer >= 0 */
@@ -140,6 +141,9 @@ jg_status_t jg__resolve_sample_times(jg__cctx_t *c)
 {
     jg_program_t *p = c->p;
     jg_status_t st = JG_OK;
+    jg_ts_t *rates = NULL;
+    int32_t *rate_blk = NULL;
+    int32_t open = 0;   /* real blocks whose inherited sample time is open */
     int32_t *sig_blk = malloc(sizeof(int32_t) * (size_t)(p->ny + 1));
     if (!sig_blk) return jg_error_set(c->err, JG_NOMEM, "out of memory");
     for (int32_t b = 0; b < p->nblocks; b++) {
@@ -156,6 +160,7 @@ jg_status_t jg__resolve_sample_times(jg__cctx_t *c)
             else B->ts = (jg_ts_t){-1, 0};
         }
         if (B->nx > 0 && B->ts.period == -1) B->ts = (jg_ts_t){0, 0};
+        open += B->ts.period == -1;
         if (B->nx > 0 && B->ts.period != 0) {
             st = jg_error_set(c->err, JG_PARAM,
                               "block '%s' (%s), parameter 'SampleTime': a block with continuous "
@@ -168,8 +173,9 @@ jg_status_t jg__resolve_sample_times(jg__cctx_t *c)
      * inherited blocks (a delay fed back through a Sum) never settles from
      * its own members: when nothing changes any more, a lenient pass lets a
      * block take the rate of the drivers that are known, as Simulink's
-     * propagation does, and the strict passes resume from there. */
-    for (int pass = 0, changed = 1, lenient = 0; pass <= 4 * p->nsorted + 4; pass++) {
+     * propagation does, and the strict passes resume from there.  Once none
+     * is open, no pass can change anything. */
+    for (int pass = 0, changed = 1, lenient = 0; open && pass <= 4 * p->nsorted + 4; pass++) {
         if (!changed) {
             if (lenient) break;
             lenient = 1;
@@ -187,11 +193,20 @@ jg_status_t jg__resolve_sample_times(jg__cctx_t *c)
             if (t.period != -1) {
                 B->ts = t;
                 changed = 1;
+                open--;
             }
         }
         if (changed) lenient = 0;
     }
-    /* still inherited: fed by nothing that has a sample time */
+    /* still inherited: fed by nothing that has a sample time; and the
+     * distinct discrete rates, fastest first (gathered in scratch arrays,
+     * kept at their count: a model has a few) */
+    rates = malloc(sizeof(jg_ts_t) * (size_t)(p->nreal + 1));
+    rate_blk = malloc(sizeof(int32_t) * (size_t)(p->nreal + 1));
+    if (!rates || !rate_blk) {
+        st = jg_error_set(c->err, JG_NOMEM, "out of memory");
+        goto done;
+    }
     for (int32_t b = 0; b < p->nblocks; b++) {
         jg_block_t *B = &p->blocks[b];
         if (B->virt) continue;
@@ -211,40 +226,40 @@ jg_status_t jg__resolve_sample_times(jg__cctx_t *c)
             }
         }
         if (B->ts.period == -1) B->ts = (jg_ts_t){0, 0};
+        if (!ts_is_discrete(B->ts)) continue;
+        int32_t r = 0;
+        while (r < p->nrates && (rates[r].period != B->ts.period || rates[r].offset != B->ts.offset))
+            r++;
+        if (r == p->nrates) {
+            int32_t k = p->nrates++;
+            while (k > 0 && (rates[k - 1].period > B->ts.period ||
+                             (rates[k - 1].period == B->ts.period && rates[k - 1].offset > B->ts.offset))) {
+                rates[k] = rates[k - 1];
+                rate_blk[k] = rate_blk[k - 1];
+                k--;
+            }
+            rates[k] = B->ts;
+            rate_blk[k] = b;
+        }
     }
-    /* the distinct discrete rates, fastest first */
-    p->rates = jg_arena_alloc(&p->arena, sizeof(jg_ts_t) * (size_t)(p->nreal + 1));
-    p->rate_blk = jg_arena_alloc(&p->arena, sizeof(int32_t) * (size_t)(p->nreal + 1));
+    p->rates = jg_arena_alloc(&p->arena, sizeof(jg_ts_t) * (size_t)(p->nrates + 1));
+    p->rate_blk = jg_arena_alloc(&p->arena, sizeof(int32_t) * (size_t)(p->nrates + 1));
     if (!p->rates || !p->rate_blk) {
         st = jg_error_set(c->err, JG_NOMEM, "out of memory");
         goto done;
     }
-    for (int32_t b = 0; b < p->nblocks; b++) {
+    memcpy(p->rates, rates, sizeof(jg_ts_t) * (size_t)p->nrates);
+    memcpy(p->rate_blk, rate_blk, sizeof(int32_t) * (size_t)p->nrates);
+    /* each block's rate: -1 (flatten's) unless it is discrete */
+    for (int32_t b = 0; p->nrates && b < p->nblocks; b++) {
         jg_block_t *B = &p->blocks[b];
-        if (B->virt || !ts_is_discrete(B->ts)) continue;
-        int32_t r = 0;
-        while (r < p->nrates && (p->rates[r].period != B->ts.period || p->rates[r].offset != B->ts.offset))
-            r++;
-        if (r == p->nrates) {
-            int32_t k = p->nrates++;
-            while (k > 0 && (p->rates[k - 1].period > B->ts.period ||
-                             (p->rates[k - 1].period == B->ts.period && p->rates[k - 1].offset > B->ts.offset))) {
-                p->rates[k] = p->rates[k - 1];
-                p->rate_blk[k] = p->rate_blk[k - 1];
-                k--;
-            }
-            p->rates[k] = B->ts;
-            p->rate_blk[k] = b;
-        }
-    }
-    for (int32_t b = 0; b < p->nblocks; b++) {
-        jg_block_t *B = &p->blocks[b];
-        B->rate = -1;
         if (B->virt || !ts_is_discrete(B->ts)) continue;
         for (int32_t r = 0; r < p->nrates; r++)
             if (p->rates[r].period == B->ts.period && p->rates[r].offset == B->ts.offset) B->rate = r;
     }
 done:
+    free(rates);
+    free(rate_blk);
     free(sig_blk);
     return st;
 }

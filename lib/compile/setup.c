@@ -43,6 +43,23 @@ int jg_eval_error(const jg_block_t *b, jg_eval_t *e, const char *fmt, ...)
     return -1;
 }
 
+/* n doubles of a parameter value in the program: packed in chunks of the
+ * arena, whose own allocations are rounded to 16 bytes (a million scalar
+ * parameters).  NULL: out of memory. */
+static double *dbl_alloc(jg__cctx_t *c, size_t n)
+{
+    enum { CHUNK = 8192 };   /* doubles */
+    if (n > CHUNK / 8) return jg_arena_alloc(&c->p->arena, sizeof(double) * n);
+    if (n > c->dblleft) {
+        if (!(c->dblp = jg_arena_alloc(&c->p->arena, sizeof(double) * CHUNK))) return NULL;
+        c->dblleft = CHUNK;
+    }
+    double *d = c->dblp;
+    c->dblp += n;
+    c->dblleft -= n;
+    return d;
+}
+
 /* Convert a JSON number / nested array to a row-major value. */
 static int json_to_value(jg_block_t *b, jg_setup_t *s, const char *name, const jg__jv_t *j,
                          jg_value_t *out)
@@ -50,7 +67,7 @@ static int json_to_value(jg_block_t *b, jg_setup_t *s, const char *name, const j
     jg__cctx_t *c = s->priv;
     if (jg__jv_is_num(j)) {
         out->rows = out->cols = 1;
-        out->x = jg_arena_alloc(&c->p->arena, sizeof(double));
+        out->x = dbl_alloc(c, 1);
         if (!out->x) return jg_setup_error(b, s, JG_NOMEM, name, "out of memory");
         out->x[0] = jg__jv_num(j);
         return 1;
@@ -70,7 +87,7 @@ static int json_to_value(jg_block_t *b, jg_setup_t *s, const char *name, const j
     size_t rows = nested ? n : 1;
     out->rows = (int64_t)rows;
     out->cols = (int64_t)cols;
-    out->x = jg_arena_alloc(&c->p->arena, sizeof(double) * (rows * cols + 1));
+    out->x = dbl_alloc(c, rows * cols + 1);
     if (!out->x) return jg_setup_error(b, s, JG_NOMEM, name, "out of memory");
     for (size_t r = 0; r < rows; r++) {
         const jg__jv_t *row = nested ? jg__jv_at(j, r) : j;
@@ -463,7 +480,7 @@ static int to_param(jg_block_t *b, jg_setup_t *s, const char *param, const char 
     out->cols = n ? v->cols : 0;
     out->x = NULL;
     if (n) {
-        out->x = jg_arena_alloc(&c->p->arena, sizeof(double) * (size_t)(n + 1));
+        out->x = dbl_alloc(c, (size_t)(n + 1));
         if (!out->x) {
             jg_setup_error(b, s, JG_NOMEM, param, "out of memory");
             return -1;
@@ -477,7 +494,7 @@ static int scalar_param(jg_block_t *b, jg_setup_t *s, const char *param, double 
 {
     jg__cctx_t *c = s->priv;
     out->rows = out->cols = 1;
-    out->x = jg_arena_alloc(&c->p->arena, sizeof(double));
+    out->x = dbl_alloc(c, 1);
     if (!out->x) {
         jg_setup_error(b, s, JG_NOMEM, param, "out of memory");
         return -1;
@@ -503,7 +520,7 @@ static int expr_param(jg_block_t *b, jg_setup_t *s, const char *name, const char
 int jg_setup_num(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t *out)
 {
     jg__cctx_t *c = s->priv;
-    const jg__jv_t *j = jg__seen(c, b->src, name);
+    const jg__jv_t *j = jg__seen(c, jg__block_src(c, b), name);
     if (!j) return 0;
     if (jg__jv_is_str(j)) return expr_param(b, s, name, jg__jv_str(j), out, 0);
     return json_to_value(b, s, name, j, out) < 0 ? -1 : 1;
@@ -531,7 +548,7 @@ int jg_setup_num_def(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t 
     if (r != 0) return r;
     jg__cctx_t *c = s->priv;
     out->rows = out->cols = 1;
-    out->x = jg_arena_alloc(&c->p->arena, sizeof(double));
+    out->x = dbl_alloc(c, 1);
     if (!out->x) return jg_setup_error(b, s, JG_NOMEM, name, "out of memory");
     out->x[0] = def;
     return 1;
@@ -539,7 +556,7 @@ int jg_setup_num_def(jg_block_t *b, jg_setup_t *s, const char *name, jg_value_t 
 
 int jg_setup_str(jg_block_t *b, jg_setup_t *s, const char *name, const char **out)
 {
-    const jg__jv_t *j = jg__seen(s->priv, b->src, name);
+    const jg__jv_t *j = jg__seen(s->priv, jg__block_src(s->priv, b), name);
     if (!j) return 0;
     if (!jg__jv_is_str(j)) {
         jg_setup_error(b, s, JG_PARAM, name, "expected a string");
@@ -552,7 +569,7 @@ int jg_setup_str(jg_block_t *b, jg_setup_t *s, const char *name, const char **ou
 int jg_setup_str_or_num(jg_block_t *b, jg_setup_t *s, const char *name, const char **str,
                         jg_value_t *num)
 {
-    const jg__jv_t *j = jg__seen(s->priv, b->src, name);
+    const jg__jv_t *j = jg__seen(s->priv, jg__block_src(s->priv, b), name);
     if (!j) return 0;
     if (!jg__jv_is_str(j)) return json_to_value(b, s, name, j, num) < 0 ? -1 : 2;
     const char *v = jg__jv_str(j);
@@ -575,11 +592,17 @@ int jg_setup_ports(jg_block_t *b, jg_setup_t *s, int nin, int nout)
     jg__cctx_t *c = s->priv;
     if (nin < 0 || nout < 0)
         return jg_setup_error(b, s, JG_INTERNAL, NULL, "negative port count");
+    /* the input widths, then the output widths: one allocation, the one of
+     * an earlier call when it is large enough (the compiler sets the ports
+     * of an inner Inport or Outport again after its setup) */
+    int64_t *w = b->in_w && (int64_t)nin + nout <= (int64_t)b->nin + b->nout ? b->in_w : NULL;
+    size_t nw = (size_t)nin + (size_t)nout;
+    if (!w && !(w = jg_arena_alloc(&c->p->arena, sizeof(int64_t) * (nw ? nw : 1))))
+        return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
     b->nin = nin;
     b->nout = nout;
-    b->in_w = jg_arena_alloc(&c->p->arena, sizeof(int64_t) * (size_t)(nin + 1));
-    b->out_w = jg_arena_alloc(&c->p->arena, sizeof(int64_t) * (size_t)(nout + 1));
-    if (!b->in_w || !b->out_w) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
+    b->in_w = w;
+    b->out_w = w + nin;
     for (int i = 0; i < nin; i++) b->in_w[i] = -1;
     for (int i = 0; i < nout; i++) b->out_w[i] = -1;
     return JG_BLOCK_DONE;
@@ -649,16 +672,74 @@ static int part_dims(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int rp, i
     return 0;
 }
 
+static uint64_t pattern_hash(int64_t m, int64_t n, const int64_t *colp, const int64_t *rowi)
+{
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)m;
+    h = (h ^ (uint64_t)n) * 1099511628211ull;
+    for (int64_t j = 0; j <= n; j++) h = (h ^ (uint64_t)colp[j]) * 1099511628211ull;
+    for (int64_t k = 0; k < colp[n]; k++) h = (h ^ (uint64_t)rowi[k]) * 1099511628211ull;
+    return h ^ (h >> 31);
+}
+
+static int pattern_equal(const cs_dl *M, int64_t m, int64_t n, const int64_t *colp,
+                         const int64_t *rowi)
+{
+    return M->m == m && M->n == n && M->nzmax == colp[n] &&
+           !memcmp(M->p, colp, sizeof(int64_t) * (size_t)(n + 1)) &&
+           (colp[n] == 0 || !memcmp(M->i, rowi, sizeof(int64_t) * (size_t)colp[n]));
+}
+
+/* The program's matrix of the pattern m x n (colp, rowi): the one made for
+ * the same pattern before, else a new one (the matrix and its arrays one
+ * allocation).  A model repeats a handful of patterns (the diagonal of a
+ * Gain on a width-4 signal) over a million blocks: shared, the parts take
+ * no memory per block beyond jg_jac_part_t.  Nothing writes a program's
+ * part matrices after pattern(): every evaluation work copies the pattern
+ * and keeps its own values (lib/eval), and the x here is never read.  NULL:
+ * out of memory. */
+static cs_dl *intern_pattern(jg__cctx_t *c, int64_t m, int64_t n, const int64_t *colp,
+                             const int64_t *rowi)
+{
+    if (2 * (c->pn + 1) > c->pcap) {   /* grow: rehash into twice the slots */
+        int64_t cap = c->pcap ? 2 * c->pcap : 256;
+        cs_dl **t = calloc((size_t)cap, sizeof *t);
+        if (!t) return NULL;
+        for (int64_t k = 0; k < c->pcap; k++) {
+            const cs_dl *M = c->ptab[k];
+            if (!M) continue;
+            uint64_t h = pattern_hash(M->m, M->n, M->p, M->i) & (uint64_t)(cap - 1);
+            while (t[h]) h = (h + 1) & (uint64_t)(cap - 1);
+            t[h] = c->ptab[k];
+        }
+        free(c->ptab);
+        c->ptab = t;
+        c->pcap = cap;
+    }
+    uint64_t mask = (uint64_t)c->pcap - 1, h = pattern_hash(m, n, colp, rowi) & mask;
+    for (; c->ptab[h]; h = (h + 1) & mask)
+        if (pattern_equal(c->ptab[h], m, n, colp, rowi)) return c->ptab[h];
+    int64_t nz = colp[n];
+    size_t nzs = (size_t)(nz ? nz : 1);
+    cs_dl *M = jg_arena_alloc(&c->p->arena, sizeof *M + sizeof(int64_t) * ((size_t)(n + 1) + 2 * nzs));
+    if (!M) return NULL;
+    int64_t *p = (int64_t *)(M + 1), *i = p + n + 1;
+    double *x = (double *)(i + nzs);
+    memcpy(p, colp, sizeof(int64_t) * (size_t)(n + 1));
+    memcpy(i, rowi, sizeof(int64_t) * (size_t)nz);
+    *M = (cs_dl){.nzmax = nz, .m = m, .n = n, .p = p, .i = i, .x = x, .nz = -1};
+    c->pn++;
+    return c->ptab[h] = M;
+}
+
 /* Append a part whose pattern is given column-compressed (arrays copied).
  * The parts of the block being declared grow in c->parts (patterns.c copies
- * them to the arena at their final count); the matrix and its arrays are one
- * allocation (half the rounding of four small ones, for a million parts). */
+ * them to the arena at their final count); the matrix is shared with every
+ * part of the same pattern (intern_pattern). */
 static int add_part(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int rp, int cp, int64_t m,
                     int64_t n, const int64_t *colp, const int64_t *rowi)
 {
     jg__cctx_t *c = s->priv;
-    jg_arena_t *a = &c->p->arena;
-    int64_t nz = colp[n];   /* an empty part is kept so indices follow declaration order */
+    /* an empty part is kept so indices follow declaration order */
     if (b->npart == c->part_cap_blk) {   /* b->part is c->parts (patterns.c) */
         int cap = c->part_cap_blk ? 2 * c->part_cap_blk : 8;
         jg_jac_part_t *np = realloc(c->parts, sizeof *np * (size_t)cap);
@@ -667,14 +748,8 @@ static int add_part(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int rp, in
         c->part_cap_blk = cap;
     }
     b->part = c->parts;
-    size_t nzs = (size_t)(nz ? nz : 1);
-    cs_dl *M = jg_arena_alloc(a, sizeof *M + sizeof(int64_t) * ((size_t)(n + 1) + 2 * nzs));
+    cs_dl *M = intern_pattern(c, m, n, colp, rowi);
     if (!M) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
-    int64_t *p = (int64_t *)(M + 1), *i = p + n + 1;
-    double *x = (double *)(i + nzs);
-    memcpy(p, colp, sizeof(int64_t) * (size_t)(n + 1));
-    memcpy(i, rowi, sizeof(int64_t) * (size_t)nz);
-    *M = (cs_dl){.nzmax = nz, .m = m, .n = n, .p = p, .i = i, .x = x, .nz = -1};
     jg_jac_part_t *pt = &b->part[b->npart];
     pt->kind = kind;
     pt->row_port = (kind == JG_JAC_C || kind == JG_JAC_D) ? rp : -1;
@@ -688,12 +763,15 @@ static int add_part(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int rp, in
 static int add_entries(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int rp, int cp, int64_t m,
                        int64_t n, int diag, const double *x)
 {
-    int64_t *colp = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    int64_t *rowi = malloc(sizeof(int64_t) * (size_t)((diag ? n : m * n) + 1));
+    /* a small part (nearly all of them) on the stack: no malloc per part */
+    int64_t colp_s[33], rowi_s[129];
+    size_t ncol = (size_t)(n + 1), nrow = (size_t)((diag ? n : m * n) + 1);
+    int64_t *colp = ncol <= 33 ? colp_s : malloc(sizeof(int64_t) * ncol);
+    int64_t *rowi = nrow <= 129 ? rowi_s : malloc(sizeof(int64_t) * nrow);
+    int r = -1;
     if (!colp || !rowi) {
-        free(colp);
-        free(rowi);
-        return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
+        jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
+        goto done;
     }
     int64_t nz = 0;
     for (int64_t j = 0; j < n; j++) {
@@ -706,9 +784,10 @@ static int add_entries(jg_block_t *b, jg_setup_t *s, jg_jac_kind_t kind, int rp,
         }
     }
     colp[n] = nz;
-    int r = add_part(b, s, kind, rp, cp, m, n, colp, rowi);
-    free(colp);
-    free(rowi);
+    r = add_part(b, s, kind, rp, cp, m, n, colp, rowi);
+done:
+    if (colp != colp_s) free(colp);
+    if (rowi != rowi_s) free(rowi);
     return r;
 }
 

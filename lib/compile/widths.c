@@ -79,26 +79,63 @@ static int try_widths(jg__cctx_t *c, jg_setup_t *s, const jg__consumers_t *cs, i
     return b->type->widths(b, s);
 }
 
+/* Min-heap of block ids: the blocks woken behind the scan (below). */
+static void heap_push(int32_t *h, int32_t *n, int32_t v)
+{
+    int32_t i = (*n)++;
+    for (; i > 0 && h[(i - 1) / 2] > v; i = (i - 1) / 2) h[i] = h[(i - 1) / 2];
+    h[i] = v;
+}
+
+static int32_t heap_pop(int32_t *h, int32_t *n)
+{
+    int32_t top = h[0], v = h[--(*n)], i = 0;
+    for (;;) {
+        int32_t l = 2 * i + 1, m = l;
+        if (l >= *n) break;
+        if (l + 1 < *n && h[l + 1] < h[l]) m = l + 1;
+        if (h[m] >= v) break;
+        h[i] = h[m];
+        i = m;
+    }
+    if (*n) h[i] = v;
+    return top;
+}
+
+/* The pending blocks are tried least id first: a scan in file order, and
+ * the blocks woken behind it wait in a heap.  A SubSystem comes before its
+ * contents, so its output widths are known only once its inner Outports
+ * are done: tried next (rather than after every other block of the model,
+ * as a FIFO queue did), it completes before the blocks after it in its
+ * parent read its outputs, and they do not wait a round; the blocks are
+ * visited nearly in memory order.  The widths do not depend on the order:
+ * every block is retried until nothing changes, and defaults apply only
+ * when nothing is pending, to the first open block (in a model with two
+ * width errors, which one a block's widths() meets first may). */
 jg_status_t jg__propagate_widths(jg__cctx_t *c, jg_setup_t *s, const jg__consumers_t *cs)
 {
     jg_program_t *p = c->p;
     jg_status_t st = JG_OK;
-    int32_t n = p->nblocks, head = 0, tail = 0, cursor = 0, ndone = 0;
-    int32_t *queue = malloc(sizeof(int32_t) * (size_t)(n + 1));
-    unsigned char *state = calloc((size_t)n + 1, 1);   /* 0 idle, 1 queued, 2 done */
-    if (!queue || !state) {
+    int32_t n = p->nblocks, scan = 0, nh = 0, cursor = 0, ndone = 0;
+    int32_t *heap = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    unsigned char *state = malloc((size_t)n + 1);   /* 0 idle, 1 pending, 2 done */
+    if (!heap || !state) {
         st = jg_error_set(c->err, JG_NOMEM, "out of memory");
         goto done;
     }
-    /* the queue is a ring of at most n entries: each block is in it at most once */
-    for (int32_t b = 0; b < n; b++) {
-        queue[tail++] = b;
-        state[b] = 1;
-    }
-    tail %= n + 1;
-    int32_t cap = n + 1;
+    /* every block starts pending; blocks below scan are pending only in the heap */
+    memset(state, 1, (size_t)n + 1);
+#define WAKE(t)                                          \
+    do {                                                 \
+        int32_t t_ = (t);                                \
+        if (state[t_] == 0) {                            \
+            state[t_] = 1;                               \
+            if (t_ < scan) heap_push(heap, &nh, t_);     \
+        }                                                \
+    } while (0)
     while (ndone < n) {
-        if (head == tail) {
+        while (scan < n && state[scan] != 1) scan++;
+        if (!nh && scan == n) {
             /* stalled: let the first open block that can apply a default (an
              * Integrator's IC width, a scalar for an unconnected port) do so */
             while (cursor < n && state[cursor] == 2) cursor++;
@@ -122,13 +159,10 @@ jg_status_t jg__propagate_widths(jg__cctx_t *c, jg_setup_t *s, const jg__consume
                                   p->blocks[cursor].path, p->blocks[cursor].type->name);
                 goto done;
             }
-            queue[tail] = k;   /* finish it through the normal path below */
-            tail = (tail + 1) % cap;
-            state[k] = 1;
+            WAKE(k);   /* finish it through the normal path below */
+            continue;
         }
-        int32_t b = queue[head];
-        head = (head + 1) % cap;
-        if (state[b] == 2) continue;
+        int32_t b = nh ? heap_pop(heap, &nh) : scan++;
         state[b] = 0;
         const jg_block_t *B = &p->blocks[b];
         int known = 0, known_after = 0;
@@ -146,15 +180,6 @@ jg_status_t jg__propagate_widths(jg__cctx_t *c, jg_setup_t *s, const jg__consume
         }
         /* wake the blocks that can use what b now knows (some output widths
          * may be known before b is complete: Sum in a vector loop) */
-#define WAKE(t)                            \
-    do {                                   \
-        int32_t t_ = (t);                  \
-        if (state[t_] == 0) {              \
-            state[t_] = 1;                 \
-            queue[tail] = t_;              \
-            tail = (tail + 1) % cap;       \
-        }                                  \
-    } while (0)
         for (int q = 0; q < B->nout; q++) {
             int64_t g = jg__outport(p, b, q);
             for (int64_t k = cs->ptr[g]; k < cs->ptr[g + 1]; k++) {
@@ -170,25 +195,13 @@ jg_status_t jg__propagate_widths(jg__cctx_t *c, jg_setup_t *s, const jg__consume
         }
         if (B->type->flags & JG_BT_TAG_WRITE)   /* its Froms take its input width */
             for (int32_t f = jg__goto_first_from(B); f >= 0; f = jg__from_next(&p->blocks[f])) WAKE(f);
-#undef WAKE
-        int32_t wake[2] = {-1, -1};
-        if (B->virt && (B->type->flags & JG_BT_PORT_OUT)) wake[0] = B->parent;
+        if (B->virt && (B->type->flags & JG_BT_PORT_OUT)) WAKE(B->parent);
         if (B->type->flags & JG_BT_SUBSYSTEM) {   /* its inner Inports */
             const jg__subsys_t *d = B->data;
-            for (int k = 0; k < B->nin; k++)
-                if (state[d->in_blk[k]] == 0) {
-                    state[d->in_blk[k]] = 1;
-                    queue[tail] = d->in_blk[k];
-                    tail = (tail + 1) % cap;
-                }
+            for (int k = 0; k < B->nin; k++) WAKE(d->in_blk[k]);
         }
-        for (int k = 0; k < 2; k++)
-            if (wake[k] >= 0 && state[wake[k]] == 0) {
-                state[wake[k]] = 1;
-                queue[tail] = wake[k];
-                tail = (tail + 1) % cap;
-            }
     }
+#undef WAKE
     /* every connection must agree (a block may have fixed its own input width) */
     for (int64_t gi = 0; gi < p->nin_ports; gi++) {
         int64_t d = p->in_drv[gi];
@@ -205,7 +218,7 @@ jg_status_t jg__propagate_widths(jg__cctx_t *c, jg_setup_t *s, const jg__consume
         }
     }
 done:
-    free(queue);
+    free(heap);
     free(state);
     return st;
 }

@@ -10,42 +10,92 @@ uint32_t jg__jv_hash(const char *key)
     return h;
 }
 
-static uint32_t hashn(const char *key, size_t len)
+/* The intern tables (jg__jstrset_t) hold millions of lookups of a few
+ * thousand distinct short strings (block types, names, port references):
+ * a string is first its bytes packed into 64 bits, all of them when it has
+ * at most 8 (overlapping loads, never past its end), else its first 8; the
+ * hash mixes that word (and, beyond 8 bytes, the rest). */
+static inline uint64_t load(const char *p, size_t n)
 {
-    uint32_t h = 2166136261u;   /* FNV-1a, as jg__jv_hash */
-    for (size_t k = 0; k < len; k++) h = (h ^ (unsigned char)key[k]) * 16777619u;
-    return h;
+    uint64_t w = 0;
+    memcpy(&w, p, n);   /* n is 4 or 8: one load */
+    return w;
+}
+
+static inline uint64_t packed(const char *s, size_t len)
+{
+    if (len > 8) return load(s, 8);
+    if (len >= 4) return load(s, 4) | load(s + len - 4, 4) << 32;
+    if (len > 0)
+        return (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[len / 2] << 8 |
+               (uint64_t)(unsigned char)s[len - 1] << 16;
+    return 0;
+}
+
+static inline uint32_t hashw(uint64_t w, const char *s, size_t len)
+{
+    uint64_t h = w ^ (0x9e3779b97f4a7c15ull * (uint64_t)(len + 1));
+    for (size_t k = 8; k < len; k++) h = (h ^ (unsigned char)s[k]) * 0x100000001b3ull;
+    h ^= h >> 33;   /* MurmurHash3's finalizer: every bit of w reaches the low bits */
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return (uint32_t)(h ^ (h >> 33));
+}
+
+/* The slot of s[0..len) (packed w) in T: its string, or the empty slot. */
+static inline jg__jstrslot_t *probe(const jg__jstrset_t *T, uint64_t w, const char *s, size_t len)
+{
+    uint32_t h = hashw(w, s, len) & T->mask;
+    for (;; h = (h + 1) & T->mask) {
+        jg__jstrslot_t *e = &T->t[h];
+        if (!e->s || (e->w == w && e->len == len && (len <= 8 || !memcmp(e->s + 8, s + 8, len - 8))))
+            return e;
+    }
+}
+
+/* s[0..len) in the set T (grown at half full), copied into d's arena when
+ * new.  NULL: out of memory. */
+static const char *intern(jg__jdoc_t *d, jg__jstrset_t *T, const char *s, size_t len)
+{
+    if (len > UINT32_MAX - 1) return NULL;
+    if (2 * (T->n + 1) > T->mask) {   /* grow: (re)hash into twice the slots */
+        if (T->mask >= (1u << 28)) return NULL;
+        uint32_t cap = T->mask ? 2 * (T->mask + 1) : 64;
+        jg__jstrset_t N = {calloc(cap, sizeof *N.t), cap - 1, T->n};
+        if (!N.t) return NULL;
+        for (uint32_t k = 0; T->t && k <= T->mask; k++)
+            if (T->t[k].s) *probe(&N, T->t[k].w, T->t[k].s, T->t[k].len) = T->t[k];
+        free(T->t);
+        *T = N;
+    }
+    uint64_t w = packed(s, len);
+    jg__jstrslot_t *e = probe(T, w, s, len);
+    if (e->s) return e->s;
+    char *c = jg_arena_alloc(&d->arena, len + 1);
+    if (!c) return NULL;
+    memcpy(c, s, len);
+    c[len] = '\0';
+    T->n++;
+    *e = (jg__jstrslot_t){.w = w, .s = c, .len = (uint32_t)len};
+    return c;
 }
 
 const char *jg__jdoc_intern(jg__jdoc_t *d, const char *key, size_t len)
 {
-    if (2 * (d->nkeys + 1) > d->kmask) {   /* grow: (re)hash into twice the slots */
-        uint32_t cap = d->kmask ? 2 * (d->kmask + 1) : 64;
-        const char **t = calloc(cap, sizeof *t);
-        if (!t) return NULL;
-        for (uint32_t k = 0; d->keys && k <= d->kmask; k++)
-            if (d->keys[k]) {
-                uint32_t s = jg__jv_hash(d->keys[k]) & (cap - 1);
-                while (t[s]) s = (s + 1) & (cap - 1);
-                t[s] = d->keys[k];
-            }
-        free(d->keys);
-        d->keys = t;
-        d->kmask = cap - 1;
-    }
-    uint32_t s = hashn(key, len) & d->kmask;
-    for (; d->keys[s]; s = (s + 1) & d->kmask)
-        if (!strncmp(d->keys[s], key, len) && !d->keys[s][len]) return d->keys[s];
-    d->nkeys++;
-    return d->keys[s] = key;
+    return intern(d, &d->keys, key, len);
+}
+
+const char *jg__jdoc_string(jg__jdoc_t *d, const char *s, size_t len)
+{
+    return intern(d, &d->strs, s, len);
 }
 
 const char *jg__jdoc_key(const jg__jdoc_t *d, const char *key)
 {
-    if (!d || !d->keys || !key) return NULL;
-    for (uint32_t s = jg__jv_hash(key) & d->kmask; d->keys[s]; s = (s + 1) & d->kmask)
-        if (!strcmp(d->keys[s], key)) return d->keys[s];
-    return NULL;
+    if (!d || !d->keys.t || !key) return NULL;
+    size_t len = strlen(key);
+    return probe(&d->keys, packed(key, len), key, len)->s;
 }
 
 const jg__jv_t *jg__jv_get_key(const jg__jv_t *o, const char *dkey)
@@ -113,8 +163,8 @@ void jg__jdoc_free(jg__jdoc_t *d)
 {
     if (!d) return;
     jg_arena_free(&d->arena);
-    free(d->buf);
-    free(d->keys);
+    free(d->keys.t);
+    free(d->strs.t);
     free(d);
 }
 
@@ -135,13 +185,7 @@ static int copy(jg__jdoc_t *d, const json_t *j, jg__jv_t *v, int depth)
         json_t *e;
         int ok = 1;
         json_object_foreach((json_t *)j, k, e) {
-            size_t kl = strlen(k);
-            const char *kc = jg__jdoc_key(d, k);   /* one copy per distinct key */
-            if (!kc) {
-                char *nk = jg_arena_alloc(&d->arena, kl + 1);
-                if (nk) memcpy(nk, k, kl + 1);
-                kc = nk ? jg__jdoc_intern(d, nk, kl) : NULL;
-            }
+            const char *kc = jg__jdoc_intern(d, k, strlen(k));   /* one copy per distinct key */
             if (!kc || copy(d, e, &mem[i].val, depth + 1)) {
                 ok = 0;
                 break;

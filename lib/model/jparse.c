@@ -1,4 +1,4 @@
-/* Parse JSON text in place into the compact document, accepting exactly what jansson's json_loadb accepts. */
+/* Parse JSON text into the compact document, accepting exactly what jansson's json_loadb accepts. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -12,7 +12,6 @@
 #define MAX_DEPTH 2000   /* jansson's JSON_PARSER_MAX_DEPTH is 2048 */
 
 typedef struct {
-    char *buf;
     const unsigned char *p;   /* the next byte; buf[len] is a NUL sentinel */
     jg__jdoc_t *d;
     jg__jmem_t *s;            /* members and elements of the open containers */
@@ -64,9 +63,9 @@ static int hex4(const unsigned char *s, unsigned *v)
     return 0;
 }
 
-/* A string with escapes, from its opening quote at P->p: decoded into the
- * arena (the text is left as it was). */
-static const char *string_escaped(parser_t *P, uint32_t *len)
+/* A string with escapes, from its opening quote at P->p: decoded into
+ * P->esc, *raw; -1 refused (or P->nomem). */
+static int string_escaped(parser_t *P, const char **raw, uint32_t *len)
 {
     const unsigned char *q = P->p + 1;
     size_t n = 0;
@@ -76,17 +75,17 @@ static const char *string_escaped(parser_t *P, uint32_t *len)
             char *e = realloc(P->esc, nc);
             if (!e) {
                 P->nomem = 1;
-                return NULL;
+                return -1;
             }
             P->esc = e;
             P->capesc = nc;
         }
         unsigned c = *q;
         if (c == '"') break;
-        if (c < 0x20) return NULL;
+        if (c < 0x20) return -1;
         if (c >= 0x80) {
             int k = utf8_len(q);
-            if (!k) return NULL;
+            if (!k) return -1;
             memcpy(P->esc + n, q, (size_t)k);
             n += (size_t)k;
             q += k;
@@ -107,15 +106,15 @@ static const char *string_escaped(parser_t *P, uint32_t *len)
         case 'r': P->esc[n++] = '\r'; continue;
         case 't': P->esc[n++] = '\t'; continue;
         case 'u': break;
-        default: return NULL;
+        default: return -1;
         }
         unsigned u, lo;
-        if (hex4(q, &u)) return NULL;
+        if (hex4(q, &u)) return -1;
         q += 4;
-        if (u == 0 || (u >= 0xDC00 && u <= 0xDFFF)) return NULL;
+        if (u == 0 || (u >= 0xDC00 && u <= 0xDFFF)) return -1;
         if (u >= 0xD800 && u <= 0xDBFF) {   /* a pair */
             if (q[0] != '\\' || q[1] != 'u' || hex4(q + 2, &lo) || lo < 0xDC00 || lo > 0xDFFF)
-                return NULL;
+                return -1;
             q += 6;
             u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
         }
@@ -129,39 +128,34 @@ static const char *string_escaped(parser_t *P, uint32_t *len)
             o[0] = (char)(0xF0 | u >> 18), o[1] = (char)(0x80 | ((u >> 12) & 0x3F)),
             o[2] = (char)(0x80 | ((u >> 6) & 0x3F)), o[3] = (char)(0x80 | (u & 0x3F)), n += 4;
     }
-    if (n > UINT32_MAX - 1) return NULL;
-    char *s = jg_arena_alloc(&P->d->arena, n + 1);
-    if (!s) {
-        P->nomem = 1;
-        return NULL;
-    }
-    memcpy(s, P->esc, n);
-    s[n] = '\0';
+    if (n > UINT32_MAX - 1) return -1;
+    *raw = P->esc;
     *len = (uint32_t)n;
     P->p = q + 1;
-    return s;
+    return 0;
 }
 
-/* The string at P->p (its opening quote): NUL-terminated in place when it has
- * no escape (the only change this parser makes to the text). */
-static const char *string(parser_t *P, uint32_t *len)
+/* The string at P->p (its opening quote): its bytes *raw[0..*len), in the
+ * text (not NUL-terminated) or, with escapes, decoded in P->esc; the caller
+ * keeps its copy (jg__jdoc_string, jg__jdoc_intern).  -1: refused (or
+ * P->nomem). */
+static int string(parser_t *P, const char **raw, uint32_t *len)
 {
     const unsigned char *q = P->p + 1;
     for (;;) {
         while (!special(*q)) q++;
         if (*q == '"') break;
-        if (*q < 0x80) return *q == '\\' ? string_escaped(P, len) : NULL;
+        if (*q < 0x80) return *q == '\\' ? string_escaped(P, raw, len) : -1;
         int k = utf8_len(q);
-        if (!k) return NULL;
+        if (!k) return -1;
         q += k;
     }
     size_t n = (size_t)(q - (P->p + 1));
-    if (n > UINT32_MAX - 1) return NULL;
-    const char *s = (const char *)P->p + 1;
-    *(unsigned char *)q = '\0';
+    if (n > UINT32_MAX - 1) return -1;
+    *raw = (const char *)P->p + 1;
     *len = (uint32_t)n;
     P->p = q + 1;
-    return s;
+    return 0;
 }
 
 static const double pow10tab[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
@@ -307,10 +301,16 @@ value:
         }
         if (fr[depth - 1].obj) goto key;
         goto value;
-    case '"':
+    case '"': {
+        const char *raw;
+        if (string(P, &raw, &v.n)) return NULL;
         v.type = JG_JV_STR;
-        if (!(v.u.str = string(P, &v.n))) return NULL;
+        if (!(v.u.str = jg__jdoc_string(P->d, raw, v.n))) {
+            P->nomem = 1;
+            return NULL;
+        }
         goto got;
+    }
     case 't':
     case 'f':
     case 'n': {
@@ -334,8 +334,9 @@ key:
     if (*P->p != '"') return NULL;
     {
         uint32_t kl;
-        const char *k = string(P, &kl);
-        if (k && !(k = jg__jdoc_intern(P->d, k, kl))) P->nomem = 1;
+        const char *raw, *k = NULL;
+        if (string(P, &raw, &kl)) return NULL;
+        if (!(k = jg__jdoc_intern(P->d, raw, kl))) P->nomem = 1;
         if (!k || push(P, k, NULL)) return NULL;
     }
     skip_ws(P);
@@ -371,31 +372,25 @@ got:
     goto got;
 }
 
-jg_status_t jg__jdoc_parse(char *buf, size_t len, jg__jdoc_t **out)
+jg_status_t jg__jdoc_parse(const char *buf, size_t len, jg__jdoc_t **out)
 {
     jg_status_t st = JG_OK;
     *out = NULL;
-    parser_t P = {.buf = buf, .p = (const unsigned char *)buf};
-    buf[len] = '\0';
+    if (buf[len] != '\0') return JG_PARSE;   /* no sentinel: jansson reads it */
+    parser_t P = {.p = (const unsigned char *)buf};
     P.d = calloc(1, sizeof *P.d);
     if (!P.d) return JG_NOMEM;
     /* chunks in proportion to the text: a 100 MB model takes a few dozen */
     jg_arena_init(&P.d->arena, len > (1u << 22) ? 1u << 22 : 1u << 16);
     const jg__jv_t *root = parse(&P);
-    /* a NUL inside the text stops the parser where it is, and the NULs before
-     * that point are the closing quotes it wrote */
+    /* a NUL inside the text stops the parser where it is */
     if (root && (size_t)(P.p - (const unsigned char *)buf) != len) root = NULL;
     if (!root) {
         st = P.nomem ? JG_NOMEM : JG_PARSE;
-        size_t end = (size_t)(P.p - (const unsigned char *)buf);
-        if (end > len) end = len;
-        for (size_t k = 0; k < end; k++)
-            if (!buf[k]) buf[k] = '"';
         jg__jdoc_free(P.d);
         goto done;
     }
     P.d->root = root;
-    P.d->buf = buf;
     *out = P.d;
 done:
     free(P.s);

@@ -191,11 +191,11 @@ static jg_status_t parse_error(jg_error_t *err, const char *source, const json_e
     return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", source, je->line, je->column, je->text);
 }
 
-/* The document of the text buf[0..len) (buf[len] writable; taken on success,
- * else left as it was).  The compact parser reads what it can; anything it
- * refuses goes to jansson, which words the error as before or hands over a
- * document the compact parser leaves to it. */
-static jg_status_t parse_text(char *buf, size_t len, const char *source, jg__jdoc_t **d,
+/* The document of the text buf[0..len) (buf[len] a NUL; only read).  The
+ * compact parser reads what it can; anything it refuses goes to jansson,
+ * which words the error as before or hands over a document the compact
+ * parser leaves to it. */
+static jg_status_t parse_text(const char *buf, size_t len, const char *source, jg__jdoc_t **d,
                               jg_error_t *err)
 {
     jg_status_t st = jg__jdoc_parse(buf, len, d);
@@ -208,7 +208,6 @@ static jg_status_t parse_text(char *buf, size_t len, const char *source, jg__jdo
     st = jg__jdoc_from_jansson(root, d);
     json_decref(root);
     if (st) return jg_error_set(err, JG_NOMEM, "%s: out of memory parsing JSON", source);
-    free(buf);   /* the copy holds its own strings */
     return JG_OK;
 }
 
@@ -217,23 +216,15 @@ jg_status_t jg_model_parse(const char *text, const char *source, jg_model_t **ou
 {
     jg_status_t st;
     *out = NULL;
-    size_t len = strlen(text);
-    char *buf = malloc(len + 1);   /* parsed in place */
     jg_model_t *m = model_new();
     jg__jdoc_t *d = NULL;
-    if (!buf || !m) {
-        st = jg_error_set(err, JG_NOMEM, "out of memory");
-        goto done;
+    if (!m) return jg_error_set(err, JG_NOMEM, "out of memory");
+    /* the document copies what it keeps: the text is read where it is */
+    if ((st = parse_text(text, strlen(text), source, &d, err))) {
+        jg_model_free(m);
+        return st;
     }
-    memcpy(buf, text, len + 1);
-    if ((st = parse_text(buf, len, source, &d, err))) goto done;
-    buf = NULL;
-    st = finish(m, d, source, out, err);
-    m = NULL;
-done:
-    free(buf);
-    jg_model_free(m);
-    return st;
+    return finish(m, d, source, out, err);
 }
 
 jg_status_t jg_model_read(const char *path, jg_model_t **out, jg_error_t *err)
@@ -258,17 +249,19 @@ jg_status_t jg_model_read_limits(const char *path, const jg_limits_t *lim, jg_mo
                                  jg_error_t *err)
 {
     *out = NULL;
-    /* one read: json_loadf reads a character at a time */
-    char *buf = NULL;
+    /* the file mapped (or read whole: json_loadf reads a character at a
+     * time) and dropped as soon as it is parsed: the document keeps its own
+     * copies of the strings */
+    const char *buf = NULL;
     size_t len = 0;
+    int mapped = 0;
     jg__jdoc_t *d = NULL;
     jg_limits_t L = jg_limits_resolve(lim);
-    jg_status_t st = jg__read_file(path, L.file_bytes, &buf, &len, err);
+    jg_status_t st = jg__view_file(path, L.file_bytes, &buf, &len, &mapped, err);
     if (st) return st;
-    if ((st = parse_text(buf, len, path, &d, err))) {
-        free(buf);
-        return st;
-    }
+    st = parse_text(buf, len, path, &d, err);
+    jg__view_free(buf, len, mapped);
+    if (st) return st;
     return jg__model_adopt(d, path, &L, out, err);
 }
 

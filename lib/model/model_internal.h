@@ -18,9 +18,11 @@
  * memory than everything after it and most of the load time.  Here a value
  * is 16 bytes stored where its container keeps it: an object's members are
  * one array of (key, value) in file order (with a hash index when it has
- * many), an array's elements one array of values, and the strings of a file
- * stay in the text they were read from.  A container's own 16 bytes sit in
- * its parent, so that walking a system's blocks or lines reads one array.
+ * many), an array's elements one array of values, and each distinct string
+ * is stored once (a model repeats its block types, names and port references
+ * a million times), so that the document does not keep the text it was read
+ * from.  A container's own 16 bytes sit in its parent, so that walking a
+ * system's blocks or lines reads one array.
  * jg__jdoc_parse reads exactly what jansson's json_loadb
  * (JSON_REJECT_DUPLICATES) accepts, and refuses everything else so that the
  * caller can let jansson word the error (jparse.c). */
@@ -50,22 +52,39 @@ struct jg__jmem {
 
 #define JG__JV_HASH_MIN 12
 
+/* A set of distinct strings (open addressing, mask + 1 slots, malloc'd):
+ * each slot the string (NULL empty), its length and its bytes packed
+ * (jdoc.c: a string of up to 8 bytes compares as two integers). */
+typedef struct jg__jstrslot {
+    uint64_t w;
+    const char *s;
+    uint32_t len;
+} jg__jstrslot_t;
+typedef struct jg__jstrset {
+    jg__jstrslot_t *t;
+    uint32_t mask, n;
+} jg__jstrset_t;
+
 typedef struct jg__jdoc {
-    jg_arena_t arena;      /* values, member and element arrays, copied strings */
-    char *buf;             /* the parsed text (its strings), owned; or NULL */
+    jg_arena_t arena;      /* values, member and element arrays, strings */
     const jg__jv_t *root;
     /* The document's distinct object keys: every member's key pointer is the
      * one kept here for its text, so that a lookup compares pointers
      * (jg__jdoc_key, jg__jv_get_key) instead of reading each key's text,
-     * and a key the document never uses is known absent at once.  Open
-     * addressing, kmask + 1 slots (malloc'd), NULL empty. */
-    const char **keys;
-    uint32_t kmask, nkeys;
+     * and a key the document never uses is known absent at once. */
+    jg__jstrset_t keys;
+    /* The document's distinct string values, the same way (every string
+     * value equal to one of them points at it). */
+    jg__jstrset_t strs;
 } jg__jdoc_t;
 
-/* The key of d equal to key[0..len) (inserted when new): the pointer every
- * member with that key holds.  NULL: out of memory.  O(len). */
+/* The key of d equal to key[0..len) (copied into d when new; key needs no
+ * NUL): the pointer every member with that key holds.  NULL: out of memory.
+ * O(len). */
 const char *jg__jdoc_intern(jg__jdoc_t *d, const char *key, size_t len);
+/* The same for string values: d's NUL-terminated copy of s[0..len), one per
+ * distinct string.  NULL: out of memory.  O(len). */
+const char *jg__jdoc_string(jg__jdoc_t *d, const char *s, size_t len);
 
 /* The pointer d's members with key `key` hold, NULL when no object of d has
  * such a member.  O(strlen(key)). */
@@ -82,16 +101,16 @@ const jg__jv_t *jg__jv_get_key(const jg__jv_t *o, const char *dkey);
  * index, O(n^2) below JG__JV_HASH_MIN members. */
 int jg__jdoc_object(jg__jdoc_t *d, const jg__jmem_t *mem, uint32_t n, jg__jv_t *out);
 
-/* Parse buf[0..len) in place (strings without escapes are NUL-terminated
- * where their closing quote was; buf must have one more byte, buf[len]).
- * On success *out owns buf and frees it with the document.  JG_PARSE: the
- * text is not exactly what jansson accepts (or uses a construct this parser
- * leaves to jansson: a string with "\u0000", an integer beyond 18 digits,
- * nesting deeper than 2000, a real strtod would overflow); buf is restored
- * to its original bytes and stays the caller's.  JG_NOMEM likewise.
- * Cost: O(len), one pass, memory about the number of values times 16 bytes
- * plus 8 per object member. */
-jg_status_t jg__jdoc_parse(char *buf, size_t len, jg__jdoc_t **out);
+/* Parse buf[0..len), which must be followed by a NUL (buf[len] == 0; else
+ * JG_PARSE).  buf is only read and stays the caller's: the document keeps
+ * copies of its strings (one per distinct string), so the text may be freed
+ * (or unmapped) as soon as this returns.  JG_PARSE: the text is not exactly
+ * what jansson accepts (or uses a construct this parser leaves to jansson:
+ * a string with "\u0000", an integer beyond 18 digits, nesting deeper than
+ * 2000, a real strtod would overflow).  JG_NOMEM likewise.  Cost: O(len),
+ * one pass, memory about the number of values times 16 bytes plus 8 per
+ * object member, and the distinct strings. */
+jg_status_t jg__jdoc_parse(const char *buf, size_t len, jg__jdoc_t **out);
 
 /* The document of a jansson tree (lib/import builds them): strings copied.
  * JG_NOMEM on failure.  Cost: O(size of the tree). */
@@ -166,6 +185,19 @@ void jg__model_set_plugins(jg_model_t *m, void *set, void (*release)(void *));
  * Cost: O(file). */
 jg_status_t jg__read_file(const char *path, uint64_t limit, char **out, size_t *len,
                           jg_error_t *err);
+
+/* A read-only view of the file at path, NUL-terminated at *len, for a
+ * reader that only reads it once (a JSON model): a regular file is mapped
+ * (no copy: a 100 MB model read into memory cost as much as its parse),
+ * anything else (or a file the system cannot map) is read with
+ * jg__read_file, whose errors, limit and errno it has.  *mapped says which;
+ * release it with jg__view_free.  A mapped file truncated by another
+ * process while it is read raises SIGBUS, as with any mapped file.
+ * Cost: O(1) mapped (pages come from the page cache as they are read),
+ * else O(file). */
+jg_status_t jg__view_file(const char *path, uint64_t limit, const char **out, size_t *len,
+                          int *mapped, jg_error_t *err);
+void jg__view_free(const char *buf, size_t len, int mapped);   /* NULL is fine */
 
 /* The model of document d (taken, freed on failure too), its shape checked
  * as jg_model_read does; limits as jg_model_set_limits.  The reader's last

@@ -1,8 +1,10 @@
-/* Reading a whole file into memory, refusing it beyond a byte limit (models, workspaces, tables). */
+/* Reading a whole file into memory (or mapping it, for the model reader), refusing it beyond a byte limit (models, workspaces, tables). */
+#define _DEFAULT_SOURCE 1   /* MAP_ANONYMOUS */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "model_internal.h"
@@ -108,4 +110,56 @@ done:
     close(fd);
     free(buf);
     return st;
+}
+
+/* The bytes of a mapping of len file bytes and the NUL after them. */
+static size_t view_span(size_t len)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    return (len + 1 + pg - 1) / pg * pg;
+}
+
+jg_status_t jg__view_file(const char *path, uint64_t limit, const char **out, size_t *len,
+                          int *mapped, jg_error_t *err)
+{
+    *out = NULL;
+    *len = 0;
+    *mapped = 0;
+    if (!limit) limit = JG_LIMIT_FILE_BYTES;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat sb;
+    if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
+        (uint64_t)sb.st_size <= limit && (uint64_t)sb.st_size < SIZE_MAX / 2) {
+        /* anonymous zero pages for the whole span, then the file over its
+         * start: the byte after the file is a NUL whether or not the file
+         * ends on a page boundary (a page's bytes past the end of the file
+         * read as zeros) */
+        size_t n = (size_t)sb.st_size, span = view_span(n);
+        void *a = mmap(NULL, span, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (a != MAP_FAILED) {
+            void *f = mmap(a, n, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
+            if (f == a) {
+                close(fd);
+                *out = a;
+                *len = n;
+                *mapped = 1;
+                return JG_OK;
+            }
+            munmap(a, span);
+        }
+    }
+    /* not a regular file, empty, too large, or not mappable: read it (and
+     * word every error) as jg__read_file does */
+    if (fd >= 0) close(fd);
+    char *buf = NULL;
+    jg_status_t st = jg__read_file(path, limit, &buf, len, err);
+    *out = buf;
+    return st;
+}
+
+void jg__view_free(const char *buf, size_t len, int mapped)
+{
+    if (!buf) return;
+    if (mapped) munmap((void *)buf, view_span(len));
+    else free((void *)buf);
 }
