@@ -42,6 +42,59 @@ static int scratch_reserve(scratch_t *s, int64_t n)
     return 0;
 }
 
+/* The graph's interned pattern of each part matrix of the program: the
+ * compiler keeps one matrix per distinct pattern (a handful over a million
+ * blocks), so its address finds the copy without hashing the pattern again
+ * for every part.  An open-addressing table, grown at half full. */
+typedef struct {
+    const cs_dl *m;
+    const int64_t *q;
+} partpat_t;
+
+typedef struct {
+    partpat_t *t;
+    int64_t n, cap;
+} partpats_t;
+
+static uint64_t ptr_slot(const cs_dl *m, int64_t cap)
+{
+    return ((uint64_t)(uintptr_t)m >> 4) * 0x9e3779b97f4a7c15ull >> 20 & (uint64_t)(cap - 1);
+}
+
+/* jg__gmat_pattern of part matrix M, remembered in pp (up to 2^16 matrices:
+ * a program whose parts do not share theirs is only hashed as before, the
+ * table stays at 2 MB); NULL: out of memory. */
+static const int64_t *part_pattern(jg_graph_t *g, partpats_t *pp, const cs_dl *M)
+{
+    if (pp->n >= (int64_t)1 << 16) {   /* full: look it up, else intern without remembering */
+        for (uint64_t h = ptr_slot(M, pp->cap); pp->t[h].m; h = (h + 1) & (uint64_t)(pp->cap - 1))
+            if (pp->t[h].m == M) return pp->t[h].q;
+        return jg__gmat_pattern(g, M->m, M->n, M->p, M->i);
+    }
+    if (2 * (pp->n + 1) > pp->cap) {
+        int64_t cap = pp->cap ? 2 * pp->cap : 64;
+        partpat_t *t = calloc((size_t)cap, sizeof *t);
+        if (!t) return NULL;
+        for (int64_t k = 0; k < pp->cap; k++)
+            if (pp->t[k].m) {
+                uint64_t h = ptr_slot(pp->t[k].m, cap);
+                while (t[h].m) h = (h + 1) & (uint64_t)(cap - 1);
+                t[h] = pp->t[k];
+            }
+        free(pp->t);
+        pp->t = t;
+        pp->cap = cap;
+    }
+    uint64_t h = ptr_slot(M, pp->cap);
+    for (; pp->t[h].m; h = (h + 1) & (uint64_t)(pp->cap - 1))
+        if (pp->t[h].m == M) return pp->t[h].q;
+    const int64_t *q = jg__gmat_pattern(g, M->m, M->n, M->p, M->i);
+    if (!q) return NULL;
+    pp->t[h] = (partpat_t){M, q};
+    pp->n++;
+    return q;
+}
+
 /* Turn the n triplets in s->t into one edge per source vertex into `dst`;
  * entry values count duplicate connections (a Mux taking one signal twice
  * sums, Def. 2). */
@@ -125,6 +178,7 @@ jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_gra
      * before they are filled), half the bytes to touch */
     int32_t *xv = NULL, *uv = NULL, *yv = NULL, *sig_port = NULL;
     scratch_t sc = {0};
+    partpats_t pp = {0};   /* part matrices seen: their interned patterns */
     if (!g) return jg_error_set(err, JG_NOMEM, "out of memory");
     jg_arena_init(&g->arena, 1 << 16);
     g->prog = p;
@@ -235,7 +289,8 @@ jg_status_t jg__graph_build(const jg_program_t *p, const jg_iospec_t *io, jg_gra
                 dst = yv[jg__outport(p, b, pt->row_port)];
                 break;
             }
-            int64_t mat = jg__gmat_new(g, pt->m->m, pt->m->n, pt->m->p, pt->m->i);
+            const int64_t *q = part_pattern(g, &pp, pt->m);
+            int64_t mat = q ? jg__gmat_new_pat(g, pt->m->m, pt->m->n, q) : -1;
             if (mat < 0 || jg__gedge_add(g, src, dst, mat) < 0) goto nomem;
             g->pe_mat[g->npartedge] = (int32_t)mat;
             g->pe_part[g->npartedge++] = (int32_t)pidx;
@@ -291,6 +346,7 @@ done:
     free(sc.t);
     free(sc.rowi);
     free(sc.cnt);
+    free(pp.t);
     *out = g;
     return st;
 }

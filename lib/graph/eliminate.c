@@ -61,15 +61,16 @@ static int pattern_mult(const jg_gmat_t *A, const jg_gmat_t *B, int64_t *mark, p
                         int64_t *phi)
 {
     if (buf_reserve(&pt->colp, B->n + 1)) return -1;
+    const int64_t *Ai = jg__gmat_i(A), *Bi = jg__gmat_i(B);
     int64_t nz = 0, f = 0;
     for (int64_t j = 0; j < B->n; j++) {
         pt->colp.a[j] = nz;
         int64_t start = nz;
         for (int64_t kk = B->p[j]; kk < B->p[j + 1]; kk++) {
-            int64_t k = B->i[kk];
+            int64_t k = Bi[kk];
             f += A->p[k + 1] - A->p[k];
             for (int64_t ii = A->p[k]; ii < A->p[k + 1]; ii++) {
-                int64_t i = A->i[ii];
+                int64_t i = Ai[ii];
                 if (mark[i] == j) continue;
                 mark[i] = j;
                 if (buf_reserve(&pt->rowi, nz + 1)) return -1;
@@ -96,11 +97,12 @@ static int pattern_mult(const jg_gmat_t *A, const jg_gmat_t *B, int64_t *mark, p
 /* Is pattern (colp, rowi) contained in C? */
 static int pattern_subset(const int64_t *colp, const int64_t *rowi, const jg_gmat_t *C)
 {
+    const int64_t *Ci = jg__gmat_i(C);
     for (int64_t j = 0; j < C->n; j++) {
         int64_t c = C->p[j];
         for (int64_t k = colp[j]; k < colp[j + 1]; k++) {
-            while (c < C->p[j + 1] && C->i[c] < rowi[k]) c++;
-            if (c == C->p[j + 1] || C->i[c] != rowi[k]) return 0;
+            while (c < C->p[j + 1] && Ci[c] < rowi[k]) c++;
+            if (c == C->p[j + 1] || Ci[c] != rowi[k]) return 0;
         }
     }
     return 1;
@@ -113,12 +115,13 @@ static int pattern_union(pat_t *pt, const int64_t *colp, const int64_t *rowi, co
     int64_t n = C->n;
     if (buf_reserve(&pt->tmp, n + 1 + colp[n] + jg__nnz(C))) return -1;
     int64_t *uc = pt->tmp.a, *ur = pt->tmp.a + n + 1, nz = 0;
+    const int64_t *Ci = jg__gmat_i(C);
     for (int64_t j = 0; j < n; j++) {
         uc[j] = nz;
         int64_t a = colp[j], b = C->p[j];
         while (a < colp[j + 1] || b < C->p[j + 1]) {
             int64_t ra = a < colp[j + 1] ? rowi[a] : INT64_MAX;
-            int64_t rb = b < C->p[j + 1] ? C->i[b] : INT64_MAX;
+            int64_t rb = b < C->p[j + 1] ? Ci[b] : INT64_MAX;
             int64_t r = ra < rb ? ra : rb;
             if (ra == r) a++;
             if (rb == r) b++;
@@ -134,12 +137,13 @@ static int pattern_union(pat_t *pt, const int64_t *colp, const int64_t *rowi, co
 /* Size of the union of pattern (colp, rowi) and C. */
 static int64_t pattern_union_nnz(const int64_t *colp, const int64_t *rowi, const jg_gmat_t *C)
 {
+    const int64_t *Ci = jg__gmat_i(C);
     int64_t nz = 0;
     for (int64_t j = 0; j < C->n; j++) {
         int64_t a = colp[j], b = C->p[j];
         while (a < colp[j + 1] || b < C->p[j + 1]) {
             int64_t ra = a < colp[j + 1] ? rowi[a] : INT64_MAX;
-            int64_t rb = b < C->p[j + 1] ? C->i[b] : INT64_MAX;
+            int64_t rb = b < C->p[j + 1] ? Ci[b] : INT64_MAX;
             int64_t r = ra < rb ? ra : rb;
             if (ra == r) a++;
             if (rb == r) b++;
@@ -149,7 +153,7 @@ static int64_t pattern_union_nnz(const int64_t *colp, const int64_t *rowi, const
     return nz;
 }
 
-static void list_remove(int64_t *arr, int32_t *n, int64_t id)
+static void list_remove(int32_t *arr, int32_t *n, int64_t id)
 {
     for (int32_t k = 0; k < *n; k++)
         if (arr[k] == id) {
@@ -246,7 +250,7 @@ static int pattern_copy(const jg_gmat_t *X, pat_t *pt)
     int64_t nz = jg__nnz(X);
     if (buf_reserve(&pt->colp, X->n + 1) || buf_reserve(&pt->rowi, nz ? nz : 1)) return -1;
     memcpy(pt->colp.a, X->p, sizeof(int64_t) * (size_t)(X->n + 1));
-    memcpy(pt->rowi.a, X->i, sizeof(int64_t) * (size_t)nz);
+    memcpy(pt->rowi.a, jg__gmat_i(X), sizeof(int64_t) * (size_t)nz);
     return 0;
 }
 
@@ -483,7 +487,7 @@ jg_status_t jg__strat_vcost(jg_strat_run_t *r, int64_t v, jg_vcost_t *c)
                 hp[Ke->n] = nz;
                 B.m = wv;
                 B.p = hp;
-                B.i = hi;
+                /* its rows hi follow hp[0..n] (jg__gmat_i) */
             }
         }
         int64_t e = g->e[V->in[k]].src;

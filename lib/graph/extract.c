@@ -43,7 +43,7 @@ int64_t jg__graph_sub_entries(const jg_graph_t *g, const int64_t *rowoff,
         }
         for (int64_t j = 0; j < a->n; j++)
             for (int64_t q = a->p[j]; q < a->p[j + 1]; q++, nz++) {
-                row[nz] = rowoff[e->dst] + a->i[q];
+                row[nz] = rowoff[e->dst] + jg__gmat_i(a)[q];
                 col[nz] = coloff[e->src] + j;
                 val[nz] = a->xoff + q;
             }
@@ -68,7 +68,7 @@ cs_dl *jg__graph_sub(const jg_graph_t *g, const int64_t *rowoff, int64_t m,
         const double *x = g->x + a->xoff;
         for (int64_t j = 0; j < a->n; j++)
             for (int64_t q = a->p[j]; q < a->p[j + 1]; q++) {
-                T->i[T->nz] = rowoff[e->dst] + a->i[q];
+                T->i[T->nz] = rowoff[e->dst] + jg__gmat_i(a)[q];
                 T->p[T->nz] = coloff[e->src] + j;
                 T->x[T->nz++] = x[q];
             }

@@ -138,7 +138,6 @@ int64_t jg__gmat_new_pat(jg_graph_t *g, int64_t m, int64_t n, const int64_t *q)
     a->m = (uint32_t)m;
     a->n = (int32_t)n;
     a->p = (int64_t *)q;   /* shared, never written */
-    a->i = (int64_t *)q + n + 1;
     a->xoff = g->nx;
     a->ident = 0;
     memset(g->x + g->nx, 0, sizeof(double) * (size_t)nz);
@@ -153,31 +152,36 @@ int64_t jg__gmat_new(jg_graph_t *g, int64_t m, int64_t n, const int64_t *p, cons
 }
 
 /* An adjacency array of 2^lg ids: a recycled one, or new in the arena (one
- * id: from a block of them, 8 bytes, where the arena rounds to 16). */
-static int64_t *adj_alloc(jg_graph_t *g, int lg)
+ * or two ids: 8 bytes from a block of them, where the arena rounds to 16).
+ * A one-id array takes two ids' room, so that it can be reused: the free
+ * list's link is 8 bytes. */
+static int32_t *adj_alloc(jg_graph_t *g, int lg)
 {
-    int64_t *a = g->adj_free[lg];
+    if (lg == 0) lg = 1;
+    int32_t *a = g->adj_free[lg];
     if (a) {
         memcpy(&g->adj_free[lg], a, sizeof a);
         return a;
     }
-    if (lg == 0) {
-        if (g->nadj1 == 0) {
-            g->adj1 = jg_arena_alloc(&g->arena, sizeof(int64_t) * 4096);
-            if (!g->adj1) return NULL;
-            g->nadj1 = 4096;
+    if (lg == 1) {
+        if (g->nadj2 == 0) {
+            g->adj2 = jg_arena_alloc(&g->arena, sizeof(int32_t) * 8192);
+            if (!g->adj2) return NULL;
+            g->nadj2 = 8192;
         }
-        g->nadj1--;
-        return g->adj1++;
+        g->nadj2 -= 2;
+        a = g->adj2;
+        g->adj2 += 2;
+        return a;
     }
-    return jg_arena_alloc(&g->arena, sizeof(int64_t) << lg);
+    return jg_arena_alloc(&g->arena, sizeof(int32_t) << lg);
 }
 
 /* Give back an adjacency array of cap (a power of two) ids. */
-static void adj_release(jg_graph_t *g, int64_t *a, int32_t cap)
+static void adj_release(jg_graph_t *g, int32_t *a, int32_t cap)
 {
     if (!a || cap < 1) return;
-    int lg = 63 - __builtin_clzll((unsigned long long)cap);
+    int lg = cap < 2 ? 1 : 31 - __builtin_clz((unsigned)cap);
     memcpy(a, &g->adj_free[lg], sizeof a);
     g->adj_free[lg] = a;
 }
@@ -192,14 +196,14 @@ void jg__gvert_release(jg_graph_t *g, int64_t v)
     V->lgin = V->lgout = 0;
 }
 
-static int push_id(jg_graph_t *g, int64_t **arr, int32_t *n, unsigned char *lg, int64_t id)
+static int push_id(jg_graph_t *g, int32_t **arr, int32_t *n, unsigned char *lg, int32_t id)
 {
     int32_t cap = jg__gvert_cap(*lg);
     if (*n == cap) {
         /* most vertices have one edge each way: 1 id first (lg 0) */
-        int64_t *na = adj_alloc(g, *lg);
+        int32_t *na = adj_alloc(g, *lg);
         if (!na) return -1;
-        if (*n) memcpy(na, *arr, sizeof(int64_t) * (size_t)*n);
+        if (*n) memcpy(na, *arr, sizeof(int32_t) * (size_t)*n);
         adj_release(g, *arr, cap);   /* reused by the next list that grows to it */
         *arr = na;
         (*lg)++;
@@ -224,8 +228,8 @@ int64_t jg__gedge_add(jg_graph_t *g, int64_t src, int64_t dst, int64_t mat)
         g->v[src].self = (int32_t)id;
     } else {
         jg_gvert_t *s = &g->v[src], *d = &g->v[dst];
-        if (push_id(g, &s->out, &s->nout, &s->lgout, id) ||
-            push_id(g, &d->in, &d->nin, &d->lgin, id))
+        if (push_id(g, &s->out, &s->nout, &s->lgout, (int32_t)id) ||
+            push_id(g, &d->in, &d->nin, &d->lgin, (int32_t)id))
             return -1;
     }
     g->ne++;
@@ -286,7 +290,7 @@ void jg_graph_edge(const jg_graph_t *g, int64_t e, jg_edge_info_t *info)
     info->alive = a->alive;
     info->x = g->replayed ? g->x + m->xoff : NULL;
     info->p = m->p;
-    info->i = m->i;
+    info->i = jg__gmat_i(m);
     info->identity = m->ident;
 }
 

@@ -7,16 +7,20 @@
 
 /* A matrix on an edge: CSC pattern in the graph arena, values at g->x + xoff. */
 typedef struct jg_gmat {
-    int64_t *p, *i;          /* interned (graph.c): shared with equal patterns, never written */
+    int64_t *p;              /* p[0..n], then the row indices (jg__gmat_i): interned
+                                (graph.c), shared with equal patterns, never written */
     int64_t xoff;
     uint32_t m : 31;         /* vertex widths: below 2^31 (jg__gmat_new refuses more); m
-                                packed with ident keeps a matrix at 32 bytes */
+                                packed with ident keeps a matrix at 24 bytes */
     uint32_t ident : 1;      /* a connection identity (jacgraph/graph.h's cost model): the
                                 product with it is a copy, never multiplied */
     int32_t n;
 } jg_gmat_t;
 
 static inline int64_t jg__nnz(const jg_gmat_t *a) { return a->p[a->n]; }
+/* The row indices of a: they follow its column pointers (no field of their
+ * own: 8 bytes a matrix, 22 MB at 10^6 blocks). */
+static inline int64_t *jg__gmat_i(const jg_gmat_t *a) { return a->p + a->n + 1; }
 
 /* Vertex and edge ids and matrix indices are below 2^31 (jg__graph_build,
  * jg__gedge_add and jg__gmat_new refuse more): the structs below hold them
@@ -29,7 +33,7 @@ typedef struct jg_gedge {
 
 typedef struct jg_gvert {
     int64_t off;             /* state / u / y / w / z element offset */
-    int64_t *in, *out;       /* edge ids (self-loop excluded) */
+    int32_t *in, *out;       /* edge ids (self-loop excluded; below 2^31, jg__gedge_add) */
     int32_t block;
     int32_t port;
     int32_t width;           /* below 2^31: a model's elements are (jacgraph/model.h) */
@@ -103,12 +107,13 @@ struct jg_graph {
     struct jg_gpat *pat;
     int64_t npat, cappat;
     /* adjacency arrays of 2^k ids given back (an eliminated vertex's, a
-     * grown list's old one) for reuse: a list through their first slot */
-    int64_t *adj_free[32];
-    /* one-id adjacency arrays (most ports have one edge each way) carved
-     * from arena blocks 8 bytes each, not the arena's 16 */
-    int64_t *adj1;
-    int64_t nadj1;           /* ids left at adj1 */
+     * grown list's old one) for reuse: a list through their first 8 bytes
+     * (a one-id array has two ids' room: in adj_free[1]) */
+    int32_t *adj_free[32];
+    /* one- and two-id adjacency arrays (most ports have one edge each way)
+     * carved from arena blocks, 8 bytes each, not the arena's 16 */
+    int32_t *adj2;
+    int64_t nadj2;           /* ids left at adj2 */
     const char **labels;     /* per vertex, built lazily (jg_graph_vertex_label); NULL: none yet */
     /* the tape compiled for the replay (tape.c): read-only once built, shared
      * by the views made after it (tape_own 0 there) */

@@ -26,14 +26,14 @@ muladd_impl(jg_graph_t *g, const jg_gmat_t *A, const jg_gmat_t *B, const jg_gmat
     }
     for (int64_t j = 0; j < B->n; j++) {
         for (int64_t kk = B->p[j]; kk < B->p[j + 1]; kk++) {
-            int64_t k = B->i[kk];
+            int64_t k = jg__gmat_i(B)[kk];
             double bkj = bx[kk];
-            for (int64_t ii = A->p[k]; ii < A->p[k + 1]; ii++) ws[A->i[ii]] += ax[ii] * bkj;
+            for (int64_t ii = A->p[k]; ii < A->p[k + 1]; ii++) ws[jg__gmat_i(A)[ii]] += ax[ii] * bkj;
             if (cnt) *cnt += A->p[k + 1] - A->p[k];
         }
         for (int64_t cc = C->p[j]; cc < C->p[j + 1]; cc++) {
-            cx[cc] += ws[C->i[cc]];
-            ws[C->i[cc]] = 0;
+            cx[cc] += ws[jg__gmat_i(C)[cc]];
+            ws[jg__gmat_i(C)[cc]] = 0;
         }
     }
 }
@@ -55,7 +55,7 @@ static void add(jg_graph_t *g, const jg_gmat_t *A, const jg_gmat_t *C)
     for (int64_t j = 0; j < A->n; j++) {
         int64_t c = C->p[j];
         for (int64_t k = A->p[j]; k < A->p[j + 1]; k++) {
-            while (C->i[c] < A->i[k]) c++;
+            while (jg__gmat_i(C)[c] < jg__gmat_i(A)[k]) c++;
             cx[c] += ax[k];
         }
     }
@@ -113,7 +113,7 @@ double jg__graph_pivot(jg_graph_t *g, int64_t dmat, int64_t n, double *s)
         double c = 0;
         if (D)
             for (int64_t kk = D->p[j]; kk < D->p[j + 1]; kk++) {
-                s[j * n + D->i[kk]] -= dx[kk];
+                s[j * n + jg__gmat_i(D)[kk]] -= dx[kk];
                 c += fabs(dx[kk]);
             }
         dn = fmax(dn, c);
@@ -150,7 +150,7 @@ int jg__gmat_diagonal(const jg_graph_t *g, int64_t dmat)
     if (D->m != D->n) return 0;
     for (int64_t j = 0; j < D->n; j++)
         for (int64_t k = D->p[j]; k < D->p[j + 1]; k++)
-            if (D->i[k] != j) return 0;
+            if (jg__gmat_i(D)[k] != j) return 0;
     return 1;
 }
 
@@ -194,7 +194,7 @@ static void scale(jg_graph_t *g, const jg_gmat_t *S, const jg_gmat_t *K, const j
         double *col = tx + T->p[j];
         for (int64_t i = 0; i < n; i++) col[i] = 0;
         for (int64_t kk = K->p[j]; kk < K->p[j + 1]; kk++) {
-            int64_t k = K->i[kk];
+            int64_t k = jg__gmat_i(K)[kk];
             double v = kx[kk];
             for (int64_t i = 0; i < n; i++) col[i] += s[k * n + i] * v;
             if (g->fma_count) g->fma_count[1] += n;
@@ -208,7 +208,7 @@ static void scale_diag(jg_graph_t *g, const jg_gmat_t *S, const jg_gmat_t *K, co
 {
     const double *s = g->x + S->xoff, *kx = g->x + K->xoff;
     double *tx = g->x + T->xoff;
-    for (int64_t kk = 0; kk < jg__nnz(K); kk++) tx[kk] = s[K->i[kk]] * kx[kk];
+    for (int64_t kk = 0; kk < jg__nnz(K); kk++) tx[kk] = s[jg__gmat_i(K)[kk]] * kx[kk];
     if (g->fma_count) g->fma_count[1] += jg__nnz(K);
 }
 
@@ -220,7 +220,7 @@ static void expand(jg_graph_t *g, const jg_gmat_t *O, const jg_gmat_t *N)
     for (int64_t j = 0; j < O->n; j++) {
         int64_t c = N->p[j];
         for (int64_t k = O->p[j]; k < O->p[j + 1]; k++) {
-            while (N->i[c] < O->i[k]) c++;
+            while (jg__gmat_i(N)[c] < jg__gmat_i(O)[k]) c++;
             nx[c] = ox[k];
         }
     }

@@ -98,7 +98,7 @@ jg_status_t jg__pg_from_graph(const jg_graph_t *g, jg_pshape_t *sh, jg_pg_t *pg,
             JG__PGROW(ti, capti, nz + 1))
             goto nomem;
         for (int64_t j = 0; j <= M->n; j++) tp[j] = (int32_t)M->p[j];
-        for (int64_t q = 0; q < nz; q++) ti[q] = (int32_t)M->i[q];
+        for (int64_t q = 0; q < nz; q++) ti[q] = (int32_t)jg__gmat_i(M)[q];
         int64_t off = pool_add(&pg->pool, &pg->npool, &pg->cappool, (int32_t)M->n, tp, ti, (int32_t)nz);
         if (off < 0) goto nomem;
         pg->e[pg->ne++] = (jg_pedge_t){.src = (int32_t)E->src, .dst = (int32_t)E->dst,

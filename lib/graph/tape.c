@@ -170,18 +170,19 @@ static int c_muladd(cc_t *c, const jg_gmat_t *A, const jg_gmat_t *B, const jg_gm
     const uint32_t acc = c->c0 + C_ACC, one = c->c0 + C_ONE;
     if (A->m == 1 && A->n == 1 && B->n == 1 && C->p[1] == 1 && B->p[1] == 1 && A->p[1] == 1)
         return emit(c, C->xoff, S_ACC, 1, A->xoff, B->xoff);   /* the scalar path: no accumulator */
+    const int64_t *Ai = jg__gmat_i(A), *Bi = jg__gmat_i(B);
     for (int64_t j = 0; j < B->n; j++) {
         int64_t np = 0;
-        for (int64_t kk = B->p[j]; kk < B->p[j + 1]; kk++) np += A->p[B->i[kk] + 1] - A->p[B->i[kk]];
+        for (int64_t kk = B->p[j]; kk < B->p[j + 1]; kk++) np += A->p[Bi[kk] + 1] - A->p[Bi[kk]];
         if (col_room(c, np, A->m)) return -1;
         np = 0;
         for (int64_t kk = B->p[j]; kk < B->p[j + 1]; kk++) {
-            int64_t k = B->i[kk];
+            int64_t k = Bi[kk];
             for (int64_t ii = A->p[k]; ii < A->p[k + 1]; ii++) {
-                c->pr[np] = A->i[ii];
+                c->pr[np] = Ai[ii];
                 c->pa[np] = A->xoff + ii;
                 c->pb[np++] = B->xoff + kk;
-                c->cnt[A->i[ii]]++;
+                c->cnt[Ai[ii]]++;
             }
         }
         /* group by row, keeping each row's order */
@@ -201,7 +202,7 @@ static int c_muladd(cc_t *c, const jg_gmat_t *A, const jg_gmat_t *B, const jg_gm
         }
         int64_t used = 0;
         for (int64_t cc = C->p[j]; cc < C->p[j + 1]; cc++) {
-            int64_t r = C->i[cc], d = C->xoff + cc, n = c->cnt[r] < 0 ? -1 - c->cnt[r] : 0;
+            int64_t r = jg__gmat_i(C)[cc], d = C->xoff + cc, n = c->cnt[r] < 0 ? -1 - c->cnt[r] : 0;
             int64_t q0 = n ? c->start[r] - n : 0;
             used += n;
             if (n == 0) {
@@ -227,8 +228,8 @@ static int c_add(cc_t *c, const jg_gmat_t *A, const jg_gmat_t *C)
     for (int64_t j = 0; j < A->n; j++) {
         int64_t q = C->p[j];
         for (int64_t k = A->p[j]; k < A->p[j + 1]; k++) {
-            while (q < C->p[j + 1] && C->i[q] < A->i[k]) q++;
-            if (q == C->p[j + 1] || C->i[q] != A->i[k]) return -1;
+            while (q < C->p[j + 1] && jg__gmat_i(C)[q] < jg__gmat_i(A)[k]) q++;
+            if (q == C->p[j + 1] || jg__gmat_i(C)[q] != jg__gmat_i(A)[k]) return -1;
             if (emit(c, C->xoff + q, S_ACC, 1, A->xoff + k, c->c0 + C_ONE)) return -1;
         }
     }
@@ -241,8 +242,8 @@ static int c_expand(cc_t *c, const jg_gmat_t *O, const jg_gmat_t *N)
     for (int64_t j = 0; j < O->n; j++) {
         int64_t q = N->p[j];
         for (int64_t k = O->p[j]; k < O->p[j + 1]; k++) {
-            while (q < N->p[j + 1] && N->i[q] < O->i[k]) q++;
-            if (q == N->p[j + 1] || N->i[q] != O->i[k]) return -1;
+            while (q < N->p[j + 1] && jg__gmat_i(N)[q] < jg__gmat_i(O)[k]) q++;
+            if (q == N->p[j + 1] || jg__gmat_i(N)[q] != jg__gmat_i(O)[k]) return -1;
             if (emit(c, N->xoff + q, S_NZERO, 1, O->xoff + k, c->c0 + C_ONE)) return -1;
         }
     }
@@ -264,7 +265,7 @@ static int c_scale(cc_t *c, const jg_gmat_t *S, const jg_gmat_t *K, const jg_gma
         for (int64_t kk = K->p[j]; kk < K->p[j + 1]; kk++)
             for (int64_t i = 0; i < n; i++)
                 if (emit(c, col + i, kk == K->p[j] ? S_NZERO : S_ACC, kk != K->p[j],
-                         S->xoff + K->i[kk] * n + i, K->xoff + kk))
+                         S->xoff + jg__gmat_i(K)[kk] * n + i, K->xoff + kk))
                     return -1;
     }
     return 0;
@@ -274,7 +275,7 @@ static int c_scale(cc_t *c, const jg_gmat_t *S, const jg_gmat_t *K, const jg_gma
 static int c_scale_diag(cc_t *c, const jg_gmat_t *S, const jg_gmat_t *K, const jg_gmat_t *T)
 {
     for (int64_t kk = 0; kk < jg__nnz(K); kk++)
-        if (emit(c, T->xoff + kk, S_NZERO, 1, S->xoff + K->i[kk], K->xoff + kk)) return -1;
+        if (emit(c, T->xoff + kk, S_NZERO, 1, S->xoff + jg__gmat_i(K)[kk], K->xoff + kk)) return -1;
     return 0;
 }
 
