@@ -8,8 +8,9 @@
  * table per system) and small ones (a scan); the sorted order when the
  * feedthrough graph has no cycle (one block per component, no SCC computed)
  * and with priorities, drivers after their readers, and loops (the SCC
- * path); and the document's keys (one pointer per distinct key, compared
- * instead of the key text). */
+ * path); the document's keys (one index per distinct key, compared
+ * instead of the key text); and the blocks' hybrid fields, kept apart only
+ * for the blocks that have them (jg_block_nd() and the other accessors). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "jacgraph/jacgraph.h"
 #include "jacgraph/gen.h"
 #include "model/model_internal.h"
+#include "compile/program_impl.h"
 #include "testlib.h"
 
 /* Parse and compile JSON (' for "), the model kept (*m) or given away. */
@@ -225,15 +227,17 @@ static void test_order(void)
     }
 }
 
-/* Every member of obj holds d's key pointer for its text, and the two
- * lookups agree on every member and on a key no object has. */
+/* Every member of obj holds d's key for its text, and the two lookups agree
+ * on every member and on a key no object has. */
 static int keys_ok(const jg__jdoc_t *d, const jg__jv_t *obj)
 {
     size_t i;
-    const char *k;
+    jg__jkey_t k;
     const jg__jv_t *v;
     jg__jv_obj_foreach(obj, i, k, v) {
-        if (jg__jdoc_key(d, k) != k || jg__jv_get_key(obj, k) != v || jg__jv_get(obj, k) != v) return 0;
+        const char *t = jg__jdoc_keytext(d, k);
+        if (!t || jg__jdoc_key(d, t) != k || jg__jv_get_key(obj, k) != v || jg__jv_get(d, obj, t) != v)
+            return 0;
         if (jg__jv_is_obj(v) && !keys_ok(d, v)) return 0;
     }
     return jg__jv_get_key(obj, jg__jdoc_key(d, "no such key")) == NULL;
@@ -253,11 +257,12 @@ static void test_keys(void)
     jg_status_t st = jg_model_parse(q(json), "<t>", &m, &err);
     const jg__jdoc_t *d = st ? NULL : jg__model_doc(m);
     const jg__jv_t *root = st ? NULL : jg__model_root(m);
-    tap_ok(!st && keys_ok(d, root), "parsed: one pointer per key, both lookups agree");
-    const jg__jv_t *b0 = jg__jv_at(jg__jv_get(root, "blocks"), 0), *b1 = jg__jv_at(jg__jv_get(root, "blocks"), 1);
+    tap_ok(!st && keys_ok(d, root) && !jg__jdoc_keytext(d, 0) && !jg__jdoc_keytext(d, 1000),
+           "parsed: one index per key, both lookups agree");
+    const jg__jv_t *b0 = jg__jv_at(jg__jv_get(d, root, "blocks"), 0), *b1 = jg__jv_at(jg__jv_get(d, root, "blocks"), 1);
     tap_ok(b0 && b1 && b0->u.mem[0].key == b1->u.mem[0].key && b0->u.mem[0].key == jg__jdoc_key(d, "name"),
-           "\"name\" of two blocks is one pointer");
-    const jg__jv_t *w = jg__jv_get(root, "workspace"), *x = jg__jv_get(root, "x");
+           "\"name\" of two blocks is one key");
+    const jg__jv_t *w = jg__jv_get(d, root, "workspace"), *x = jg__jv_get(d, root, "x");
     tap_ok(w && x && w->u.mem[0].key == x->u.mem[0].key && jg__jv_num(jg__jv_get_key(w, jg__jdoc_key(d, "a"))) == 1,
            "an escaped key is the plain one");
     tap_ok(d && !jg__jdoc_key(d, "Gain") && !jg__jdoc_key(d, "") && !jg__jdoc_key(NULL, "name"),
@@ -271,6 +276,43 @@ static void test_keys(void)
     jg_model_free(m);
 }
 
+/* Discrete states and zero crossings through the accessors: a HitCrossing
+ * has 3 of each (one per element), the blocks around it none and no side
+ * record; the offsets count from 0 in block order. */
+static void test_hybrid(void)
+{
+    jg_block_t z;
+    memset(&z, 0, sizeof z);
+    tap_ok(!jg_block_nd(&z) && !jg_block_d_off(&z) && !jg_block_nzc(&z) && !jg_block_zc_off(&z) &&
+               !jg_block_zc_dir(&z) && !jg_block_ninv(&z) && !jg_block_inv_pat(&z),
+           "a block without hybrid fields: all 0");
+    tap_ok(sizeof(void *) != 8 || sizeof(jg_block_t) == 128, "a block is two cache lines");
+    jg_program_t *p = NULL;
+    jg_error_t err;
+    jg_status_t st = compile("{'blocks':[{'name':'U','type':'Constant','Value':[1,2,3]},"
+                             "{'name':'I','type':'Integrator'},{'name':'T','type':'Terminator'},"
+                             "{'name':'H','type':'HitCrossing','HitCrossingDirection':'rising'},"
+                             "{'name':'H2','type':'HitCrossing'},{'name':'T2','type':'Terminator'},"
+                             "{'name':'T3','type':'Terminator'}],"
+                             "'lines':[{'src':'U:1','dst':['I:1','H:1','H2:1']},{'src':'I:1','dst':'T:1'},"
+                             "{'src':'H:1','dst':'T2:1'},{'src':'H2:1','dst':'T3:1'}]}",
+                             0, &p, &err);
+    tap_ok(!st, "compiled (%s)", st ? err.msg : "ok");
+    if (st) return;
+    const jg_block_t *bu = &p->blocks[jg_program_find_block(p, "U")];
+    const jg_block_t *bi = &p->blocks[jg_program_find_block(p, "I")];
+    const jg_block_t *bh = &p->blocks[jg_program_find_block(p, "H")];
+    const jg_block_t *bh2 = &p->blocks[jg_program_find_block(p, "H2")];
+    tap_ok(!bu->hyb && !bi->hyb && bi->nx == 3 && bi->x_off == 0, "Constant, Integrator: no side record");
+    tap_ok(bh->hyb && jg_block_nd(bh) == 3 && jg_block_nzc(bh) == 3 && jg_block_d_off(bh) == 0 &&
+               jg_block_zc_off(bh) == 0 && jg_block_zc_dir(bh)[0] == JG_ZC_RISING && !jg_block_ninv(bh),
+           "HitCrossing: 3 discrete states and zero crossings, rising, offsets 0");
+    tap_ok(jg_block_nd(bh2) == 3 && jg_block_d_off(bh2) == 3 && jg_block_zc_off(bh2) == 3 &&
+               jg_block_zc_dir(bh2)[2] == JG_ZC_EITHER && p->nd == 6 && p->nzc == 6,
+           "the second: offsets 3, either direction; 6 of each in all");
+    jg_program_free(p);
+}
+
 int main(void)
 {
     test_free_model();
@@ -278,5 +320,6 @@ int main(void)
     test_lines();
     test_order();
     test_keys();
+    test_hybrid();
     return tap_done();
 }

@@ -30,7 +30,7 @@ int jg_analysis_has_discrete(const jg_program_t *p)
 {
     for (int32_t b = 0; p && b < p->nblocks; b++) {
         const jg_block_t *B = &p->blocks[b];
-        if (!B->virt && B->rate >= 0 && B->nd > 0 && !(B->type->flags & JG_BT_SOURCE)) return 1;
+        if (!B->virt && B->rate >= 0 && jg_block_nd(B) > 0 && !(B->type->flags & JG_BT_SOURCE)) return 1;
     }
     return 0;
 }

@@ -13,7 +13,7 @@
  * them (their "steady state" is not a fixed point of an update map). */
 static int takes_part(const jg_block_t *B)
 {
-    return !B->virt && B->nd > 0 && B->rate >= 0 && B->type->update &&
+    return !B->virt && jg_block_nd(B) > 0 && B->rate >= 0 && B->type->update &&
            (B->type->flags & JG_BT_DISCRETE) && !(B->type->flags & JG_BT_STOP);
 }
 
@@ -51,7 +51,7 @@ jg_status_t jg_analysis_trim_create(const jg_program_t *p, const jg_analysis_tri
     t->io = jg__lin_iospec(t->l);
     t->nx = p->nx;
     for (int32_t b = 0; b < p->nblocks; b++)
-        if (takes_part(&p->blocks[b])) t->nd += p->blocks[b].nd;
+        if (takes_part(&p->blocks[b])) t->nd += jg_block_nd(&p->blocks[b]);
     t->nu = jg_eval_ninput_elems(t->w);
     t->ny = t->io->nz;
     t->nv = t->nx + t->nd + t->nu;
@@ -89,17 +89,17 @@ jg_status_t jg_analysis_trim_create(const jg_program_t *p, const jg_analysis_tri
     for (int32_t b = 0; b < p->nblocks; b++) {
         const jg_block_t *B = &p->blocks[b];
         if (!takes_part(B)) continue;
-        t->group[0][t->ngroup[0]++] = (jg__trim_group_t){B->path, t->nx + kd, B->nd};
+        t->group[0][t->ngroup[0]++] = (jg__trim_group_t){B->path, t->nx + kd, jg_block_nd(B)};
         /* the same test as the hybrid model's (jg__lin_hybrid_ex, PARTIAL) */
         unsigned char fd = B->type->djacobian ? JG__TRIM_FD_NONE
                            : B->nin > 0       ? JG__TRIM_FD_ROWS
                                               : JG__TRIM_FD_COLUMN;
         if (fd && add_type(t, B->type->name)) goto oom;
-        for (int64_t k = 0; k < B->nd; k++, kd++) {
-            t->d_at[kd] = B->d_off + k;
-            t->d_var[B->d_off + k] = kd;
+        for (int64_t k = 0; k < jg_block_nd(B); k++, kd++) {
+            t->d_at[kd] = jg_block_d_off(B) + k;
+            t->d_var[jg_block_d_off(B) + k] = kd;
             t->d_fd[kd] = fd;
-            char *s = jg__lin_element_name(B->path, B->nd, k);
+            char *s = jg__lin_element_name(B->path, jg_block_nd(B), k);
             if (!s) goto oom;
             t->owned_names[t->nowned++] = s;
             t->vname[t->nx + kd] = s;

@@ -59,8 +59,8 @@ int jg__batch_structure_diff(const jg_program_t *p, const jg_program_t *q, char 
         else if (A->nx != B->nx) {
             snprintf(buf, sizeof buf, "%lld states instead of %lld", (long long)B->nx, (long long)A->nx);
             what = buf;
-        } else if (A->nd != B->nd) what = "its number of discrete states";
-        else if (A->nzc != B->nzc) what = "its number of zero crossings";
+        } else if (jg_block_nd(A) != jg_block_nd(B)) what = "its number of discrete states";
+        else if (jg_block_nzc(A) != jg_block_nzc(B)) what = "its number of zero crossings";
         else if (!same(A->ts.period, B->ts.period) || !same(A->ts.offset, B->ts.offset))
             what = "its sample time";
         else if (A->npart != B->npart) what = "its Jacobian parts";

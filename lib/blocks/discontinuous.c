@@ -293,7 +293,7 @@ static int minmax_widths(jg_block_t *b, jg_setup_t *s)
 static int minmax_update(const jg_block_t *b, jg_eval_t *e)
 {
     const minmax_t *d = b->data;
-    for (int64_t i = 0; i < b->nd; i++) {
+    for (int64_t i = 0; i < jg_block_nd(b); i++) {
         int64_t sel = 0;
         double y = minmax_cand(b, e, i, 0);
         for (int64_t k = 1; k < minmax_ncand(b); k++) {
@@ -322,7 +322,7 @@ static int minmax_update(const jg_block_t *b, jg_eval_t *e)
 static int minmax_zc(const jg_block_t *b, jg_eval_t *e)
 {
     const minmax_t *d = b->data;
-    for (int64_t i = 0; i < b->nd; i++) {
+    for (int64_t i = 0; i < jg_block_nd(b); i++) {
         int64_t sel = (int64_t)e->xd[i];
         double us = minmax_cand(b, e, i, sel), best = NAN;
         for (int64_t k = 0; k < minmax_ncand(b); k++) {

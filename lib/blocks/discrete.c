@@ -84,21 +84,21 @@ static int elem_widths(jg_block_t *b, jg_setup_t *s)
 static int elem_init_discrete(const jg_block_t *b, double *xd0)
 {
     const elem_t *d = b->data;
-    for (int64_t i = 0; i < b->nd; i++) xd0[i] = jg__param_at(&d->ic, i);
+    for (int64_t i = 0; i < jg_block_nd(b); i++) xd0[i] = jg__param_at(&d->ic, i);
     return 0;
 }
 
 /* UnitDelay and Memory: y = xd, then xd = u.  No feedthrough. */
 static int delay_outputs(const jg_block_t *b, jg_eval_t *e)
 {
-    for (int64_t i = 0; i < b->nd; i++) e->y[0][i] = e->xd[i];
+    for (int64_t i = 0; i < jg_block_nd(b); i++) e->y[0][i] = e->xd[i];
     return 0;
 }
 
 static int delay_update(const jg_block_t *b, jg_eval_t *e)
 {
     if (e->init) return 0;
-    for (int64_t i = 0; i < b->nd; i++) e->xdw[i] = e->u[0][i];
+    for (int64_t i = 0; i < jg_block_nd(b); i++) e->xdw[i] = e->u[0][i];
     return 0;
 }
 
@@ -107,7 +107,8 @@ static int delay_djacobian(const jg_block_t *b, jg_eval_t *e, double *ad, double
                            double *const *cd)
 {
     (void)e, (void)ad;
-    for (int64_t i = 0; i < b->nd; i++) bd[0][i * b->nd + i] = cd[0][i * b->nd + i] = 1;
+    const int64_t nd = jg_block_nd(b);
+    for (int64_t i = 0; i < nd; i++) bd[0][i * nd + i] = cd[0][i * nd + i] = 1;
     return 0;
 }
 
@@ -218,7 +219,7 @@ static double dint_feed(const jg_block_t *b, const elem_t *d, int64_t i)
 static int dint_outputs(const jg_block_t *b, jg_eval_t *e)
 {
     const elem_t *d = b->data;
-    for (int64_t i = 0; i < b->nd; i++) e->y[0][i] = e->xd[i] + dint_feed(b, d, i) * e->u[0][i];
+    for (int64_t i = 0; i < jg_block_nd(b); i++) e->y[0][i] = e->xd[i] + dint_feed(b, d, i) * e->u[0][i];
     return 0;
 }
 
@@ -229,7 +230,8 @@ static int dint_update(const jg_block_t *b, jg_eval_t *e)
     double T = d->accumulate ? 1.0 : b->ts.period;
     /* all three: x(n+1) = x(n) + K T u(n) (Backward: y(n); Trapezoidal:
      * y(n) + K T/2 u(n)), element-wise, so in place is safe */
-    for (int64_t i = 0; i < b->nd; i++) e->xdw[i] = e->xd[i] + jg__param_at(&d->k, i) * T * e->u[0][i];
+    for (int64_t i = 0; i < jg_block_nd(b); i++)
+        e->xdw[i] = e->xd[i] + jg__param_at(&d->k, i) * T * e->u[0][i];
     return 0;
 }
 
@@ -237,7 +239,7 @@ static int dint_jacobian(const jg_block_t *b, jg_eval_t *e)
 {
     const elem_t *d = b->data;
     if (d->method == DI_FORWARD) return 0;
-    for (int64_t i = 0; i < b->nd; i++) e->jac[0]->x[i] = dint_feed(b, d, i);
+    for (int64_t i = 0; i < jg_block_nd(b); i++) e->jac[0]->x[i] = dint_feed(b, d, i);
     return 0;
 }
 
@@ -248,9 +250,9 @@ static int dint_djacobian(const jg_block_t *b, jg_eval_t *e, double *ad, double 
     (void)e;
     const elem_t *d = b->data;
     double T = d->accumulate ? 1.0 : b->ts.period;
-    for (int64_t i = 0; i < b->nd; i++) {
-        ad[i * b->nd + i] = cd[0][i * b->nd + i] = 1;
-        bd[0][i * b->nd + i] = jg__param_at(&d->k, i) * T;
+    for (int64_t i = 0; i < jg_block_nd(b); i++) {
+        ad[i * jg_block_nd(b) + i] = cd[0][i * jg_block_nd(b) + i] = 1;
+        bd[0][i * jg_block_nd(b) + i] = jg__param_at(&d->k, i) * T;
     }
     return 0;
 }

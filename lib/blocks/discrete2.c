@@ -126,7 +126,7 @@ static int flt_djacobian(const jg_block_t *b, jg_eval_t *e, double *ad, double *
 {
     (void)e;
     const flt_t *d = b->data;
-    int64_t n = d->n, nd = b->nd;
+    int64_t n = d->n, nd = jg_block_nd(b);
     for (int64_t c = 0; c < b->in_w[0]; c++)
         for (int64_t i = 0; i < n; i++) {
             for (int64_t j = 0; j < n; j++) ad[(c * n + i) * nd + c * n + j] = d->mx.a.x[i * n + j];

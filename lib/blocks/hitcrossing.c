@@ -129,7 +129,7 @@ static int hit_outputs(const jg_block_t *b, jg_eval_t *e)
 
 static int hit_update(const jg_block_t *b, jg_eval_t *e)
 {
-    for (int64_t i = 0; i < b->nd; i++) e->xdw[i] = sgn(hit_value(b, e, i));
+    for (int64_t i = 0; i < jg_block_nd(b); i++) e->xdw[i] = sgn(hit_value(b, e, i));
     return 0;
 }
 
@@ -143,7 +143,7 @@ static int hit_jacobian(const jg_block_t *b, jg_eval_t *e)
 
 static int hit_zc(const jg_block_t *b, jg_eval_t *e)
 {
-    for (int64_t i = 0; i < b->nzc; i++) e->zcv[i] = hit_value(b, e, i);
+    for (int64_t i = 0; i < jg_block_nzc(b); i++) e->zcv[i] = hit_value(b, e, i);
     return 0;
 }
 

@@ -76,7 +76,7 @@ static int idelay_init_discrete(const jg_block_t *b, double *xd0)
 {
     const idelay_t *d = b->data;
     int64_t nic = jg_value_numel(&d->ic), w = b->out_w[0];
-    for (int64_t k = 0; k < b->nd; k++) xd0[k] = d->ic.x[nic == 1 ? 0 : k % w];
+    for (int64_t k = 0; k < jg_block_nd(b); k++) xd0[k] = d->ic.x[nic == 1 ? 0 : k % w];
     return 0;
 }
 
@@ -113,7 +113,7 @@ static int idelay_djacobian(const jg_block_t *b, jg_eval_t *e, double *ad, doubl
                             double *const *cd)
 {
     (void)e;
-    int64_t w = b->out_w[0], nd = b->nd;
+    int64_t w = b->out_w[0], nd = jg_block_nd(b);
     for (int64_t k = 0; k + w < nd; k++) ad[k * nd + k + w] = 1;
     for (int64_t i = 0; i < w && nd; i++) {
         bd[0][(nd - w + i) * w + i] = 1;

@@ -107,7 +107,7 @@ static int rel_value(const jg_block_t *b, const jg_eval_t *e, int64_t i)
 
 static int rel_outputs(const jg_block_t *b, jg_eval_t *e)
 {
-    int held = e->sim && !e->major && b->nd > 0;
+    int held = e->sim && !e->major && jg_block_nd(b) > 0;
     for (int64_t i = 0; i < b->out_w[0]; i++) e->y[0][i] = held ? e->xd[i] : rel_value(b, e, i);
     return 0;
 }
@@ -119,7 +119,7 @@ static int rel_outputs(const jg_block_t *b, jg_eval_t *e)
 static int rel_update(const jg_block_t *b, jg_eval_t *e)
 {
     const rel_t *d = b->data;
-    for (int64_t i = 0; i < b->nd; i++) {
+    for (int64_t i = 0; i < jg_block_nd(b); i++) {
         int v = rel_value(b, e, i);
         if (e->zc_fired && e->zc_fired[i] && rel_u(b, e, 0, i) == rel_u(b, e, 1, i)) {
             int up = e->zc_fired[i] > 0;
@@ -137,7 +137,7 @@ static int rel_update(const jg_block_t *b, jg_eval_t *e)
 
 static int rel_zc(const jg_block_t *b, jg_eval_t *e)
 {
-    for (int64_t i = 0; i < b->nzc; i++) e->zcv[i] = rel_u(b, e, 0, i) - rel_u(b, e, 1, i);
+    for (int64_t i = 0; i < jg_block_nzc(b); i++) e->zcv[i] = rel_u(b, e, 0, i) - rel_u(b, e, 1, i);
     return 0;
 }
 

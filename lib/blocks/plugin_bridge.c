@@ -415,8 +415,10 @@ static int pl_pattern(jg_block_t *b, jg_setup_t *s)
             for (int64_t j = 0; j < n; j++) cp[j + 1] += cp[j];
         }
         *J = (cs_dl){.nzmax = nnz, .m = m, .n = n, .p = cp, .i = ri, .x = NULL, .nz = -1};
-        b->ninv = m;
-        b->inv_pat = J;
+        jg_block_hyb_t *h = jg__block_hyb(b, s);
+        if (!h) return JG_BLOCK_FAIL;
+        h->ninv = m;
+        h->inv_pat = J;
     }
     return 0;
 }
@@ -508,7 +510,7 @@ static int pl_jacobian(const jg_block_t *b, jg_eval_t *e)
     return r ? jg__plugin_failed(&h, "jacobian", r) : 0;
 }
 
-/* g(x, t) and, when dg != NULL, dg/dx in b->inv_pat's order: the plugin's
+/* g(x, t) and, when dg != NULL, dg/dx in jg_block_inv_pat(b)'s order: the plugin's
  * invariant_jacobian or central differences of its invariants. */
 static int pl_invariants(const jg_block_t *b, jg_eval_t *e, double *g, cs_dl *dg)
 {

@@ -108,7 +108,7 @@ int jg__plugin_fd_invariants(const jg_block_t *b, jg_eval_t *e, cs_dl *dg)
     jg_plugin_ctx_t c;
     jg__plhost_t h;
     int r = 0;
-    int64_t m = b->ninv, n = b->nx;
+    int64_t m = jg_block_ninv(b), n = b->nx;
     double *mem = malloc(sizeof(double) * (size_t)(n + 2 * m + 1));
     if (!mem) return jg_eval_error(b, e, "out of memory for the invariant Jacobian");
     double *xs = mem, *gp = xs + n, *gm = gp + m;

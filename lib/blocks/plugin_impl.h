@@ -59,7 +59,7 @@ int jg__plugin_failed(const jg__plhost_t *h, const char *fn, int r);
  * Errors: the plugin's (jg_eval_error on e), out of memory.  Cost: two calls
  * of each per column that a declared part has, O(nx + nu + ny) scratch. */
 int jg__plugin_fd_jacobian(const jg_block_t *b, jg_eval_t *e);
-/* dg/dx of the block's invariants into dg (b->inv_pat's order).  Errors as
+/* dg/dx of the block's invariants into dg (jg_block_inv_pat(b)'s order).  Errors as
  * above.  Cost: two invariants() calls per column of the pattern. */
 int jg__plugin_fd_invariants(const jg_block_t *b, jg_eval_t *e, cs_dl *dg);
 

@@ -259,7 +259,7 @@ static int64_t msw_select(const msw_t *d, double c)
 static int64_t msw_current(const jg_block_t *b, jg_eval_t *e)
 {
     const msw_t *d = b->data;
-    int held = e->sim && !e->major && b->nd > 0;
+    int held = e->sim && !e->major && jg_block_nd(b) > 0;
     double u = e->u[0][0], c = held ? e->xd[0] : msw_class(d, u);
     int64_t k = msw_select(d, c);
     if (k < 0) {

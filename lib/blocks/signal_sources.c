@@ -172,7 +172,7 @@ static int sg_update(const jg_block_t *b, jg_eval_t *e)
 static int sg_zc(const jg_block_t *b, jg_eval_t *e)
 {
     const sg_t *d = b->data;
-    for (int64_t i = 0; i < b->nzc; i++) e->zcv[i] = piece_zc(sg_phase(d, i, e->t), e->xd[i]);
+    for (int64_t i = 0; i < jg_block_nzc(b); i++) e->zcv[i] = piece_zc(sg_phase(d, i, e->t), e->xd[i]);
     return 0;
 }
 

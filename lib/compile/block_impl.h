@@ -64,9 +64,9 @@
  *                 changes and makes a major step there.
  *   guess(b, y)   initial output values (the starting point of an algebraic
  *                 loop: IC, Algebraic Constraint).
- *   Invariants    (projection, mdlProjection) b->ninv > 0 functions g(x, t) of
+ *   Invariants    (projection, mdlProjection) jg_block_ninv(b) > 0 functions g(x, t) of
  *                 the block's own continuous states that the exact solution
- *                 keeps at zero, with b->inv_pat the pattern of dg/dx
+ *                 keeps at zero, with jg_block_inv_pat(b) the pattern of dg/dx
  *                 (ninv x nx, compressed column, arena; set at compile
  *                 time, pattern() at the latest: lib/blocks/plugin_bridge.c does it
  *                 there).  invariants(b, e, g, dg) writes g[ninv] and, when
@@ -226,12 +226,25 @@ typedef struct jg_jac_part {
     cs_dl *m;       /* compressed-column pattern + values (x) */
 } jg_jac_part_t;
 
+/* What few blocks have (discrete states, zero crossings, invariants): apart
+ * from the block, in the program's arena, so that the million blocks without
+ * any of it do not carry it.  Read it through the accessors below. */
+typedef struct jg_block_hyb {
+    int64_t nd, d_off;        /* discrete states and their offset */
+    int64_t nzc, zc_off;      /* zero-crossing signals and their offset */
+    const signed char *zc_dir;/* per zero-crossing signal: JG_ZC_* */
+    int64_t ninv;             /* invariants of its continuous states (projection), 0: none */
+    const cs_dl *inv_pat;     /* their Jacobian's pattern, ninv x nx (arena) */
+} jg_block_hyb_t;
+
 /* A block instance after flattening.  Arrays live in the program's arena.
- * Three cache lines, aligned (the program's block array is): the first
- * holds what the compiler's passes and the evaluation read of every block
- * (type, ports, parts, data), the second the states and the sample time,
- * the third the rest, so that a pass over a million blocks reads one or two
- * lines of each rather than the four a misaligned block spans. */
+ * Two cache lines, aligned (the program's block array is): the first holds
+ * what the compiler's passes and the evaluation read of every block (type,
+ * ports, parts, data), the second the states, the sample time and the names,
+ * so that a pass over a million blocks reads one or two lines of each rather
+ * than the three a misaligned block spans.  States and their offsets are 32
+ * bits (the compiler refuses a model with more than 2^31 - 1 states); the
+ * rare hybrid fields are behind hyb. */
 struct jg_block {
     _Alignas(64) const jg_block_type_t *type;
     int64_t *in_w, *out_w;    /* port widths; -1 while unknown */
@@ -245,21 +258,34 @@ struct jg_block {
     int32_t port;             /* JG_BT_PORT_* blocks: their 1-based "Port" (setup); 0 */
     /* second line */
     jg_ts_t ts;               /* sample time: declared, then resolved by the compiler */
-    int64_t nx;               /* number of continuous states */
-    int64_t x_off;            /* offset of this block's states in the state vector */
+    int32_t nx;               /* number of continuous states */
+    int32_t x_off;            /* offset of this block's states in the state vector */
     int32_t rate;             /* index in the program's discrete rates, -1 if not discrete */
     int priority;             /* "Priority" parameter (lower runs first), 0 default */
-    int64_t nd, d_off;        /* discrete states and their offset */
     int32_t id;               /* index in the program's block array */
     int32_t sys;              /* index of the system (subsystem scope) it belongs to */
-    /* third line */
-    int64_t nzc, zc_off;      /* zero-crossing signals and their offset */
-    const signed char *zc_dir;/* per zero-crossing signal: JG_ZC_* */
+    jg_block_hyb_t *hyb;      /* discrete states, zero crossings, invariants; NULL: none */
     const char *path;         /* "Plant/Sum1" (root blocks: "Sum1") */
     const char *name;         /* last path element */
-    int64_t ninv;             /* invariants of its continuous states (projection), 0: none */
-    const cs_dl *inv_pat;     /* their Jacobian's pattern, ninv x nx (arena) */
 };
+
+/* two cache lines on a 64-bit machine (the million-block programs) */
+_Static_assert(sizeof(void *) != 8 || sizeof(jg_block_t) == 128, "jg_block_t is two cache lines");
+
+/* The hybrid fields of a block (0 / NULL when it has none).  O(1). */
+static inline int64_t jg_block_nd(const jg_block_t *b) { return b->hyb ? b->hyb->nd : 0; }
+static inline int64_t jg_block_d_off(const jg_block_t *b) { return b->hyb ? b->hyb->d_off : 0; }
+static inline int64_t jg_block_nzc(const jg_block_t *b) { return b->hyb ? b->hyb->nzc : 0; }
+static inline int64_t jg_block_zc_off(const jg_block_t *b) { return b->hyb ? b->hyb->zc_off : 0; }
+static inline const signed char *jg_block_zc_dir(const jg_block_t *b)
+{
+    return b->hyb ? b->hyb->zc_dir : NULL;
+}
+static inline int64_t jg_block_ninv(const jg_block_t *b) { return b->hyb ? b->hyb->ninv : 0; }
+static inline const cs_dl *jg_block_inv_pat(const jg_block_t *b)
+{
+    return b->hyb ? b->hyb->inv_pat : NULL;
+}
 
 /* Run-time evaluation context handed to outputs/derivatives/jacobian. */
 struct jg_eval {
@@ -340,6 +366,10 @@ int jg_setup_zc(jg_block_t *b, jg_setup_t *s, int64_t n, const signed char *dir)
  * errors): JG_ZC_* or -2 after jg_setup_error. */
 int jg_setup_zc_dir(jg_block_t *b, jg_setup_t *s, const char *param, const char *value);
 void *jg_setup_alloc(jg_setup_t *s, size_t size);      /* arena, zeroed */
+/* b's hybrid fields, writable: made (zeroed, arena) on the first call.  NULL
+ * after an out-of-memory error (set, naming the block).  Setup, widths or
+ * pattern only (lib/compile/setup.c). */
+jg_block_hyb_t *jg__block_hyb(jg_block_t *b, jg_setup_t *s);
 /* A size a block derives from its parameters (a buffer, a realization's
  * entries), n elements of `what`, against the model's element limit
  * (jacgraph/model.h jg_limits_t) before it is allocated: JG_BLOCK_DONE, or

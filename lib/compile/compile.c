@@ -56,18 +56,19 @@ static int name_distance(const char *a, const char *b)
  * nearest parameter it does read. */
 static jg_status_t check_unknown_params(jg__cctx_t *c, const jg_block_t *b)
 {
-    const char *key;
+    jg__jkey_t dkey;
     const jg__jv_t *v;
     size_t i;
-    /* the keys are the document's: pointers compare (jg__jdoc_key) */
+    /* the keys are the document's: integers compare (jg__jdoc_key) */
     const jg__jv_t *src = jg__block_src(c, b);
-    jg__jv_obj_foreach(src, i, key, v) {
+    jg__jv_obj_foreach(src, i, dkey, v) {
         (void)v;
         int known = 0;
         for (size_t k = 0; !known && k < sizeof c->k_structural / sizeof *c->k_structural; k++)
-            known = key == c->k_structural[k];
-        for (int k = 0; !known && k < c->nseen; k++) known = key == c->seen_key[k];
+            known = dkey == c->k_structural[k];
+        for (int k = 0; !known && k < c->nseen; k++) known = dkey == c->seen_key[k];
         if (known) continue;
+        const char *key = jg__jdoc_keytext(c->doc, dkey);
         const char *best = NULL;
         int bd = 99;
         for (int k = 0; k < c->nseen; k++) {

@@ -26,9 +26,9 @@ typedef struct jg__cctx {
     cs_dl **ptab;
     int64_t pcap, pn;
     const char *seen[64]; /* parameters the current block's setup asked for */
-    const char *seen_key[64]; /* the same as keys of the document (NULL: it has none) */
+    jg__jkey_t seen_key[64]; /* the same as keys of the document (0: it has none) */
     int nseen;
-    /* the document's keys (jg__jdoc_key: member lookups compare pointers),
+    /* the document's keys (jg__jdoc_key: member lookups compare integers),
      * valid until the document is dropped after the lines */
     const jg__jdoc_t *doc;
     const jg__jv_t **src; /* per block: its JSON object; malloc'd, dropped with the document */
@@ -39,8 +39,8 @@ typedef struct jg__cctx {
     double *dblp;         /* parameter values, packed 8-byte aligned (setup.c) */
     size_t dblleft;
     size_t strleft;
-    const char *k_name, *k_type, *k_blocks, *k_lines, *k_src, *k_dst, *k_params;
-    const char *k_structural[6];   /* the keys every block may have (compile.c) */
+    jg__jkey_t k_name, k_type, k_blocks, k_lines, k_src, k_dst, k_params;
+    jg__jkey_t k_structural[6];   /* the keys every block may have (compile.c) */
     struct jg__wscache *wsc;  /* evaluated workspace entries (setup.c; in the arena) */
     jg_limits_t lim;      /* the model's limits, defaults applied (limits.c) */
     struct {
@@ -59,7 +59,7 @@ static inline const jg__jv_t *jg__block_src(const jg__cctx_t *c, const jg_block_
  * in block object src, NULL when absent. */
 static inline const jg__jv_t *jg__seen(jg__cctx_t *c, const void *src, const char *name)
 {
-    const char *k = jg__jdoc_key(c->doc, name);
+    jg__jkey_t k = jg__jdoc_key(c->doc, name);
     if (c->nseen < 64) {
         c->seen[c->nseen] = name;
         c->seen_key[c->nseen++] = k;

@@ -55,12 +55,17 @@ jg_status_t jg__check_block_count(jg__cctx_t *c, int32_t nb)
 jg_status_t jg__check_totals(jg__cctx_t *c, jg_setup_t *s)
 {
     const jg_program_t *p = c->p;
-    int64_t lim = c->lim.elements, total = 0;
+    int64_t lim = c->lim.elements, total = 0, nx = 0;
     for (int32_t id = 0; id < p->nblocks; id++) {
         jg_block_t *b = &p->blocks[id];
         if (jg__check_widths_known(c, s, b) != JG_BLOCK_DONE) return c->err->status;
         if (b->virt) continue;
-        int64_t terms[3] = {b->nx, b->nd, b->nzc};
+        int64_t terms[3] = {b->nx, jg_block_nd(b), jg_block_nzc(b)};
+        if ((nx += b->nx) > INT32_MAX)   /* jg_block_t's 32-bit state offsets */
+            return jg_error_set(c->err, JG_MODEL,
+                                "the model has more than %d continuous states (reached at block "
+                                "'%s')",
+                                INT32_MAX, b->path);
         for (int q = 0; q < b->nout; q++) {
             total += b->out_w[q] > 0 ? b->out_w[q] : 0;
             if (total > lim) goto over;

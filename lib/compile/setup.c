@@ -151,7 +151,7 @@ typedef struct {
 
 static const jg__jv_t *root_key(const jg__cctx_t *c, const char *key)
 {
-    return jg__jv_get(c->p->sys[0].json, key);
+    return jg__jv_get(c->doc, c->p->sys[0].json, key);
 }
 
 static int32_t outer_scope(const jg__cctx_t *c, int32_t k)
@@ -422,14 +422,14 @@ static int ws_resolve(wsres_t *R, const char *name, int32_t start, int skip_over
     int32_t base = c->p->nsys;
     if (start == NO_SCOPE) return 0;
     if (!skip_overrides) {
-        const jg__jv_t *o = root_key(c, "overrides"), *v = o ? jg__jv_get(o, name) : NULL;
+        const jg__jv_t *o = root_key(c, "overrides"), *v = o ? jg__jv_get(c->doc, o, name) : NULL;
         if (v) return ws_entry(R, base + 1 + start, name, v, start, start, out, err);
     }
     for (int32_t k = start; k >= 0 && k < base; k = c->p->sys[k].parent) {
-        const jg__jv_t *par = c->p->sys[k].params, *v = par ? jg__jv_get(par, name) : NULL;
+        const jg__jv_t *par = c->p->sys[k].params, *v = par ? jg__jv_get(c->doc, par, name) : NULL;
         if (v) return ws_entry(R, k, name, v, k, outer_scope(c, k), out, err);
     }
-    const jg__jv_t *w = root_key(c, "workspace"), *v = w ? jg__jv_get(w, name) : NULL;
+    const jg__jv_t *w = root_key(c, "workspace"), *v = w ? jg__jv_get(c->doc, w, name) : NULL;
     if (v) return ws_entry(R, base, name, v, base, NO_SCOPE, out, err);
     return 0;
 }
@@ -612,7 +612,10 @@ int jg_setup_states(jg_block_t *b, jg_setup_t *s, int64_t nx)
 {
     if (nx < 0) return jg_setup_error(b, s, JG_INTERNAL, NULL, "negative state count");
     if (jg_setup_check_size(b, s, NULL, nx, "continuous states") != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
-    b->nx = nx;
+    if (nx > INT32_MAX)   /* jg_block_t's 32-bit counts (a limit set beyond them) */
+        return jg_setup_error(b, s, JG_MODEL, NULL, "%lld continuous states: more than %d",
+                              (long long)nx, INT32_MAX);
+    b->nx = (int32_t)nx;
     return JG_BLOCK_DONE;
 }
 
@@ -620,7 +623,10 @@ int jg_setup_dstates(jg_block_t *b, jg_setup_t *s, int64_t nd)
 {
     if (nd < 0) return jg_setup_error(b, s, JG_INTERNAL, NULL, "negative discrete state count");
     if (jg_setup_check_size(b, s, NULL, nd, "discrete states") != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
-    b->nd = nd;
+    if (!nd && !b->hyb) return JG_BLOCK_DONE;   /* already none */
+    jg_block_hyb_t *h = jg__block_hyb(b, s);
+    if (!h) return JG_BLOCK_FAIL;
+    h->nd = nd;
     return JG_BLOCK_DONE;
 }
 
@@ -628,12 +634,22 @@ int jg_setup_zc(jg_block_t *b, jg_setup_t *s, int64_t n, const signed char *dir)
 {
     if (n < 0) return jg_setup_error(b, s, JG_INTERNAL, NULL, "negative zero-crossing count");
     if (jg_setup_check_size(b, s, NULL, n, "zero-crossing signals") != JG_BLOCK_DONE) return JG_BLOCK_FAIL;
+    if (!n && !b->hyb) return JG_BLOCK_DONE;   /* already none (an Integrator without limits) */
     signed char *d = jg_setup_alloc(s, (size_t)n + 1);
     if (!d) return jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
     for (int64_t k = 0; k < n; k++) d[k] = dir ? dir[k] : JG_ZC_EITHER;
-    b->nzc = n;
-    b->zc_dir = d;
+    jg_block_hyb_t *h = jg__block_hyb(b, s);
+    if (!h) return JG_BLOCK_FAIL;
+    h->nzc = n;
+    h->zc_dir = d;
     return JG_BLOCK_DONE;
+}
+
+jg_block_hyb_t *jg__block_hyb(jg_block_t *b, jg_setup_t *s)
+{
+    if (!b->hyb && !(b->hyb = jg_setup_alloc(s, sizeof *b->hyb)))
+        jg_setup_error(b, s, JG_NOMEM, NULL, "out of memory");
+    return b->hyb;
 }
 
 int jg_setup_zc_dir(jg_block_t *b, jg_setup_t *s, const char *param, const char *value)

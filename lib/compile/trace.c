@@ -50,12 +50,14 @@ jg_status_t jg__layout(jg__cctx_t *c)
         }
         if (B->virt) continue;
         p->nreal++;
-        B->x_off = nx;
+        B->x_off = (int32_t)nx;   /* jg__check_totals: nx stays within 32 bits */
         nx += B->nx;
-        B->d_off = p->nd;
-        p->nd += B->nd;
-        B->zc_off = p->nzc;
-        p->nzc += B->nzc;
+        if (B->hyb) {   /* blocks without hybrid fields have offsets 0 and no elements */
+            B->hyb->d_off = p->nd;
+            p->nd += B->hyb->nd;
+            B->hyb->zc_off = p->nzc;
+            p->nzc += B->hyb->nzc;
+        }
     }
     p->nu = nu;
     p->ny = ny;

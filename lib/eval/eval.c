@@ -71,7 +71,7 @@ jg_status_t jg_eval_create(const jg_program_t *p, jg_eval_work_t **out, jg_error
         if (stale) w->regather[w->nregather++] = b;
         if (B->nx) w->with_x[w->nwith_x++] = b;
         if (B->type->update) w->with_upd[w->nwith_upd++] = b;
-        if (B->nzc && B->type->zc) w->with_zc[w->nwith_zc++] = b;
+        if (jg_block_nzc(B) && B->type->zc) w->with_zc[w->nwith_zc++] = b;
     }
     w->conn.src = p->u_src;
     w->xd = calloc((size_t)p->nd + 1, sizeof(double));
@@ -82,7 +82,7 @@ jg_status_t jg_eval_create(const jg_program_t *p, jg_eval_work_t **out, jg_error
     for (int32_t b = 0; !st && b < p->nblocks; b++) {
         const jg_block_t *B = &p->blocks[b];
         if (B->virt) continue;
-        if (B->nd && B->type->init_discrete && B->type->init_discrete(B, w->xd + B->d_off))
+        if (jg_block_nd(B) && B->type->init_discrete && B->type->init_discrete(B, w->xd + jg_block_d_off(B)))
             st = jg_error_set(err, JG_NUMERIC, "block '%s': initial condition failed", B->path);
         if (B->type->guess && B->type->guess(B, w->yptr + p->out_base[b]))
             st = jg_error_set(err, JG_NUMERIC, "block '%s': initial guess failed", B->path);
@@ -311,9 +311,9 @@ jg_status_t jg__eval_update(jg_eval_work_t *w, int init, const signed char *fire
         const jg_block_t *B = &p->blocks[b];
         if (!init && (B->rate >= 0 ? !w->rate_hit[B->rate] : B->ts.period != 0)) continue;
         jg_eval_t tmp, *e = block_ctx(w, b, &tmp, err);
-        jg_status_t st = jg__eval_call_update(B->type->update, B, e, w->xd + B->d_off,
+        jg_status_t st = jg__eval_call_update(B->type->update, B, e, w->xd + jg_block_d_off(B),
                                               w->x + B->x_off, init,
-                                              fired && B->nzc ? fired + B->zc_off : NULL, err);
+                                              fired && jg_block_nzc(B) ? fired + jg_block_zc_off(B) : NULL, err);
         if (st) return st;
     }
     return JG_OK;
@@ -326,7 +326,7 @@ jg_status_t jg__eval_zc(jg_eval_work_t *w, double *z, jg_error_t *err)
         int32_t b = w->with_zc[i];
         const jg_block_t *B = &p->blocks[b];
         jg_eval_t tmp, *e = block_ctx(w, b, &tmp, err);
-        e->zcv = z + B->zc_off;
+        e->zcv = z + jg_block_zc_off(B);
         int r = B->type->zc(B, e);
         e->zcv = NULL;
         if (r) return jg__eval_fail(err);

@@ -85,7 +85,7 @@ static inline void jg__eval_make_eval(const jg_eval_work_t *w, int32_t b, jg_eva
     if (B->is_root_port && (B->type->flags & JG_BT_PORT_IN))
         e->ext = w->ext + w->ext_off[B->port - 1];
     e->err = err;
-    e->xd = w->xd + B->d_off;
+    e->xd = w->xd + jg_block_d_off(B);
     e->xdw = NULL;
     e->xw = NULL;
     e->zcv = NULL;

@@ -366,7 +366,7 @@ static int fusable(const jg_program_t *p, int32_t b)
 {
     const jg_block_t *B = &p->blocks[b];
     if (!(B->type->flags & JG_BT_PURE_LINEAR) || B->virt || p->blk_loop[b] >= 0 || B->rate >= 0 ||
-        B->nx || B->nd || B->nzc || B->type->update || B->type->zc || !B->type->outputs ||
+        B->nx || jg_block_nd(B) || jg_block_nzc(B) || B->type->update || B->type->zc || !B->type->outputs ||
         !B->type->jacobian || B->is_root_port)
         return 0;
     for (int k = 0; k < B->npart; k++)
@@ -388,8 +388,8 @@ static void kernels_of(const jg_program_t *p, int32_t b, jg_kernel_t *k)
     if (k->outputs == JG_KERNEL_STATE && !(B->nout == 1 && B->out_w[0] == B->nx))
         k->outputs = JG_KERNEL_NONE;
     if (k->outputs == JG_KERNEL_FN &&
-        !(k->fn && B->nin == 1 && B->nout == 1 && B->in_w[0] == B->out_w[0] && !B->nx && !B->nd &&
-          !B->nzc && !B->type->update && !B->type->zc))
+        !(k->fn && B->nin == 1 && B->nout == 1 && B->in_w[0] == B->out_w[0] && !B->nx && !jg_block_nd(B) &&
+          !jg_block_nzc(B) && !B->type->update && !B->type->zc))
         k->outputs = JG_KERNEL_NONE;
     if (k->outputs != JG_KERNEL_STATE && k->outputs != JG_KERNEL_FN) k->outputs = JG_KERNEL_NONE;
     if (!(k->derivatives == JG_KERNEL_INPUT && B->nx > 0 && B->nin >= 1 && B->in_w[0] == B->nx &&
@@ -930,8 +930,8 @@ static jg_status_t plan_build(jg_eval_work_t *w, jg_error_t *err)
         if (B->type->kernel) B->type->kernel(B, &k);
         if (k.no_update) continue;   /* (a plain Integrator) */
         P->upd[P->nupd++] = (plan_upd_t){B, B->type->update, &P->ctx[P->ctx_of[B->id]],
-                                         w->xd + B->d_off, w->x + B->x_off,
-                                         B->nzc ? B->zc_off : -1, B->rate, B->ts.period == 0};
+                                         w->xd + jg_block_d_off(B), w->x + B->x_off,
+                                         jg_block_nzc(B) ? jg_block_zc_off(B) : -1, B->rate, B->ts.period == 0};
     }
 
     /* the steps */

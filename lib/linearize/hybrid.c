@@ -31,8 +31,8 @@ void jg__lin_hybrid_free(jg__lin_hybrid_t *h)
  * treats the others. */
 static int dynamic_dstates(const jg_block_t *B, unsigned flags)
 {
-    if (flags & JG__LIN_HYBRID_PARTIAL) return !B->virt && B->rate >= 0 && B->nd > 0 && B->type->djacobian;
-    return !B->virt && B->rate >= 0 && B->nd > 0 && !(B->type->flags & JG_BT_SOURCE);
+    if (flags & JG__LIN_HYBRID_PARTIAL) return !B->virt && B->rate >= 0 && jg_block_nd(B) > 0 && B->type->djacobian;
+    return !B->virt && B->rate >= 0 && jg_block_nd(B) > 0 && !(B->type->flags & JG_BT_SOURCE);
 }
 
 char *jg__lin_element_name(const char *path, int64_t n, int64_t k)
@@ -97,8 +97,8 @@ jg_status_t jg__lin_hybrid_ex(jg_lin_t *l, unsigned flags, jg__lin_hybrid_t **ou
             for (int64_t k = 0; k < B->out_w[q]; k++)
                 h->y_rate[p->y_off[jg__outport(p, b, q)] + k] = B->rate;
         if (!dynamic_dstates(B, flags)) continue;
-        nd += B->nd;
-        if (B->nd > maxd) maxd = B->nd;
+        nd += jg_block_nd(B);
+        if (jg_block_nd(B) > maxd) maxd = jg_block_nd(B);
         for (int q = 0; q < B->nin; q++) maxio = B->in_w[q] > maxio ? B->in_w[q] : maxio;
         for (int q = 0; q < B->nout; q++) maxio = B->out_w[q] > maxio ? B->out_w[q] : maxio;
     }
@@ -121,7 +121,7 @@ jg_status_t jg__lin_hybrid_ex(jg_lin_t *l, unsigned flags, jg__lin_hybrid_t **ou
     for (int32_t b = 0; b < p->nblocks; b++) {
         const jg_block_t *B = &p->blocks[b];
         if (!dynamic_dstates(B, flags)) continue;
-        int64_t n = B->nd;
+        int64_t n = jg_block_nd(B);
         double *bd[64], *cd[64];
         if (B->nin > 64 || B->nout > 64) {
             st = jg_error_set(err, JG_MODEL, "block '%s': more than 64 ports", B->path);
@@ -158,7 +158,7 @@ jg_status_t jg__lin_hybrid_ex(jg_lin_t *l, unsigned flags, jg__lin_hybrid_t **ou
                         goto nomem;
             }
             h->d_rate[d0 + i] = B->rate;
-            h->d_at[d0 + i] = B->d_off + i;
+            h->d_at[d0 + i] = jg_block_d_off(B) + i;
             if (!(h->d_name[d0 + i] = jg__lin_element_name(B->path, n, i))) goto nomem;
         }
         d0 += n;

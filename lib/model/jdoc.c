@@ -3,13 +3,6 @@
 #include <string.h>
 #include "model_internal.h"
 
-uint32_t jg__jv_hash(const char *key)
-{
-    uint32_t h = 2166136261u;   /* FNV-1a */
-    for (; *key; key++) h = (h ^ (unsigned char)*key) * 16777619u;
-    return h;
-}
-
 /* The intern tables (jg__jstrset_t) hold millions of lookups of a few
  * thousand distinct short strings (block types, names, port references):
  * a string is first its bytes packed into 64 bits, all of them when it has
@@ -55,8 +48,8 @@ static inline jg__jstrslot_t *probe(const jg__jstrset_t *T, uint64_t w, const ch
 }
 
 /* s[0..len) in the set T (grown at half full), copied into d's arena when
- * new.  NULL: out of memory. */
-static const char *intern(jg__jdoc_t *d, jg__jstrset_t *T, const char *s, size_t len)
+ * new: its slot.  NULL: out of memory. */
+static const jg__jstrslot_t *intern(jg__jdoc_t *d, jg__jstrset_t *T, const char *s, size_t len)
 {
     if (len > UINT32_MAX - 1) return NULL;
     if (2 * (T->n + 1) > T->mask) {   /* grow: (re)hash into twice the slots */
@@ -71,83 +64,89 @@ static const char *intern(jg__jdoc_t *d, jg__jstrset_t *T, const char *s, size_t
     }
     uint64_t w = packed(s, len);
     jg__jstrslot_t *e = probe(T, w, s, len);
-    if (e->s) return e->s;
+    if (e->s) return e;
     char *c = jg_arena_alloc(&d->arena, len + 1);
     if (!c) return NULL;
     memcpy(c, s, len);
     c[len] = '\0';
     T->n++;
     *e = (jg__jstrslot_t){.w = w, .s = c, .len = (uint32_t)len};
-    return c;
+    return e;
 }
 
-const char *jg__jdoc_intern(jg__jdoc_t *d, const char *key, size_t len)
+jg__jkey_t jg__jdoc_intern(jg__jdoc_t *d, const char *key, size_t len)
 {
-    return intern(d, &d->keys, key, len);
+    if (d->nkeys + 1 >= d->capkeys) {   /* room for the next key first: no half-made key */
+        uint32_t nc = d->capkeys ? 2 * d->capkeys : 64;
+        const char **v = nc < (1u << 29) ? realloc(d->keyv, sizeof *v * nc) : NULL;
+        if (!v) return 0;
+        if (!d->keyv) v[0] = NULL;
+        d->keyv = v;
+        d->capkeys = nc;
+    }
+    const jg__jstrslot_t *e = intern(d, &d->keys, key, len);
+    if (!e) return 0;
+    if (e->id) return e->id;
+    jg__jkey_t id = ++d->nkeys;
+    d->keyv[id] = e->s;
+    /* the slot stays where it is until the set grows, which copies the id */
+    ((jg__jstrslot_t *)e)->id = id;
+    return id;
 }
 
 const char *jg__jdoc_string(jg__jdoc_t *d, const char *s, size_t len)
 {
-    return intern(d, &d->strs, s, len);
+    const jg__jstrslot_t *e = intern(d, &d->strs, s, len);
+    return e ? e->s : NULL;
 }
 
-const char *jg__jdoc_key(const jg__jdoc_t *d, const char *key)
+jg__jkey_t jg__jdoc_key(const jg__jdoc_t *d, const char *key)
 {
-    if (!d || !d->keys.t || !key) return NULL;
+    if (!d || !d->keys.t || !key) return 0;
     size_t len = strlen(key);
-    return probe(&d->keys, packed(key, len), key, len)->s;
+    return probe(&d->keys, packed(key, len), key, len)->id;
 }
 
-const jg__jv_t *jg__jv_get_key(const jg__jv_t *o, const char *dkey)
+const jg__jv_t *jg__jv_get_key(const jg__jv_t *o, jg__jkey_t k)
 {
-    if (!jg__jv_is_obj(o) || !dkey) return NULL;
-    const jg__jmem_t *m = o->u.mem;
+    if (!jg__jv_is_obj(o) || !k) return NULL;
+    const jg__jv_t *m = o->u.mem;
     if (o->n <= JG__JV_HASH_MIN) {
-        for (uint32_t k = 0; k < o->n; k++)
-            if (m[k].key == dkey) return &m[k].val;
+        for (uint32_t i = 0; i < o->n; i++)
+            if (m[i].key == k) return &m[i];
         return NULL;
     }
     const uint32_t *h = (const uint32_t *)(m + o->n), mask = jg__jv_hash_cap(o->n) - 1;
-    for (uint32_t s = jg__jv_hash(dkey) & mask;; s = (s + 1) & mask) {
+    for (uint32_t s = jg__jv_hash(k, mask);; s = (s + 1) & mask) {
         if (h[s] == UINT32_MAX) return NULL;
-        if (m[h[s]].key == dkey) return &m[h[s]].val;
+        if (m[h[s]].key == k) return &m[h[s]];
     }
 }
 
-const jg__jv_t *jg__jv_get(const jg__jv_t *o, const char *key)
+const jg__jv_t *jg__jv_get(const jg__jdoc_t *d, const jg__jv_t *o, const char *key)
 {
-    if (!jg__jv_is_obj(o) || !key) return NULL;
-    const jg__jmem_t *m = o->u.mem;
-    if (o->n <= JG__JV_HASH_MIN) {
-        for (uint32_t k = 0; k < o->n; k++)
-            if (m[k].key[0] == key[0] && !strcmp(m[k].key, key)) return &m[k].val;
-        return NULL;
-    }
-    const uint32_t *h = (const uint32_t *)(m + o->n), mask = jg__jv_hash_cap(o->n) - 1;
-    for (uint32_t s = jg__jv_hash(key) & mask;; s = (s + 1) & mask) {
-        if (h[s] == UINT32_MAX) return NULL;
-        if (!strcmp(m[h[s]].key, key)) return &m[h[s]].val;
-    }
+    return jg__jv_get_key(o, jg__jdoc_key(d, key));
 }
 
-int jg__jdoc_object(jg__jdoc_t *d, const jg__jmem_t *mem, uint32_t n, jg__jv_t *out)
+int jg__jdoc_object(jg__jdoc_t *d, const jg__jv_t *mem, uint32_t n, jg__jv_t *out)
 {
     int hashed = n > JG__JV_HASH_MIN;
     uint32_t cap = hashed ? jg__jv_hash_cap(n) : 0;
-    jg__jmem_t *m = n ? jg_arena_alloc(&d->arena, sizeof *m * n + sizeof(uint32_t) * cap) : NULL;
+    jg__jv_t *m = n ? jg_arena_alloc(&d->arena, sizeof *m * n + sizeof(uint32_t) * cap) : NULL;
     if (n && !m) return -1;
     if (n) memcpy(m, mem, sizeof *m * n);
+    /* keys are interned: equal texts are equal indexes */
     if (!hashed) {
         for (uint32_t i = 1; i < n; i++)
             for (uint32_t k = 0; k < i; k++)
-                if (m[k].key[0] == m[i].key[0] && !strcmp(m[k].key, m[i].key)) return 1;
+                if (m[k].key == m[i].key) return 1;
     } else {
         uint32_t *h = (uint32_t *)(m + n), mask = cap - 1;
         memset(h, 0xff, sizeof(uint32_t) * cap);
         for (uint32_t i = 0; i < n; i++) {
-            uint32_t s = jg__jv_hash(m[i].key) & mask;
+            uint32_t s = jg__jv_hash(m[i].key, mask);
             for (; h[s] != UINT32_MAX; s = (s + 1) & mask)
-                if (!strcmp(m[h[s]].key, m[i].key)) return 1;
+                if (m[h[s]].key == m[i].key) return 1;
             h[s] = i;
         }
     }
@@ -164,6 +163,7 @@ void jg__jdoc_free(jg__jdoc_t *d)
     if (!d) return;
     jg_arena_free(&d->arena);
     free(d->keys.t);
+    free(d->keyv);
     free(d->strs.t);
     free(d);
 }
@@ -179,14 +179,14 @@ static int copy(jg__jdoc_t *d, const json_t *j, jg__jv_t *v, int depth)
     case JSON_OBJECT: {
         size_t n = json_object_size(j), i = 0;
         if (n > UINT32_MAX / 4) return -1;
-        jg__jmem_t *mem = n ? malloc(sizeof *mem * n) : NULL;
+        jg__jv_t *mem = n ? malloc(sizeof *mem * n) : NULL;
         if (n && !mem) return -1;
         const char *k;
         json_t *e;
         int ok = 1;
         json_object_foreach((json_t *)j, k, e) {
-            const char *kc = jg__jdoc_intern(d, k, strlen(k));   /* one copy per distinct key */
-            if (!kc || copy(d, e, &mem[i].val, depth + 1)) {
+            jg__jkey_t kc = jg__jdoc_intern(d, k, strlen(k));   /* one copy per distinct key */
+            if (!kc || copy(d, e, &mem[i], depth + 1)) {
                 ok = 0;
                 break;
             }

@@ -14,7 +14,7 @@
 typedef struct {
     const unsigned char *p;   /* the next byte; buf[len] is a NUL sentinel */
     jg__jdoc_t *d;
-    jg__jmem_t *s;            /* members and elements of the open containers */
+    jg__jv_t *s;              /* members (their keys set) and elements of the open containers */
     size_t ns, caps;
     char *esc;                /* decoded strings with escapes */
     size_t capesc;
@@ -230,11 +230,11 @@ static int number(parser_t *P, double *out)
     return 0;
 }
 
-static int push(parser_t *P, const char *key, const jg__jv_t *val)
+static int push(parser_t *P, jg__jkey_t key, const jg__jv_t *val)
 {
     if (P->ns == P->caps) {
         size_t nc = P->caps ? 2 * P->caps : 1024;
-        jg__jmem_t *s = realloc(P->s, sizeof *s * nc);
+        jg__jv_t *s = realloc(P->s, sizeof *s * nc);
         if (!s) {
             P->nomem = 1;
             return -1;
@@ -242,8 +242,8 @@ static int push(parser_t *P, const char *key, const jg__jv_t *val)
         P->s = s;
         P->caps = nc;
     }
+    if (val) P->s[P->ns] = *val;
     P->s[P->ns].key = key;
-    if (val) P->s[P->ns].val = *val;
     P->ns++;
     return 0;
 }
@@ -263,7 +263,7 @@ static int close_container(parser_t *P, size_t start, int obj, jg__jv_t *v)
             P->nomem = 1;
             return -1;
         }
-        for (size_t k = 0; k < n; k++) it[k] = P->s[start + k].val;
+        if (n) memcpy(it, P->s + start, sizeof *it * n);   /* keys 0 (push) */
         v->type = JG_JV_ARR;
         v->n = (uint32_t)n;
         v->u.item = it;
@@ -334,7 +334,8 @@ key:
     if (*P->p != '"') return NULL;
     {
         uint32_t kl;
-        const char *raw, *k = NULL;
+        const char *raw;
+        jg__jkey_t k = 0;
         if (string(P, &raw, &kl)) return NULL;
         if (!(k = jg__jdoc_intern(P->d, raw, kl))) P->nomem = 1;
         if (!k || push(P, k, NULL)) return NULL;
@@ -356,8 +357,11 @@ got:
         *root = v;
         return root;
     }
-    if (fr[depth - 1].obj) P->s[P->ns - 1].val = v;
-    else if (push(P, NULL, &v)) return NULL;
+    if (fr[depth - 1].obj) {   /* the member's value, under the key pushed */
+        jg__jkey_t k = P->s[P->ns - 1].key;
+        P->s[P->ns - 1] = v;
+        P->s[P->ns - 1].key = k;
+    } else if (push(P, 0, &v)) return NULL;
     skip_ws(P);
     if (*P->p == ',') {
         P->p++;

@@ -14,10 +14,10 @@
  * and a model built in memory is not bounded by the JSON parser's depth. */
 enum { MAX_SUBSYSTEM_DEPTH = 1000 };
 
-/* The document's keys of the members checked (jg__jdoc_key: NULL when no
+/* The document's keys of the members checked (jg__jdoc_key: 0 when no
  * object has one), looked up once rather than compared per object. */
 typedef struct {
-    const char *blocks, *name, *type, *parameters, *lines, *src, *dst;
+    jg__jkey_t blocks, name, type, parameters, lines, src, dst;
 } keys_t;
 
 static jg_status_t check_system(const keys_t *K, const jg__jv_t *sys, const char *src,
@@ -116,14 +116,14 @@ static jg_status_t finish(jg_model_t *m, jg__jdoc_t *d, const char *source, jg_m
         st = jg_error_set(err, JG_MODEL, "%s: the document must be a JSON object", source);
         goto done;
     }
-    const jg__jv_t *name = jg__jv_get(root, "name");
+    const jg__jv_t *name = jg__jv_get(d, root, "name");
     if (name && !jg__jv_is_str(name)) {
         st = jg_error_set(err, JG_MODEL, "%s: \"name\" must be a string", source);
         goto done;
     }
     for (int k = 0; k < 2; k++) {   /* the base workspace and the --set overrides */
         const char *key = k ? "overrides" : "workspace";
-        const jg__jv_t *w = jg__jv_get(root, key);
+        const jg__jv_t *w = jg__jv_get(d, root, key);
         if (w && !jg__jv_is_obj(w)) {
             st = jg_error_set(err, JG_MODEL, "%s: \"%s\" must be an object", source, key);
             goto done;
@@ -283,18 +283,18 @@ jg_status_t jg_model_from_json(json_t *root, const char *source, jg_model_t **ou
 
 size_t jg_model_nskipped(const jg_model_t *m)
 {
-    const jg__jv_t *s = jg__jv_get(m->root, "skipped");
+    const jg__jv_t *s = jg__jv_get(m->doc, m->root, "skipped");
     return jg__jv_is_arr(s) ? jg__jv_len(s) : 0;
 }
 
 const char *jg_model_skipped(const jg_model_t *m, size_t k)
 {
-    return jg__jv_str(jg__jv_at(jg__jv_get(m->root, "skipped"), k));
+    return jg__jv_str(jg__jv_at(jg__jv_get(m->doc, m->root, "skipped"), k));
 }
 
 ptrdiff_t jg_model_nplugins(const jg_model_t *m)
 {
-    const jg__jv_t *list = jg__jv_get(m->root, "plugins");
+    const jg__jv_t *list = jg__jv_get(m->doc, m->root, "plugins");
     if (!list) return 0;
     if (!jg__jv_is_arr(list)) return -1;
     size_t i;
@@ -307,7 +307,7 @@ ptrdiff_t jg_model_nplugins(const jg_model_t *m)
 
 const char *jg_model_plugin(const jg_model_t *m, size_t k)
 {
-    return jg__jv_str(jg__jv_at(jg__jv_get(m->root, "plugins"), k));
+    return jg__jv_str(jg__jv_at(jg__jv_get(m->doc, m->root, "plugins"), k));
 }
 
 void jg_model_set_limits(jg_model_t *m, const jg_limits_t *lim) { m->limits = jg_limits_resolve(lim); }

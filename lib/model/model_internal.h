@@ -17,11 +17,11 @@
  * (a hash table per object, a malloc per value and per key) it took more
  * memory than everything after it and most of the load time.  Here a value
  * is 16 bytes stored where its container keeps it: an object's members are
- * one array of (key, value) in file order (with a hash index when it has
- * many), an array's elements one array of values, and each distinct string
- * is stored once (a model repeats its block types, names and port references
- * a million times), so that the document does not keep the text it was read
- * from.  A container's own 16 bytes sit in its parent, so that walking a
+ * one array of values, each holding its key's index, in file order (with a
+ * hash index when it has many), an array's elements one array of values,
+ * and each distinct string is stored once (a model repeats its block types,
+ * names and port references a million times), so that the document does
+ * not keep the text it was read from.  A container's own 16 bytes sit in its parent, so that walking a
  * system's blocks or lines reads one array.
  * jg__jdoc_parse reads exactly what jansson's json_loadb
  * (JSON_REJECT_DUPLICATES) accepts, and refuses everything else so that the
@@ -30,24 +30,25 @@
 typedef enum { JG_JV_NULL, JG_JV_TRUE, JG_JV_FALSE, JG_JV_NUM, JG_JV_STR, JG_JV_ARR, JG_JV_OBJ } jg__jv_type_t;
 
 typedef struct jg__jv jg__jv_t;
-typedef struct jg__jmem jg__jmem_t;
+
+/* A key of the document: the index of its text in the document's key table
+ * (jg__jdoc_keytext), 0 for none.  A member's key is 29 bits of its value's
+ * first word, so that a member is 16 bytes rather than a pointer more. */
+typedef uint32_t jg__jkey_t;
 
 struct jg__jv {
-    uint32_t type;   /* jg__jv_type_t */
+    uint32_t type : 3;   /* jg__jv_type_t */
+    uint32_t key : 29;   /* an object member: its key; else 0 */
     uint32_t n;      /* string bytes (without the NUL), array elements, object members */
     union {
         double num;
         const char *str;              /* NUL-terminated */
         const jg__jv_t *item;         /* array: n values */
-        const jg__jmem_t *mem;        /* object: n members in document order; with more
-                                         than JG__JV_HASH_MIN of them a hash index of
+        const jg__jv_t *mem;          /* object: n members in document order (each
+                                         value's key set); with more than
+                                         JG__JV_HASH_MIN of them a hash index of
                                          jg__jv_hash_cap(n) uint32 slots follows */
     } u;
-};
-
-struct jg__jmem {
-    const char *key;   /* NUL-terminated */
-    jg__jv_t val;
 };
 
 #define JG__JV_HASH_MIN 12
@@ -59,6 +60,7 @@ typedef struct jg__jstrslot {
     uint64_t w;
     const char *s;
     uint32_t len;
+    uint32_t id;   /* the keys' set: the key's index in jg__jdoc_t.keyv */
 } jg__jstrslot_t;
 typedef struct jg__jstrset {
     jg__jstrslot_t *t;
@@ -68,38 +70,46 @@ typedef struct jg__jstrset {
 typedef struct jg__jdoc {
     jg_arena_t arena;      /* values, member and element arrays, strings */
     const jg__jv_t *root;
-    /* The document's distinct object keys: every member's key pointer is the
-     * one kept here for its text, so that a lookup compares pointers
-     * (jg__jdoc_key, jg__jv_get_key) instead of reading each key's text,
-     * and a key the document never uses is known absent at once. */
+    /* The document's distinct object keys: every member holds the index of
+     * its key's text here (keyv[1..nkeys]; keyv[0] is NULL), so that a lookup
+     * compares integers (jg__jdoc_key, jg__jv_get_key) instead of reading
+     * each key's text, and a key the document never uses is known absent at
+     * once.  keyv is malloc'd, the texts are in the arena. */
     jg__jstrset_t keys;
+    const char **keyv;
+    uint32_t nkeys, capkeys;
     /* The document's distinct string values, the same way (every string
      * value equal to one of them points at it). */
     jg__jstrset_t strs;
 } jg__jdoc_t;
 
 /* The key of d equal to key[0..len) (copied into d when new; key needs no
- * NUL): the pointer every member with that key holds.  NULL: out of memory.
- * O(len). */
-const char *jg__jdoc_intern(jg__jdoc_t *d, const char *key, size_t len);
+ * NUL): the key every member with that text holds.  0: out of memory (or
+ * more than 2^27 distinct keys).  O(len). */
+jg__jkey_t jg__jdoc_intern(jg__jdoc_t *d, const char *key, size_t len);
 /* The same for string values: d's NUL-terminated copy of s[0..len), one per
  * distinct string.  NULL: out of memory.  O(len). */
 const char *jg__jdoc_string(jg__jdoc_t *d, const char *s, size_t len);
 
-/* The pointer d's members with key `key` hold, NULL when no object of d has
- * such a member.  O(strlen(key)). */
-const char *jg__jdoc_key(const jg__jdoc_t *d, const char *key);
+/* The key d's members with text `key` hold, 0 when no object of d has such
+ * a member (or d or key is NULL).  O(strlen(key)). */
+jg__jkey_t jg__jdoc_key(const jg__jdoc_t *d, const char *key);
+/* The text of key k of d (NUL-terminated, d's), NULL for 0 or a key d does
+ * not have.  O(1). */
+static inline const char *jg__jdoc_keytext(const jg__jdoc_t *d, jg__jkey_t k)
+{
+    return d && k && k <= d->nkeys ? d->keyv[k] : NULL;
+}
 
-/* jg__jv_get for a key of o's document (jg__jdoc_key; NULL: none): the
- * member of object o holding exactly that key pointer.  O(members) up to
- * JG__JV_HASH_MIN, else O(1). */
-const jg__jv_t *jg__jv_get_key(const jg__jv_t *o, const char *dkey);
+/* jg__jv_get for a key of o's document (jg__jdoc_key; 0: none): the member
+ * of object o holding key k.  O(members) up to JG__JV_HASH_MIN, else O(1). */
+const jg__jv_t *jg__jv_get_key(const jg__jv_t *o, jg__jkey_t k);
 
-/* An object's n members (scratch, document order) copied into d's arena with
- * their hash index, *out the object's value.  1: two members have the same
- * key (nothing is stored); -1: out of memory; 0: *out set.  O(n) with the
- * index, O(n^2) below JG__JV_HASH_MIN members. */
-int jg__jdoc_object(jg__jdoc_t *d, const jg__jmem_t *mem, uint32_t n, jg__jv_t *out);
+/* An object's n members (scratch, document order, each value's key set)
+ * copied into d's arena with their hash index, *out the object's value.
+ * 1: two members have the same key (nothing is stored); -1: out of memory;
+ * 0: *out set.  O(n) with the index, O(n^2) below JG__JV_HASH_MIN members. */
+int jg__jdoc_object(jg__jdoc_t *d, const jg__jv_t *mem, uint32_t n, jg__jv_t *out);
 
 /* Parse buf[0..len), which must be followed by a NUL (buf[len] == 0; else
  * JG_PARSE).  buf is only read and stays the caller's: the document keeps
@@ -108,8 +118,8 @@ int jg__jdoc_object(jg__jdoc_t *d, const jg__jmem_t *mem, uint32_t n, jg__jv_t *
  * what jansson accepts (or uses a construct this parser leaves to jansson:
  * a string with "\u0000", an integer beyond 18 digits, nesting deeper than
  * 2000, a real strtod would overflow).  JG_NOMEM likewise.  Cost: O(len),
- * one pass, memory about the number of values times 16 bytes plus 8 per
- * object member, and the distinct strings. */
+ * one pass, memory about the number of values times 16 bytes plus the
+ * hash indexes of large objects, and the distinct strings. */
 jg_status_t jg__jdoc_parse(const char *buf, size_t len, jg__jdoc_t **out);
 
 /* The document of a jansson tree (lib/import builds them): strings copied.
@@ -119,9 +129,10 @@ jg_status_t jg__jdoc_from_jansson(const json_t *root, jg__jdoc_t **out);
 const jg__jv_t *jg__jdoc_root(const jg__jdoc_t *d);
 void jg__jdoc_free(jg__jdoc_t *d);   /* NULL is fine */
 
-/* json_object_get: the member named key of object o, NULL when o is not an
- * object or has none.  O(members) up to JG__JV_HASH_MIN, else O(1). */
-const jg__jv_t *jg__jv_get(const jg__jv_t *o, const char *key);
+/* json_object_get: the member named key of object o of document d, NULL
+ * when o is not an object or has none.  O(strlen(key)) and O(members) up to
+ * JG__JV_HASH_MIN, else O(1). */
+const jg__jv_t *jg__jv_get(const jg__jdoc_t *d, const jg__jv_t *o, const char *key);
 
 /* Slots of the hash index of an object of n members (a power of two). */
 static inline uint32_t jg__jv_hash_cap(uint32_t n)
@@ -130,7 +141,12 @@ static inline uint32_t jg__jv_hash_cap(uint32_t n)
     while (c < 2 * n) c *= 2;
     return c;
 }
-uint32_t jg__jv_hash(const char *key);
+/* The first slot of key k in an object's hash index (mask: slots - 1). */
+static inline uint32_t jg__jv_hash(jg__jkey_t k, uint32_t mask)
+{
+    uint32_t h = k * 2654435761u;   /* Knuth's multiplicative hash: keys are small integers */
+    return (h ^ h >> 15) & mask;
+}
 
 static inline int jg__jv_is_obj(const jg__jv_t *v) { return v && v->type == JG_JV_OBJ; }
 static inline int jg__jv_is_arr(const jg__jv_t *v) { return v && v->type == JG_JV_ARR; }
@@ -151,12 +167,13 @@ static inline const jg__jv_t *jg__jv_at(const jg__jv_t *a, size_t i)
     return jg__jv_is_arr(a) && i < a->n ? &a->u.item[i] : NULL;
 }
 
-/* json_array_foreach / json_object_foreach over the document */
+/* json_array_foreach / json_object_foreach over the document (k: the
+ * member's key, jg__jkey_t; its text jg__jdoc_keytext) */
 #define jg__jv_foreach(arr, i, v) \
     for ((i) = 0; (i) < jg__jv_len(arr) && ((v) = jg__jv_at((arr), (i)), 1); (i)++)
 #define jg__jv_obj_foreach(obj, i, k, v)                                                   \
     for ((i) = 0; jg__jv_is_obj(obj) && (i) < (obj)->n &&                                  \
-                  ((k) = (obj)->u.mem[i].key, (v) = &(obj)->u.mem[i].val, 1);              \
+                  ((k) = (obj)->u.mem[i].key, (v) = &(obj)->u.mem[i], 1);                  \
          (i)++)
 
 

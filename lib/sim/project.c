@@ -82,10 +82,10 @@ jg_status_t jg__proj_create(const jg_program_t *p, jg__proj_t **out, jg_error_t 
     int64_t m = 0, nnz = 0;
     for (int32_t b = 0; b < p->nblocks; b++) {
         const jg_block_t *B = &p->blocks[b];
-        if (B->ninv <= 0 || !B->type->invariants || !B->inv_pat) continue;
+        if (jg_block_ninv(B) <= 0 || !B->type->invariants || !jg_block_inv_pat(B)) continue;
         nb++;
-        m += B->ninv;
-        nnz += B->inv_pat->p[B->nx];
+        m += jg_block_ninv(B);
+        nnz += jg_block_inv_pat(B)->p[B->nx];
     }
     if (!nb) return JG_OK;
     jg__proj_t *P = calloc(1, sizeof *P);
@@ -126,9 +126,9 @@ jg_status_t jg__proj_create(const jg_program_t *p, jg__proj_t **out, jg_error_t 
     P->Jp[0] = 0;
     for (int32_t b = 0; b < p->nblocks; b++) {
         const jg_block_t *B = &p->blocks[b];
-        if (B->ninv <= 0 || !B->type->invariants || !B->inv_pat) continue;
+        if (jg_block_ninv(B) <= 0 || !B->type->invariants || !jg_block_inv_pat(B)) continue;
         for (; col < B->x_off; col++) P->Jp[col + 1] = k;   /* states without invariants */
-        const cs_dl *Q = B->inv_pat;
+        const cs_dl *Q = jg_block_inv_pat(B);
         P->blk[P->nb] = b;
         P->goff[P->nb] = row;
         P->dg[P->nb] = (cs_dl){.nzmax = Q->p[B->nx], .m = Q->m, .n = Q->n, .p = Q->p, .i = Q->i,
@@ -137,7 +137,7 @@ jg_status_t jg__proj_create(const jg_program_t *p, jg__proj_t **out, jg_error_t 
             for (int64_t t = Q->p[j]; t < Q->p[j + 1]; t++) P->Ji[k++] = Q->i[t] + row;
             P->Jp[col + 1] = k;
         }
-        row += B->ninv;
+        row += jg_block_ninv(B);
         P->nb++;
     }
     for (; col < P->n; col++) P->Jp[col + 1] = k;
@@ -175,7 +175,7 @@ static jg_status_t eval_g(jg__proj_t *P, double t, const double *x, const double
         memset(&e, 0, sizeof e);
         e.t = t;
         e.x = x + B->x_off;
-        e.xd = xd ? xd + B->d_off : NULL;
+        e.xd = xd ? xd + jg_block_d_off(B) : NULL;
         e.err = err;
         e.sim = 1;
         e.major = 1;
@@ -315,7 +315,7 @@ jg_status_t jg__proj_apply(jg__proj_t *P, double t, double *x, const double *xd,
         }
         double norm = sqrt(sum / (double)B->nx);
         const double *gb = P->g + P->goff[k];
-        if (!(norm <= 1) || !all_finite(gb, B->ninv)) {
+        if (!(norm <= 1) || !all_finite(gb, jg_block_ninv(B))) {
             memcpy(xb, x0, sizeof(double) * (size_t)B->nx);
             P->st.rejected++;
             P->worst = isfinite(norm) ? fmax(P->worst, norm) : INFINITY;
@@ -323,7 +323,7 @@ jg_status_t jg__proj_apply(jg__proj_t *P, double t, double *x, const double *xd,
                      "block '%s': correction norm %.3g > 1 at t = %.17g", B->path, norm, t);
             continue;
         }
-        after = fmax(after, max_abs(gb, B->ninv));
+        after = fmax(after, max_abs(gb, jg_block_ninv(B)));
         if (moved) {
             *changed = 1;
             P->st.max_norm = fmax(P->st.max_norm, norm);

@@ -2,7 +2,7 @@
  * 002, Simulink's mdlProjection), private to lib/sim.
  *
  * Blocks declare invariants g(x, t) = 0 of their own continuous states
- * (block_impl.h: b->ninv, b->inv_pat, type->invariants).  After each
+ * (block_impl.h: jg_block_ninv(b), jg_block_inv_pat(b), type->invariants).  After each
  * accepted step the simulator moves the solver's state X* to
  *     X = X* + J^T (J J^T)^-1 R,   R = -g(X*),   J = dg/dX at X*,
  * repeated with the same J (a simplified Newton iteration, at most 3 times,

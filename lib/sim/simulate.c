@@ -361,7 +361,7 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
         goto fail;
     }
     for (int32_t b = 0; b < p->nblocks; b++)
-        if (!p->blocks[b].virt && (p->blocks[b].type->flags & JG_BT_STOP) && p->blocks[b].nd == 1)
+        if (!p->blocks[b].virt && (p->blocks[b].type->flags & JG_BT_STOP) && jg_block_nd(&p->blocks[b]) == 1)
             s->stop_blk[s->nstop++] = b;
     s->khit = calloc((size_t)p->nrates + 1, sizeof(double));
     s->zl = calloc((size_t)p->nzc + 1, sizeof(double));
@@ -378,8 +378,8 @@ jg_status_t jg_sim_create(const jg_program_t *p, const jg_sim_opts_t *o, jg_sim_
     s->zside = calloc((size_t)p->nzc + 1, sizeof(double));
     if (s->zdir)
         for (int32_t b = 0; b < p->nblocks; b++)
-            for (int64_t i = 0; i < p->blocks[b].nzc; i++)
-                s->zdir[p->blocks[b].zc_off + i] = p->blocks[b].zc_dir[i];
+            for (int64_t i = 0; i < jg_block_nzc(&p->blocks[b]); i++)
+                s->zdir[jg_block_zc_off(&p->blocks[b]) + i] = jg_block_zc_dir(&p->blocks[b])[i];
     if (!s->khit || !s->zl || !s->zr || !s->za || !s->zb || !s->zm || !s->fired ||
         !s->loc_off || !s->xsave || !s->xdsave || !s->zdir || !s->zside) {
         st = jg_error_set(err, JG_NOMEM, "out of memory");
@@ -652,7 +652,7 @@ static jg_status_t major_step(jg_sim_t *s, int first, int log_now, int any_fired
      * even off the output grid so that the output ends at the stop time */
     for (int32_t k = 0; k < s->nstop && !s->st.stop_block; k++) {
         const jg_block_t *B = &p->blocks[s->stop_blk[k]];
-        if (xd[B->d_off] == 0) continue;
+        if (xd[jg_block_d_off(B)] == 0) continue;
         s->st.stop_block = B->path;
         s->st.stop_time = s->t;
         if (!log_now) log_point(s, s->t, wx, log, user, stop);
@@ -700,8 +700,8 @@ static void fired_blocks(const jg_sim_t *s, char *buf, size_t n)
     int32_t last = -1;
     for (int32_t b = 0; b < p->nblocks && used + 1 < n; b++) {
         const jg_block_t *B = &p->blocks[b];
-        for (int64_t i = 0; i < B->nzc; i++)
-            if (s->fired[B->zc_off + i] && b != last) {
+        for (int64_t i = 0; i < jg_block_nzc(B); i++)
+            if (s->fired[jg_block_zc_off(B) + i] && b != last) {
                 used += (size_t)snprintf(buf + used, n - used, "%s'%s' (%s)", used ? ", " : "",
                                          B->path, B->type->name);
                 last = b;
