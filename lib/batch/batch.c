@@ -367,7 +367,7 @@ jg_status_t jg_batch_run(const jg_program_t *p, const jg_batch_points_t *P, cons
     for (; nth < jobs; nth++)
         if (pthread_create(&th[nth], NULL, worker, &R)) break;
     if (!nth) {
-        ret = jg_error_set(err, JG_NOMEM, "cannot start a worker thread");
+        ret = jg_error_set(err, JG_NOMEM, "out of memory: cannot start a worker thread");
         goto done;
     }
     st->jobs = nth;

@@ -332,7 +332,7 @@ static jg_status_t cv_create(jg_solver_t *s, jg_error_t *err)
     if (s->n == 0) return JG_OK;   /* nothing to integrate: step only advances time */
     if (SUNContext_Create(NULL, &c->ctx) != 0) {
         cv_free(s);
-        return jg_error_set(err, JG_NOMEM, "solver '%s': SUNContext_Create failed", s->name);
+        return jg_error_set(err, JG_NOMEM, "solver '%s': out of memory (SUNContext_Create failed)", s->name);
     }
     c->y = N_VNew_Serial(s->n, c->ctx);
     c->yq = N_VMake_Serial(s->n, NULL, c->ctx);   /* data set per call */
