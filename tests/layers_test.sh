@@ -20,7 +20,7 @@ cd "$top"
 declare -A rank=([core]=0 [gen]=1 [expr]=2 [model]=3 [import]=4 [compile]=5 [blocks]=6
                  [eval]=7 [graph]=8 [lft]=9 [linearize]=10 [analysis]=11 [sim]=12 [batch]=13 [io]=14)
 # the internal interfaces written for later modules (docs/architecture.md)
-interfaces="core/arena.h core/dense.h core/jsonstr.h core/str.h model/model_internal.h compile/program_impl.h
+interfaces="core/arena.h core/dense.h core/jsonstr.h core/str.h core/patdict.h model/model_internal.h compile/program_impl.h
 compile/block_impl.h compile/goto.h eval/eval_internal.h graph/graph_internal.h
 lft/lft_internal.h linearize/lin_internal.h"
 is_interface() { case " $(echo $interfaces) " in *" $1 "*) return 0 ;; esac; return 1; }

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "jacgraph/batch.h"
+#include "../core/patdict.h"
 
 /* The process was started by a launcher with several tasks: OpenMPI's
  * mpirun, a PMI launcher (MPICH's hydra, Slurm's srun). */
@@ -165,90 +166,17 @@ typedef struct {
     double t, Ts;
 } hdr_t;
 
-/* The sparsity patterns (column pointers and row indices) one rank has sent,
- * per matrix: on the sender to find a pattern already sent, on rank 0 to
- * rebuild the matrix from a reference.  Ids 0, 1, ... in order of sending. */
-typedef struct {
-    int64_t npat, cap, last;
-    cs_long_t **p, **i;  /* per pattern, owned: n + 1 column pointers, nnz rows */
-    int64_t *n, *nnz;
-    uint64_t *hash;
-} pats_t;
-
-static uint64_t pat_hash(int64_t n, const cs_long_t *p, const cs_long_t *i)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (int64_t j = 0; j <= n; j++) h = (h ^ (uint64_t)p[j]) * 1099511628211ULL;
-    for (int64_t e = 0; e < p[n]; e++) h = (h ^ (uint64_t)i[e]) * 1099511628211ULL;
-    return h;
-}
-
-static int pat_same(const pats_t *t, int64_t id, int64_t n, const cs_long_t *p, const cs_long_t *i)
-{
-    return t->n[id] == n && t->nnz[id] == p[n] && !memcmp(t->p[id], p, sizeof *p * (size_t)(n + 1)) &&
-           (p[n] == 0 || !memcmp(t->i[id], i, sizeof *i * (size_t)p[n]));
-}
-
-/* Add a copy of the pattern (n, p, i) as id t->npat; -1 out of memory. */
-static int pat_add(pats_t *t, int64_t n, const cs_long_t *p, const cs_long_t *i, uint64_t h)
-{
-    if (t->npat == t->cap) {
-        int64_t c = t->cap ? 2 * t->cap : 4;
-        cs_long_t **np = realloc(t->p, sizeof *np * (size_t)c);
-        if (np) t->p = np;
-        cs_long_t **ni = realloc(t->i, sizeof *ni * (size_t)c);
-        if (ni) t->i = ni;
-        int64_t *nn = realloc(t->n, sizeof *nn * (size_t)c);
-        if (nn) t->n = nn;
-        int64_t *nz = realloc(t->nnz, sizeof *nz * (size_t)c);
-        if (nz) t->nnz = nz;
-        uint64_t *nh = realloc(t->hash, sizeof *nh * (size_t)c);
-        if (nh) t->hash = nh;
-        if (!np || !ni || !nn || !nz || !nh) return -1;
-        t->cap = c;
-    }
-    int64_t id = t->npat, nz = p[n];
-    t->p[id] = malloc(sizeof *p * (size_t)(n + 1));
-    t->i[id] = malloc(sizeof *i * (size_t)(nz + 1));
-    if (!t->p[id] || !t->i[id]) {
-        free(t->p[id]);
-        free(t->i[id]);
-        return -1;
-    }
-    memcpy(t->p[id], p, sizeof *p * (size_t)(n + 1));
-    if (nz) memcpy(t->i[id], i, sizeof *i * (size_t)nz);
-    t->n[id] = n, t->nnz[id] = nz, t->hash[id] = h;
-    t->npat++;
-    return 0;
-}
+/* The patterns one rank has sent, per matrix (jg__patdict_t: ids 0, 1, ...
+ * in order of sending): on the sender to find a pattern already sent, on
+ * rank 0 to rebuild the matrix from its id. */
 
 /* The sender's id of M's pattern, *isnew when it was not sent before; -1
- * out of memory.  Points mostly repeat the previous pattern: that one is
- * compared first, the others by hash (a rank meets few patterns). */
-static int64_t pat_find(pats_t *t, const cs_dl *M, int *isnew)
+ * out of memory. */
+static int64_t pat_find(jg__patdict_t *t, const cs_dl *M, int *isnew)
 {
-    *isnew = 0;
-    if (t->npat && pat_same(t, t->last, M->n, M->p, M->i)) return t->last;
-    uint64_t h = pat_hash(M->n, M->p, M->i);
-    for (int64_t id = 0; id < t->npat; id++)
-        if (t->hash[id] == h && pat_same(t, id, M->n, M->p, M->i)) return t->last = id;
-    if (pat_add(t, M->n, M->p, M->i, h)) return -1;
-    *isnew = 1;
-    return t->last = t->npat - 1;
-}
-
-static void pats_free(pats_t *t)
-{
-    for (int64_t id = 0; id < t->npat; id++) {
-        free(t->p[id]);
-        free(t->i[id]);
-    }
-    free(t->p);
-    free(t->i);
-    free(t->n);
-    free(t->nnz);
-    free(t->hash);
-    memset(t, 0, sizeof *t);
+    int64_t before = t->npat, id = jg__patdict_id(t, M);
+    *isnew = t->npat > before;
+    return id;
 }
 
 typedef struct {
@@ -311,8 +239,8 @@ typedef struct {
     slot_t out[NSEND]; /* a rank other than 0: the sends in flight */
     int oslot;
     int sent_names;
-    pats_t sent[4];    /* a rank other than 0: the patterns of A..D sent so far */
-    pats_t (*got)[4];  /* rank 0: per rank, the patterns it sent */
+    jg__patdict_t sent[4];    /* a rank other than 0: the patterns of A..D sent so far */
+    jg__patdict_t (*got)[4];  /* rank 0: per rank, the patterns it sent */
     queue_t *q;        /* rank 0: per rank, the results received ahead of their turn */
     /* rank 0: the caller's sink, the merge position */
     jg_batch_sink_fn sink;
@@ -325,7 +253,7 @@ typedef struct {
 } mpi_run_t;
 
 static int pack(buf_t *b, int64_t k, const double *vals, int nvals, const jg_lin_sys_t *s,
-                const char *error, int with_names, pats_t sent[4])
+                const char *error, int with_names, jg__patdict_t sent[4])
 {
     hdr_t h = {.k = k, .ok = s != NULL, .nvals = nvals};
     const cs_dl *m[4] = {0};
@@ -542,11 +470,11 @@ static jg_status_t deliver(mpi_run_t *r, int64_t k, int src, const msg_t *msg)
         s.delays = (double *)take(&d, sizeof(double) * (size_t)h->ndelays);
         if (!s.delays) goto fail;
         for (int q = 0; q < 4; q++) {
-            pats_t *t = &r->got[src][q];
-            int64_t id = h->pat[q], n = dims[q][1];
+            jg__patdict_t *t = &r->got[src][q];
+            int64_t id = h->pat[q], n = dims[q][1], nnz;
             m[q] = (cs_dl){.nzmax = h->nnz[q], .m = dims[q][0], .n = n, .nz = -1};
             if (h->nnz[q] < 0 || id < 0 || id > t->npat || (h->newpat[q] != 0 && h->newpat[q] != 1) ||
-                (id == t->npat) != (h->newpat[q] == 1))
+                (id == t->npat) != (h->newpat[q] == 1) || (t->npat && t->n != n))
                 goto fail;
             if (h->newpat[q]) {   /* a pattern this rank had not sent: keep it */
                 const cs_long_t *pp = take(&d, sizeof(cs_long_t) * (size_t)(n + 1));
@@ -556,11 +484,16 @@ static jg_status_t deliver(mpi_run_t *r, int64_t k, int src, const msg_t *msg)
                     if (pp[j + 1] < pp[j]) goto fail;
                 for (int64_t e = 0; e < h->nnz[q]; e++)
                     if (pi[e] < 0 || pi[e] >= dims[q][0]) goto fail;
-                if (pat_add(t, n, pp, pi, 0))
+                const cs_dl v = {.m = dims[q][0], .n = n, .p = (cs_long_t *)pp, .i = (cs_long_t *)pi, .nz = -1};
+                int64_t got = jg__patdict_id(t, &v);
+                if (got < 0)
                     return jg_error_set(r->err, JG_NOMEM, "out of memory receiving point %lld", (long long)k);
+                if (got != id) goto fail;   /* a pattern it had sent already, sent as new */
             }
-            if (t->n[id] != n || t->nnz[id] != h->nnz[q]) goto fail;
-            m[q].p = t->p[id], m[q].i = t->i[id];
+            const int64_t *cp, *rows;
+            jg__patdict_get(t, id, &cp, &rows, &nnz);
+            if (nnz != h->nnz[q]) goto fail;
+            m[q].p = (cs_long_t *)cp, m[q].i = (cs_long_t *)rows;
             m[q].x = (double *)take(&d, sizeof(double) * (size_t)h->nnz[q]);
             if (!m[q].x) goto fail;
         }
@@ -645,6 +578,7 @@ jg_status_t jg_batch_mpi_run(const jg_program_t *p, const jg_batch_points_t *pts
     for (g_next_point = r.next; g_next_point % g_nranks != g_rank; g_next_point++) {}
     jg_batch_stats_t bs = {0};
     jg_status_t s;
+    for (int q = 0; q < 4; q++) jg__patdict_init(&r.sent[q], -1);
     if (g_rank != 0) {
         s = jg_batch_run(p, pts, &mine, send_sink, &r, &bs, err);
         for (int j = 0; j < NSEND; j++) {   /* the sends still in flight */
@@ -652,7 +586,7 @@ jg_status_t jg_batch_mpi_run(const jg_program_t *p, const jg_batch_points_t *pts
                 s = jg_error_set(err, JG_IO, "MPI rank %d: a send to rank 0 failed", g_rank);
             free(r.out[j].b.b);
         }
-        for (int q = 0; q < 4; q++) pats_free(&r.sent[q]);
+        for (int q = 0; q < 4; q++) jg__patdict_free(&r.sent[q]);
         if (s) {   /* tell rank 0, which ends the run for every rank */
             char text[JG_ERROR_MSG_MAX + 64];
             int len = snprintf(text, sizeof text, "at point %lld: %s", (long long)g_next_point,
@@ -672,6 +606,8 @@ jg_status_t jg_batch_mpi_run(const jg_program_t *p, const jg_batch_points_t *pts
         s = jg_error_set(err, JG_NOMEM, "out of memory");
         goto done;
     }
+    for (int j = 0; j < g_nranks; j++)
+        for (int q = 0; q < 4; q++) jg__patdict_init(&r.got[j][q], -1);
     struct sigaction sa = {0};
     sa.sa_handler = on_stop;
     sigemptyset(&sa.sa_mask);
@@ -699,7 +635,7 @@ done:
     }
     free(r.names);
     for (int j = 0; r.got && j < g_nranks; j++)
-        for (int q = 0; q < 4; q++) pats_free(&r.got[j][q]);
+        for (int q = 0; q < 4; q++) jg__patdict_free(&r.got[j][q]);
     free(r.got);
     for (int j = 0; r.q && j < g_nranks; j++)
         for (msg_t *m = r.q[j].head, *nx; m; m = nx) {

@@ -25,7 +25,7 @@ typedef struct {
      * of its values, and the values waiting for one append of at least
      * SPARSE_CHUNK (an extend and a write per matrix and point cost as much
      * as the point) */
-    jg__io_pdict_t pd;
+    jg__patdict_t pd;
     int64_t nnz;       /* values written to the file */
     int64_t *ptr, *pat;
     double *x;
@@ -127,7 +127,7 @@ static jg_status_t start(jg_io_batch_t *w, jg_error_t *err)
             if (v->ds < 0 || !v->buf) st = jg_error_set(err, JG_IO, "%s: cannot create %s", w->path, VAR[q]);
         } else {
             hsize_t zero = 0, unl = H5S_UNLIMITED, chunk = SPARSE_CHUNK;
-            jg__io_pdict_init(&v->pd, v->n);
+            jg__patdict_init(&v->pd, v->n);
             snprintf(name, sizeof name, "%s_x", VAR[q]);
             v->ds = make(im->file, name, H5T_IEEE_F64LE, 1, &zero, &unl, &chunk, NULL);
             if (v->ds < 0) st = jg_error_set(err, JG_IO, "%s: cannot create %s", w->path, name);
@@ -184,7 +184,7 @@ static jg_status_t put_var(jg_io_batch_t *w, h5_var_t *v, int q, int64_t k, cons
     }
     int64_t nz = S ? S->p[v->n] : 0, at = v->npend;
     v->ptr[k + 1] = v->ptr[k] + nz;
-    v->pat[k] = S ? jg__io_pdict_id(&v->pd, S) : -1;
+    v->pat[k] = S ? jg__patdict_id(&v->pd, S) : -1;
     if (S && v->pat[k] < 0) return jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
     if (nz == 0) return JG_OK;
     if (at + nz > v->cap) {
@@ -257,7 +257,7 @@ static jg_status_t finish_table(jg_io_batch_t *w, jg_error_t *err)
             int64_t size[2] = {v->m, v->n}, zero = 0;
             int64_t *ri = malloc(sizeof(int64_t) * ((size_t)v->pd.nrows + 1));
             int64_t *ci = malloc(sizeof(int64_t) * ((size_t)v->pd.nrows + 1));
-            if (ri && ci) jg__io_pdict_triplets(&v->pd, ri, ci);
+            if (ri && ci) jg__patdict_triplets(&v->pd, ri, ci);
             if (!ri || !ci || ints(f, VAR[q], "_i", v->pd.nrows, ri) || ints(f, VAR[q], "_j", v->pd.nrows, ci) ||
                 ints(f, VAR[q], "_pptr", v->pd.npat + 1, v->pd.npat ? v->pd.rstart : &zero) ||
                 ints(f, VAR[q], "_pat", w->npoints, v->pat) || ints(f, VAR[q], "_ptr", w->npoints + 1, v->ptr) ||
@@ -305,7 +305,7 @@ static jg_status_t finish(jg_io_batch_t *w, int commit, jg_error_t *err)
         free(v->pat);
         free(v->buf);
         free(v->x);
-        jg__io_pdict_free(&v->pd);
+        jg__patdict_free(&v->pd);
     }
     if (H5Fclose(im->file) < 0 && commit && !st) st = jg_error_set(err, JG_IO, "%s: write failed", w->path);
     QUIET_END;

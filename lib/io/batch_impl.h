@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "jacgraph/io.h"
+#include "../core/patdict.h"
 
 /* What a format does; the common layer (batch.c) checks the calls, keeps
  * the point table and holds back failed points until the first model has
@@ -54,30 +55,5 @@ void jg__io_batch_mats(const jg_io_batch_t *w, const jg_lin_sys_t *s, const cs_d
 /* 1 when matrix q (0..3 for A..D) of w's models is stored dense. */
 int jg__io_batch_dense(const jg_io_batch_t *w, int q);
 
-/* The distinct sparsity patterns of one matrix (m x n) over the points of a
- * sparse-layout file (batch_pattern.c): each stored once as CSC column
- * pointers and row indices, ids 0, 1, ... in order of first appearance, so
- * a file holds the same bytes whatever order the points were computed in. */
-typedef struct {
-    int64_t n;                 /* columns */
-    int64_t npat, cap;
-    int64_t *colp;             /* cap x (n + 1): pattern t's column pointers at t (n + 1) */
-    int64_t *rstart;           /* cap + 1: pattern t's rows at rows[rstart[t] .. rstart[t + 1]) */
-    int64_t *rows;
-    int64_t nrows, rcap;
-    uint64_t *hash;            /* per pattern */
-    int64_t *slot, nslot;      /* open addressing over the ids (-1 empty), half full at most */
-    int64_t last;              /* the id found last (-1: none), compared first */
-} jg__io_pdict_t;
-
-void jg__io_pdict_init(jg__io_pdict_t *d, int64_t n);
-void jg__io_pdict_free(jg__io_pdict_t *d);
-/* The id of S's pattern (S canonical: sorted rows, no duplicates, no zeros),
- * added when new; -1 when out of memory.  Cost: O(n + nnz) (a compare with
- * the previous pattern, else a hash and a compare). */
-int64_t jg__io_pdict_id(jg__io_pdict_t *d, const cs_dl *S);
-/* Every pattern's 0-based row and column indices, concatenated in id order
- * (d->nrows each; pattern t at d->rstart[t]). */
-void jg__io_pdict_triplets(const jg__io_pdict_t *d, int64_t *ri, int64_t *ci);
 
 #endif

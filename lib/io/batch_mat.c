@@ -28,7 +28,7 @@ typedef struct {
     int64_t cap, used;
     /* sparse: the patterns, values waiting for an append, per point the
      * offset of its values and its pattern (1-based, 0 failed) */
-    jg__io_pdict_t pd;
+    jg__patdict_t pd;
     double *tx;
     int64_t tn;
     double *ptr;      /* npoints + 1 */
@@ -96,7 +96,7 @@ static jg_status_t start(jg_io_batch_t *w, jg_error_t *err)
             if (!(v->buf = malloc(sizeof(double) * (size_t)(v->cap * v->m * v->n + 1))))
                 return jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
         } else {
-            jg__io_pdict_init(&v->pd, v->n);
+            jg__patdict_init(&v->pd, v->n);
             v->tx = malloc(sizeof(double) * SPARSE_CHUNK);
             v->ptr = calloc((size_t)w->npoints + 1, sizeof(double));
             v->pat = calloc((size_t)w->npoints + 1, sizeof(double));
@@ -146,7 +146,7 @@ static jg_status_t put(jg_io_batch_t *w, int64_t k, const jg_lin_sys_t *s, jg_er
                 for (int64_t p = S->p[j]; p < S->p[j + 1]; p++) blk[j * v->m + S->i[p]] = S->x[p];
             if (++v->used == v->cap) st = flush(w, v, VAR[q], err);
         } else {
-            int64_t nz = S ? S->p[v->n] : 0, t = S ? jg__io_pdict_id(&v->pd, S) : -1;
+            int64_t nz = S ? S->p[v->n] : 0, t = S ? jg__patdict_id(&v->pd, S) : -1;
             if (S && t < 0) st = jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
             v->ptr[k + 1] = v->ptr[k] + (double)nz;
             v->pat[k] = (double)(t + 1);
@@ -238,7 +238,7 @@ static jg_status_t finish_matrix(jg_io_batch_t *w, mat_var_t *v, const char *var
     int64_t *ci = malloc(sizeof(int64_t) * ((size_t)v->pd.nrows + 1));
     double *di = malloc(sizeof(double) * ((size_t)v->pd.nrows + v->pd.npat + 2));
     if (!ri || !ci || !di) st = st ? st : jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
-    if (!st) jg__io_pdict_triplets(&v->pd, ri, ci);
+    if (!st) jg__patdict_triplets(&v->pd, ri, ci);
     for (int c = 0; c < 2 && !st; c++) {
         const int64_t *src = c ? ci : ri;
         for (int64_t e = 0; e < v->pd.nrows; e++) di[e] = (double)src[e] + 1;
@@ -309,7 +309,7 @@ static jg_status_t finish(jg_io_batch_t *w, int commit, jg_error_t *err)
         free(v->tx);
         free(v->ptr);
         free(v->pat);
-        jg__io_pdict_free(&v->pd);
+        jg__patdict_free(&v->pd);
     }
     free(im);
     w->impl = NULL;

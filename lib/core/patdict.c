@@ -1,24 +1,24 @@
-/* The distinct sparsity patterns of one matrix over the points of a batch
- * file: each stored once, ids in order of first appearance. */
+/* A dictionary of sparsity patterns (patdict.h): each distinct pattern
+ * stored once, found again by comparing with the last one or by hash. */
 #include <stdlib.h>
 #include <string.h>
-#include "batch_impl.h"
+#include "patdict.h"
 
-void jg__io_pdict_init(jg__io_pdict_t *d, int64_t n)
+void jg__patdict_init(jg__patdict_t *d, int64_t n)
 {
     memset(d, 0, sizeof *d);
     d->n = n;
     d->last = -1;
 }
 
-void jg__io_pdict_free(jg__io_pdict_t *d)
+void jg__patdict_free(jg__patdict_t *d)
 {
     free(d->colp);
     free(d->rstart);
     free(d->rows);
     free(d->hash);
     free(d->slot);
-    jg__io_pdict_init(d, d->n);
+    jg__patdict_init(d, d->n);
 }
 
 /* FNV-1a over the column pointers and the row indices. */
@@ -31,7 +31,7 @@ static uint64_t hash_of(const cs_dl *S)
     return h;
 }
 
-static int same(const jg__io_pdict_t *d, int64_t t, const cs_dl *S)
+static int same(const jg__patdict_t *d, int64_t t, const cs_dl *S)
 {
     const int64_t *cp = d->colp + t * (d->n + 1), nz = S->p[S->n];
     return d->rstart[t + 1] - d->rstart[t] == nz &&
@@ -40,7 +40,7 @@ static int same(const jg__io_pdict_t *d, int64_t t, const cs_dl *S)
 }
 
 /* Put pattern t into the open-addressing table (nslot a power of 2). */
-static void place(jg__io_pdict_t *d, int64_t t)
+static void place(jg__patdict_t *d, int64_t t)
 {
     uint64_t mask = (uint64_t)d->nslot - 1;
     for (uint64_t s = d->hash[t] & mask;; s = (s + 1) & mask)
@@ -51,7 +51,7 @@ static void place(jg__io_pdict_t *d, int64_t t)
 }
 
 /* Room for one more pattern of nz entries (the table kept at most half full). */
-static int reserve(jg__io_pdict_t *d, int64_t nz)
+static int reserve(jg__patdict_t *d, int64_t nz)
 {
     if (d->npat == d->cap) {
         int64_t c = d->cap ? 2 * d->cap : 4;
@@ -84,10 +84,12 @@ static int reserve(jg__io_pdict_t *d, int64_t nz)
     return 0;
 }
 
-int64_t jg__io_pdict_id(jg__io_pdict_t *d, const cs_dl *S)
+int64_t jg__patdict_id(jg__patdict_t *d, const cs_dl *S)
 {
+    if (d->n < 0 && d->npat == 0) d->n = S->n;   /* the first pattern's columns */
+    if (S->n != d->n) return -1;
     /* the points of a batch mostly repeat the previous point's pattern */
-    if (d->last >= 0 && same(d, d->last, S)) return d->last;
+    if (d->last >= 0 && d->last < d->npat && same(d, d->last, S)) return d->last;
     uint64_t h = hash_of(S), mask = (uint64_t)d->nslot - 1;
     for (uint64_t s = h & mask; d->nslot && d->slot[s] >= 0; s = (s + 1) & mask) {
         int64_t t = d->slot[s];
@@ -105,7 +107,15 @@ int64_t jg__io_pdict_id(jg__io_pdict_t *d, const cs_dl *S)
     return d->last = t;
 }
 
-void jg__io_pdict_triplets(const jg__io_pdict_t *d, int64_t *ri, int64_t *ci)
+void jg__patdict_get(const jg__patdict_t *d, int64_t t, const int64_t **colp, const int64_t **rows,
+                     int64_t *nnz)
+{
+    *colp = d->colp + t * (d->n + 1);
+    *rows = d->rows + d->rstart[t];
+    *nnz = d->rstart[t + 1] - d->rstart[t];
+}
+
+void jg__patdict_triplets(const jg__patdict_t *d, int64_t *ri, int64_t *ci)
 {
     for (int64_t t = 0; t < d->npat; t++) {
         const int64_t *cp = d->colp + t * (d->n + 1), *rows = d->rows + d->rstart[t];
