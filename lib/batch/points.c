@@ -10,6 +10,7 @@
 #include "batch_impl.h"
 #include "../linearize/lin_internal.h"
 #include "../core/str.h"
+#include "../model/model_internal.h"
 
 void jg_batch_points_free(jg_batch_points_t *P)
 {
@@ -261,36 +262,13 @@ jg_status_t jg_batch_points_read(const char *path, const jg_program_t *p, jg_bat
     json_error_t je;
     *out = NULL;
     if (!path || !p) return jg_error_set(err, JG_ARG, "jg_batch_points_read: NULL argument");
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (errno == ENOMEM) return jg_error_set(err, JG_NOMEM, "%s: out of memory", path);
-        return jg_error_set(err, JG_IO, "%s: cannot open: %s", path, strerror(errno));
-    }
-    /* the whole text first, then json_loadb: json_loadf takes a byte at a
-     * time through getc, a third of reading ten thousand points (a pipe
-     * works too: no size is asked for) */
+    /* the whole text first (jg__read_file, as models are read; no size limit
+     * here), then json_loadb: json_loadf takes a byte at a time through getc,
+     * a third of reading ten thousand points */
     char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (cap - len < 65536) {
-            char *t = cap > SIZE_MAX / 4 ? NULL : realloc(text, cap = 2 * cap + 65536);
-            if (!t) {
-                free(text);
-                fclose(f);
-                return jg_error_set(err, JG_NOMEM, "%s: out of memory", path);
-            }
-            text = t;
-        }
-        size_t got = fread(text + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(text);
-        return jg_error_set(err, JG_IO, "%s: cannot read", path);
-    }
+    size_t len = 0;
+    jg_status_t st = jg__read_file(path, (uint64_t)1 << 62, &text, &len, err);
+    if (st) return st;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     free(text);
     if (!root) return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
