@@ -8,7 +8,8 @@
  *  - end to end: `jacgraph linearize MODEL --format F --out OUT` as a child
  *    process (wall and CPU time, peak RSS: what a user of the CLI gets);
  *  - stages: a child process runs the CLI's path in-process with its heap
- *    settings and times each step: read (the file mapped, as the CLI does:
+ *    settings and page-populating thread (tools/heap.c) and times each step
+ *    (CPU: the main thread's clock): read (the file mapped, as the CLI does:
  *    its pages are read by the parse), parse (the compact JSON document), model (its shape check), compile (which frees
  *    the model once it has read it, jg_program_compile_free_model, as the
  *    CLI does), free model (what is left of it then: nothing), setup
@@ -20,10 +21,9 @@
  * Output: markdown tables (stdout, --md), CSV (--csv), a log-log SVG of time
  * and memory per stage against model size (--svg).  The machine may be
  * shared: CPU times are the steadier measure there; both are reported. */
-#define _DEFAULT_SOURCE 1   /* mallopt */
+#define _DEFAULT_SOURCE 1   /* clock_gettime, fork */
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,6 +39,7 @@
 #include "jacgraph/io.h"
 #include "model/model_internal.h"
 #include "measure.h"
+#include "heap.h"
 
 static const char usage[] =
     "usage: bench_scale [options]\n"
@@ -133,10 +134,7 @@ static void run_stages(const char *path, const char *fmt, const char *out, stage
 {
     jg_error_t err;
     jg_error_clear(&err);
-    /* the heap settings of tools/jacgraph.c */
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    mallopt(M_MXFAST, 0);
+    cli_heap_init();   /* the CLI's heap settings and page-populating thread */
     openblas_set_num_threads(1);
     for (int s = 0; s < NSTAGE; s++) r->peak_mb[s] = r->rss_mb[s] = NAN;
     mark_t m;

@@ -1,6 +1,5 @@
 /* jacgraph: command-line front end; one subcommand per file. */
-#define _DEFAULT_SOURCE 1   /* mallopt */
-#include <malloc.h>
+#include "heap.h"
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
@@ -64,17 +63,7 @@ void openblas_set_num_threads(int num_threads);
 int main(int argc, char **argv)
 {
     openblas_set_num_threads(1);
-    /* Keep freed memory in the heap instead of handing it back to the kernel:
-     * on a large model the graph is built right after the JSON document is
-     * freed, and reusing those pages instead of faulting in fresh ones is the
-     * difference between 1 s and 3 s at a million blocks on this machine. */
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    /* No fastbins: reading a model frees one small block per JSON key (jansson
-     * copies keys into its hash table), and with fastbins every larger request
-     * then walks and consolidates them all -- a third of the read time at
-     * 10^5 blocks. */
-    mallopt(M_MXFAST, 0);
+    cli_heap_init();
     int rc = cli_take_model_opts(&argc, argv);   /* --plugin too */
     if (rc) return rc;
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||

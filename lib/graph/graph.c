@@ -118,8 +118,11 @@ int64_t jg__gmat_new_pat(jg_graph_t *g, int64_t m, int64_t n, const int64_t *q)
 {
     /* 2^31 elements or matrices: beyond any memory (jg_gmat_t, jg_gedge_t) */
     if (m > INT32_MAX || n > INT32_MAX || g->nmat >= INT32_MAX) return -1;
+    /* Growth by half, not double: at a million blocks these arrays are tens
+     * of megabytes, and what a doubling leaves unused becomes resident once
+     * the CLI populates the heap ahead of use (tools/heap.c). */
     if (g->nmat == g->capmat) {
-        int64_t cap = g->capmat ? 2 * g->capmat : 1024;
+        int64_t cap = g->capmat + g->capmat / 2 + 1024;
         jg_gmat_t *nm = realloc(g->mat, sizeof *nm * (size_t)cap);
         if (!nm) return -1;
         g->mat = nm;
@@ -127,8 +130,8 @@ int64_t jg__gmat_new_pat(jg_graph_t *g, int64_t m, int64_t n, const int64_t *q)
     }
     int64_t nz = q[n];
     if (g->nx + nz > g->capx) {
-        int64_t cap = g->capx ? 2 * g->capx : 4096;
-        while (cap < g->nx + nz) cap *= 2;
+        int64_t cap = g->capx + g->capx / 2 + 4096;
+        if (cap < g->nx + nz) cap = g->nx + nz + (g->nx + nz) / 2;
         double *nx = realloc(g->x, sizeof(double) * (size_t)cap);
         if (!nx) return -1;
         g->x = nx;
@@ -215,8 +218,8 @@ static int push_id(jg_graph_t *g, int32_t **arr, int32_t *n, unsigned char *lg, 
 int64_t jg__gedge_add(jg_graph_t *g, int64_t src, int64_t dst, int64_t mat)
 {
     if (g->ne >= INT32_MAX) return -1;   /* 32-bit edge ids (jg_gvert_t's self) */
-    if (g->ne == g->capne) {
-        int64_t cap = g->capne ? 2 * g->capne : 1024;
+    if (g->ne == g->capne) {   /* by half, as the matrices */
+        int64_t cap = g->capne + g->capne / 2 + 1024;
         jg_gedge_t *ne = realloc(g->e, sizeof *ne * (size_t)cap);
         if (!ne) return -1;
         g->e = ne;
