@@ -12,16 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "io/io_impl.h"
-#include "tap.h"
+#include "testlib.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t next(void)   /* xorshift64* */
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return rng * 2685821657736338717ull;
-}
+static uint64_t next(void) { return tl_xorshift(&rng); }
 
 static double from_bits(uint64_t b)
 {

@@ -24,18 +24,12 @@
 #include "jacgraph/linearize.h"
 #include "io/io_impl.h"
 #include "io/jsonw.h"
-#include "tap.h"
+#include "testlib.h"
 
 #define DUMP_FLAGS (JSON_ENCODE_ANY | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
-static uint64_t next(void)   /* xorshift64* */
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return rng * 2685821657736338717ull;
-}
+static uint64_t next(void) { return tl_xorshift(&rng); }
 static int below(int n) { return (int)(next() % (uint64_t)n); }
 
 /* ---- the reference: the tree the writers built with jansson before */

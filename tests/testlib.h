@@ -7,18 +7,31 @@
  * point, an expected error); simulations recorded at their output points;
  * a program's sorted block order, the shipped models compiled one by one and
  * (for tests that include lib/graph's interface first) a structural graph
- * and a strategy run on it.
+ * and a strategy run on it; a small random generator for property tests.
  * Header-only: every helper is static and marked unused. */
 #ifndef JG_TESTS_TESTLIB_H
 #define JG_TESTS_TESTLIB_H
 #include <dirent.h>   /* opendir, for tl_each_shipped */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>   /* rmdir, for what tl_tmpdir made */
 #include "jacgraph/jacgraph.h"
 #include "tap.h"
+
+/* xorshift64* (Vigna): the next of the sequence in *state (nonzero), for
+ * property tests that want the same random inputs on every run. */
+__attribute__((unused)) static uint64_t tl_xorshift(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return x * 2685821657736338717ull;
+}
 
 /* JSON is written with ' for " (readable in C strings) and converted here.
  * The result lives in a static buffer that the next call overwrites. */
