@@ -311,10 +311,11 @@ static int fault_here(int64_t k)
     return !strcmp(how, "fail");
 }
 
-/* Sleep between two polls: 20 us, doubling up to 2 ms.  A point takes
- * milliseconds, so the wait adds little, and a rank that waits long (its
- * peer is behind, the machine is busy) polls a few hundred times a second
- * instead of taking a core. */
+/* Sleep between two polls: *ns (the caller starts at 20 or 250 us),
+ * doubling up to 2 ms.  The workers compute ahead of the delivering thread
+ * (jg_batch_run's window), so the wait adds little, and a rank that waits
+ * long (its peer is behind, the machine is busy) polls a few hundred times a
+ * second instead of taking a core. */
 static void nap(long *ns)
 {
     struct timespec t = {0, *ns};
@@ -323,10 +324,16 @@ static void nap(long *ns)
 }
 
 /* Wait for a request without spinning a core (MPI's own wait polls hard,
- * and the rank's workers need the cores). */
+ * and the rank's workers need the cores).  A sender waits for rank 0 to
+ * take a result, which takes about a point's time (rank 0 drains between
+ * its own points): naps from 250 us, not 20.  mpirun binds a rank to one
+ * core, so every wake-up of this thread preempts the rank's worker; from 20
+ * us, rank 1 of 2 woke about twice a point (12,000 context switches for
+ * 5,000 points, 0.15 s of its 1.7 s of CPU), while its worker went on with
+ * the points ahead anyway. */
 static int wait_req(MPI_Request *rq)
 {
-    long ns = 20000;
+    long ns = 250000;
     for (int done = 0;;) {
         if (MPI_Test(rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
         if (done) return 0;

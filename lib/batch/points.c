@@ -97,23 +97,139 @@ static int param_index(jg_batch_points_t *P, const char *name)
     return P->nvals++;
 }
 
-/* The listed point `obj` (index i) appended: what it sets, compared with a
- * scratch copy of the defaults. */
-static jg_status_t add_point(jg_batch_points_t *P, const json_t *obj, int64_t i, double *scratch,
+/* A points document being read: its keys, and per distinct key where a
+ * "states" or "inputs" member goes, resolved the first time the key is seen
+ * (ten thousand points name the same few hundred states again and again). */
+typedef struct {
+    const jg__jdoc_t *d;
+    jg__jkey_t k_t, k_states, k_inputs, k_params;
+    int64_t *st_off, *st_n;   /* per key: first state, count; st_n 0 not yet resolved */
+    int64_t *in_off, *in_n;   /* the same for root Inports */
+    const char *source;       /* the point being read, for its messages */
+    int64_t point;
+    char wbuf[600];
+    /* the values the point sets, by index among t, the states, the inputs:
+     * scratch holds them (NaN elsewhere: JSON has no NaN), idx lists where,
+     * so that a point costs what it sets rather than the model's size */
+    double *scratch;
+    int64_t *idx, nidx, capidx;
+} reader_t;
+
+static const char *key_text(const reader_t *R, jg__jkey_t k) { return jg__jdoc_keytext(R->d, k); }
+
+/* "SOURCE: point I", the start of a message about the point being read
+ * (written only for a message: ten thousand points took 6 ms of printf). */
+static const char *where(reader_t *R)
+{
+    snprintf(R->wbuf, sizeof R->wbuf, "%s: point %lld", R->source, (long long)R->point);
+    return R->wbuf;
+}
+
+/* Value j of the point is x (a later one replaces it).  -1: out of memory. */
+static int put(reader_t *R, int64_t j, double x)
+{
+    if (R->nidx == R->capidx) {
+        int64_t nc = R->capidx ? 2 * R->capidx : 64;
+        int64_t *ni = realloc(R->idx, sizeof *ni * (size_t)nc);
+        if (!ni) return -1;
+        R->idx = ni, R->capidx = nc;
+    }
+    R->idx[R->nidx++] = j;
+    R->scratch[j] = x;
+    return 0;
+}
+
+/* A state's or input's values (jg__lin_op_apply's rules and messages):
+ * a number for one, else an array of n numbers, into values at.. */
+static jg_status_t op_values(reader_t *R, const char *what, const char *key, const jg__jv_t *v,
+                             int64_t at, int64_t n, jg_error_t *err)
+{
+    if (jg__jv_is_num(v)) {
+        if (n != 1)
+            return jg_error_set(err, JG_ARG, "%s: %s \"%s\": expected %lld values, got 1", where(R), what,
+                                key, (long long)n);
+        return put(R, at, jg__jv_num(v)) ? jg_error_set(err, JG_NOMEM, "out of memory") : JG_OK;
+    }
+    if (!jg__jv_is_arr(v) || (int64_t)jg__jv_len(v) != n)
+        return jg_error_set(err, JG_ARG, "%s: %s \"%s\": expected %s%lld number%s", where(R), what, key,
+                            n == 1 ? "" : "an array of ", (long long)n, n == 1 ? "" : "s");
+    for (int64_t k = 0; k < n; k++) {
+        const jg__jv_t *e = jg__jv_at(v, (size_t)k);
+        if (!jg__jv_is_num(e))
+            return jg_error_set(err, JG_ARG, "%s: %s \"%s\": element %lld is not a number", where(R), what,
+                                key, (long long)k + 1);
+        if (put(R, at + k, jg__jv_num(e))) return jg_error_set(err, JG_NOMEM, "out of memory");
+    }
+    return JG_OK;
+}
+
+/* The operating point of object obj into the values (put): jg__lin_op_apply
+ * (params_ok) on the document, with the same checks in the same order and
+ * the same messages; names resolved once per distinct key. */
+static jg_status_t op_apply(reader_t *R, const jg_program_t *p, const jg__jv_t *obj, jg_error_t *err)
+{
+    uint32_t m;
+    jg__jkey_t k;
+    const jg__jv_t *v, *t = NULL, *states = NULL, *inputs = NULL;
+    jg_status_t st;
+    if (!jg__jv_is_obj(obj))
+        return jg_error_set(err, JG_ARG, "%s: expected an object with \"t\", \"states\", \"inputs\", "
+                            "\"parameters\"", where(R));
+    jg__jv_obj_foreach(obj, m, k, v) {
+        if (k == R->k_t) t = v;
+        else if (k == R->k_states) states = v;
+        else if (k == R->k_inputs) inputs = v;
+        else if (k != R->k_params)
+            return jg_error_set(err, JG_ARG, "%s: unknown key \"%s\" (expected t, states, inputs, "
+                                "parameters)", where(R), key_text(R, k));
+    }
+    if (t) {
+        if (!jg__jv_is_num(t)) return jg_error_set(err, JG_ARG, "%s: \"t\" must be a number", where(R));
+        if (put(R, 0, jg__jv_num(t))) return jg_error_set(err, JG_NOMEM, "out of memory");
+    }
+    if (states && !jg__jv_is_obj(states))
+        return jg_error_set(err, JG_ARG, "%s: \"states\" must be an object", where(R));
+    jg__jv_obj_foreach(states, m, k, v) {
+        if (!R->st_n[k]) R->st_off[k] = jg__lin_op_state(p, key_text(R, k), &R->st_n[k]);
+        if (R->st_off[k] < 0)
+            return jg_error_set(err, JG_ARG,
+                                "%s: unknown state \"%s\" (expected the path of a block with "
+                                "states, or PATH(k) for element k)",
+                                where(R), key_text(R, k));
+        if ((st = op_values(R, "state", key_text(R, k), v, 1 + R->st_off[k], R->st_n[k], err)))
+            return st;
+    }
+    if (inputs && !jg__jv_is_obj(inputs))
+        return jg_error_set(err, JG_ARG, "%s: \"inputs\" must be an object", where(R));
+    jg__jv_obj_foreach(inputs, m, k, v) {
+        if (!R->in_n[k]) {
+            R->in_off[k] = jg__lin_op_input(p, key_text(R, k), &R->in_n[k]);
+            if (R->in_off[k] < 0) R->in_n[k] = -1;
+        }
+        if (R->in_off[k] < 0)
+            return jg_error_set(err, JG_ARG, "%s: unknown input \"%s\" (expected a root Inport name)",
+                                where(R), key_text(R, k));
+        if ((st = op_values(R, "input", key_text(R, k), v, 1 + p->nx + R->in_off[k], R->in_n[k],
+                            err)))
+            return st;
+    }
+    return JG_OK;
+}
+
+/* The listed point `obj` (index i) appended: what it sets, each value once
+ * (its last), in the order the file first sets them (the values are set
+ * one by one: the order does not matter). */
+static jg_status_t add_point(jg_batch_points_t *P, reader_t *R, const jg__jv_t *obj, int64_t i,
                              int64_t *cap, jg_error_t *err)
 {
-    char where[600];
-    snprintf(where, sizeof where, "%s: point %lld", P->source, (long long)i);
-    /* NaN marks what the point leaves alone (JSON has no NaN) */
-    int64_t nb = 1 + P->nx + P->nu;
-    for (int64_t j = 0; j < nb; j++) scratch[j] = NAN;
-    jg_status_t st = jg__lin_op_apply(P->p, where, obj, 1, &scratch[0], scratch + 1,
-                                      scratch + 1 + P->nx, err);
+    R->point = i;
+    R->nidx = 0;
+    jg_status_t st = op_apply(R, P->p, obj, err);
     if (st) return st;
-    const json_t *par = json_object_get(obj, "parameters");
-    if (par && !json_is_object(par))
-        return jg_error_set(err, JG_ARG, "%s: \"parameters\" must be an object {NAME: number}", where);
-    int64_t need = P->set_ptr[i] + nb + (int64_t)json_object_size(par);
+    const jg__jv_t *par = jg__jv_get_key(obj, R->k_params);
+    if (par && !jg__jv_is_obj(par))
+        return jg_error_set(err, JG_ARG, "%s: \"parameters\" must be an object {NAME: number}", where(R));
+    int64_t need = P->set_ptr[i] + R->nidx + (int64_t)jg__jv_size(par);
     if (need > *cap) {
         int64_t nc = need > 2 * *cap ? need : 2 * *cap;
         jg__bval_t *ns = realloc(P->set, sizeof *ns * (size_t)nc);
@@ -122,41 +238,50 @@ static jg_status_t add_point(jg_batch_points_t *P, const json_t *obj, int64_t i,
         *cap = nc;
     }
     int64_t n = P->set_ptr[i];
-    for (int64_t j = 0; j < nb; j++)
-        if (!isnan(scratch[j])) P->set[n++] = (jg__bval_t){(int32_t)j, scratch[j]};
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)par, key, v) {
+    for (int64_t q = 0; q < R->nidx; q++) {
+        int64_t j = R->idx[q];
+        if (!isnan(R->scratch[j])) P->set[n++] = (jg__bval_t){(int32_t)j, R->scratch[j]};
+        R->scratch[j] = NAN;   /* (a value set twice: listed once) */
+    }
+    uint32_t m;
+    jg__jkey_t k;
+    const jg__jv_t *v;
+    jg__jv_obj_foreach(par, m, k, v) {
+        const char *key = key_text(R, k);
         if (!is_name(key))
             return jg_error_set(err, JG_ARG, "%s: parameter \"%s\" is not a MATLAB variable name",
-                                where, key);
-        if (!json_is_number(v) || !isfinite(json_number_value(v)))
-            return jg_error_set(err, JG_ARG, "%s: parameter \"%s\" must be a finite number", where, key);
+                                where(R), key);
+        if (!jg__jv_is_num(v) || !isfinite(jg__jv_num(v)))
+            return jg_error_set(err, JG_ARG, "%s: parameter \"%s\" must be a finite number", where(R),
+                                key);
         int idx = param_index(P, key);
         if (idx < 0) return jg_error_set(err, JG_NOMEM, "out of memory");
-        P->set[n++] = (jg__bval_t){idx, json_number_value(v)};
+        P->set[n++] = (jg__bval_t){idx, jg__jv_num(v)};
     }
     P->set_ptr[i + 1] = n;
     return JG_OK;
 }
 
-static jg_status_t read_grid(jg_batch_points_t *P, const json_t *grid, jg_error_t *err)
+static jg_status_t read_grid(jg_batch_points_t *P, const reader_t *R, const jg__jv_t *grid,
+                             jg_error_t *err)
 {
-    if (!json_is_object(grid))
+    if (!jg__jv_is_obj(grid))
         return jg_error_set(err, JG_ARG, "%s: \"grid\" must be an object {NAME: [values...]}",
                             P->source);
-    size_t ng = json_object_size(grid);
+    size_t ng = jg__jv_size(grid);
     P->grid_param = calloc(ng + 1, sizeof(int));
     P->grid_n = calloc(ng + 1, sizeof(int64_t));
     P->grid_v = calloc(ng + 1, sizeof(double *));
     if (!P->grid_param || !P->grid_n || !P->grid_v) return jg_error_set(err, JG_NOMEM, "out of memory");
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)grid, key, v) {
+    uint32_t m;
+    jg__jkey_t k;
+    const jg__jv_t *v;
+    jg__jv_obj_foreach(grid, m, k, v) {
+        const char *key = key_text(R, k);
         if (!is_name(key))
             return jg_error_set(err, JG_ARG, "%s: grid: \"%s\" is not a MATLAB variable name",
                                 P->source, key);
-        size_t n = json_is_array(v) ? json_array_size(v) : 0;
+        size_t n = jg__jv_len(v);
         if (!n)
             return jg_error_set(err, JG_ARG, "%s: grid: \"%s\" must be a non-empty array of numbers",
                                 P->source, key);
@@ -168,11 +293,11 @@ static jg_status_t read_grid(jg_batch_points_t *P, const json_t *grid, jg_error_
         P->grid_n[g] = (int64_t)n;
         P->ngrid++;
         for (size_t e = 0; e < n; e++) {
-            const json_t *x = json_array_get(v, e);
-            if (!json_is_number(x) || !isfinite(json_number_value(x)))
+            const jg__jv_t *x = jg__jv_at(v, e);
+            if (!jg__jv_is_num(x) || !isfinite(jg__jv_num(x)))
                 return jg_error_set(err, JG_ARG, "%s: grid: \"%s\": element %zu is not a finite number",
                                     P->source, key, e + 1);
-            P->grid_v[g][e] = json_number_value(x);
+            P->grid_v[g][e] = jg__jv_num(x);
         }
         if (P->ncomb > ((int64_t)1 << 40) / (int64_t)n)
             return jg_error_set(err, JG_ARG, "%s: grid: more than 2^40 combinations", P->source);
@@ -181,61 +306,103 @@ static jg_status_t read_grid(jg_batch_points_t *P, const json_t *grid, jg_error_
     return JG_OK;
 }
 
-static jg_status_t parse_doc(json_t *root, jg_batch_points_t *P, jg_error_t *err)
+static jg_status_t parse_doc(const jg__jdoc_t *d, jg_batch_points_t *P, jg_error_t *err)
 {
-    const char *key;
-    json_t *v;
-    if (!json_is_object(root))
+    const jg__jv_t *root = jg__jdoc_root(d), *v, *pts = NULL, *grid = NULL;
+    uint32_t m;
+    jg__jkey_t k;
+    reader_t R = {.d = d, .k_t = jg__jdoc_key(d, "t"), .k_states = jg__jdoc_key(d, "states"),
+                  .k_inputs = jg__jdoc_key(d, "inputs"), .k_params = jg__jdoc_key(d, "parameters"),
+                  .source = P->source};
+    if (!jg__jv_is_obj(root))
         return jg_error_set(err, JG_ARG, "%s: expected an object with \"points\" and/or \"grid\"",
                             P->source);
-    json_object_foreach(root, key, v) {
-        if (strcmp(key, "points") && strcmp(key, "grid"))
+    jg__jv_obj_foreach(root, m, k, v) {
+        const char *key = key_text(&R, k);
+        if (!strcmp(key, "points")) pts = v;
+        else if (!strcmp(key, "grid")) grid = v;
+        else
             return jg_error_set(err, JG_ARG, "%s: unknown key \"%s\" (expected points, grid)",
                                 P->source, key);
     }
-    const json_t *pts = json_object_get(root, "points"), *grid = json_object_get(root, "grid");
     if (!pts && !grid)
         return jg_error_set(err, JG_ARG, "%s: expected \"points\" and/or \"grid\"", P->source);
-    if (pts && (!json_is_array(pts) || !json_array_size(pts)))
+    if (pts && (!jg__jv_is_arr(pts) || !jg__jv_len(pts)))
         return jg_error_set(err, JG_ARG, "%s: \"points\" must be a non-empty array of objects",
                             P->source);
     jg_status_t st;
     /* the grid first: its parameters come first among the values */
-    if (grid && (st = read_grid(P, grid, err))) return st;
-    P->nlist = pts ? (int64_t)json_array_size(pts) : 1;
+    if (grid && (st = read_grid(P, &R, grid, err))) return st;
+    P->nlist = pts ? (int64_t)jg__jv_len(pts) : 1;
     P->set_ptr = calloc((size_t)P->nlist + 1, sizeof(int64_t));
-    double *scratch = malloc(sizeof(double) * (size_t)(1 + P->nx + P->nu));
-    if (!P->set_ptr || !scratch) {
-        free(scratch);
-        return jg_error_set(err, JG_NOMEM, "out of memory");
+    int64_t nb = 1 + P->nx + P->nu;
+    R.scratch = malloc(sizeof(double) * (size_t)nb);
+    size_t nk = (size_t)d->nkeys + 1;
+    R.st_off = malloc(sizeof(int64_t) * nk);
+    R.st_n = calloc(nk, sizeof(int64_t));
+    R.in_off = malloc(sizeof(int64_t) * nk);
+    R.in_n = calloc(nk, sizeof(int64_t));
+    if (!P->set_ptr || !R.scratch || !R.st_off || !R.st_n || !R.in_off || !R.in_n) {
+        st = jg_error_set(err, JG_NOMEM, "out of memory");
+        goto done;
     }
+    for (int64_t j = 0; j < nb; j++) R.scratch[j] = NAN;
     int64_t cap = 0;
     st = JG_OK;
     for (int64_t i = 0; pts && i < P->nlist && !st; i++)
-        st = add_point(P, json_array_get(pts, (size_t)i), i, scratch, &cap, err);
-    free(scratch);
-    if (st) return st;
+        st = add_point(P, &R, jg__jv_at(pts, (size_t)i), i, &cap, err);
+    if (st) goto done;
     /* a parameter of the grid set by a point too: which value would win? */
     for (int64_t i = 0; i < P->nlist; i++)
         for (int64_t s = P->set_ptr[i]; s < P->set_ptr[i + 1]; s++)
             for (int g = 0; g < P->ngrid; g++)
-                if (P->set[s].idx == P->nvals - P->nparams + P->grid_param[g])
-                    return jg_error_set(err, JG_ARG,
-                                        "%s: point %lld: parameter \"%s\" is also in the grid",
-                                        P->source, (long long)i, P->names[P->set[s].idx]);
-    if (P->ncomb > ((int64_t)1 << 40) / P->nlist)
-        return jg_error_set(err, JG_ARG, "%s: more than 2^40 points", P->source);
+                if (P->set[s].idx == P->nvals - P->nparams + P->grid_param[g]) {
+                    st = jg_error_set(err, JG_ARG, "%s: point %lld: parameter \"%s\" is also in the grid",
+                                      P->source, (long long)i, P->names[P->set[s].idx]);
+                    goto done;
+                }
+    if (P->ncomb > ((int64_t)1 << 40) / P->nlist) {
+        st = jg_error_set(err, JG_ARG, "%s: more than 2^40 points", P->source);
+        goto done;
+    }
     P->n = P->ncomb * P->nlist;
-    return JG_OK;
+done:
+    free(R.scratch);
+    free(R.idx);
+    free(R.st_off);
+    free(R.st_n);
+    free(R.in_off);
+    free(R.in_n);
+    return st;
 }
 
-static jg_status_t from_root(json_t *root, const char *source, const jg_program_t *p,
-                             jg_batch_points_t **out, jg_error_t *err)
+/* The document of text[0..len) (text[len] a NUL).  The model reader's
+ * parser (jg__jdoc_parse) reads what jansson accepts, a few times faster
+ * and in less memory than a jansson tree; what it refuses goes to jansson
+ * (json_loadb, or json_loads for a string: as it was read before), which
+ * words the error with its line and column, or hands over the few documents
+ * the fast parser leaves to it ("\u0000" in a string, an integer of 19
+ * digits). */
+static jg_status_t parse_text(const char *text, size_t len, int whole, const char *source,
+                              jg__jdoc_t **d, jg_error_t *err)
+{
+    if (jg__jdoc_parse(text, len, d) == JG_OK) return JG_OK;
+    json_error_t je;
+    json_t *root = whole ? json_loadb(text, len, JSON_REJECT_DUPLICATES, &je)
+                         : json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    if (!root) return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", source, je.line, je.column, je.text);
+    jg_status_t st = jg__jdoc_from_jansson(root, d);
+    json_decref(root);
+    return st ? jg_error_set(err, JG_NOMEM, "out of memory") : JG_OK;
+}
+
+static jg_status_t from_doc(jg__jdoc_t *d, const char *source, const jg_program_t *p,
+                            jg_batch_points_t **out, jg_error_t *err)
 {
     jg_batch_points_t *P;
     jg_status_t st = table_new(p, source, &P, err);
-    if (!st) st = parse_doc(root, P, err);
-    json_decref(root);
+    if (!st) st = parse_doc(d, P, err);
+    jg__jdoc_free(d);
     if (st) {
         jg_batch_points_free(P);
         return st;
@@ -247,32 +414,31 @@ static jg_status_t from_root(json_t *root, const char *source, const jg_program_
 jg_status_t jg_batch_points_parse(const char *text, const char *source, const jg_program_t *p,
                                   jg_batch_points_t **out, jg_error_t *err)
 {
-    json_error_t je;
     *out = NULL;
     if (!text || !p) return jg_error_set(err, JG_ARG, "jg_batch_points_parse: NULL argument");
     if (!source) source = "points";
-    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
-    if (!root) return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", source, je.line, je.column, je.text);
-    return from_root(root, source, p, out, err);
+    jg__jdoc_t *d = NULL;
+    jg_status_t st = parse_text(text, strlen(text), 0, source, &d, err);
+    if (st) return st;
+    return from_doc(d, source, p, out, err);
 }
 
 jg_status_t jg_batch_points_read(const char *path, const jg_program_t *p, jg_batch_points_t **out,
                                  jg_error_t *err)
 {
-    json_error_t je;
     *out = NULL;
     if (!path || !p) return jg_error_set(err, JG_ARG, "jg_batch_points_read: NULL argument");
     /* the whole text first (jg__read_file, as models are read; no size limit
-     * here), then json_loadb: json_loadf takes a byte at a time through getc,
-     * a third of reading ten thousand points */
+     * here): json_loadf took a byte at a time through getc */
     char *text = NULL;
     size_t len = 0;
+    jg__jdoc_t *d = NULL;
     jg_status_t st = jg__read_file(path, (uint64_t)1 << 62, &text, &len, err);
     if (st) return st;
-    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    st = parse_text(text, len, 1, path, &d, err);
     free(text);
-    if (!root) return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-    return from_root(root, path, p, out, err);
+    if (st) return st;
+    return from_doc(d, path, p, out, err);
 }
 
 jg_status_t jg_batch_points_default(const jg_program_t *p, jg_batch_points_t **out, jg_error_t *err)

@@ -57,6 +57,14 @@ void jg__lin_hybrid_free(jg__lin_hybrid_t *h);
 struct json_t;
 jg_status_t jg__lin_op_apply(const jg_program_t *p, const char *where, const struct json_t *root,
                              int params_ok, double *t, double *xv, double *uv, jg_error_t *err);
+/* The states an operating point's "states" entry `key` names in p: a block
+ * with states by its path (*n its states), else one state by its name (the
+ * element "PATH(k)", *n = 1); the first one's index, -1 when none.  O(length
+ * of key) through the block's path, O(states) for a name found no other way. */
+int64_t jg__lin_op_state(const jg_program_t *p, const char *key, int64_t *n);
+/* The root Inport named `key` in an "inputs" entry: its first element
+ * (jg_eval_input_offset's layout), *n its width; -1 when none.  O(root Inports). */
+int64_t jg__lin_op_input(const jg_program_t *p, const char *key, int64_t *n);
 
 /* The names of l's results (states, input points, output points) as a
  * jg_lin_sys_t of its sizes with no matrices, for jg__lin_share_names.

@@ -156,6 +156,32 @@ static int64_t elem_state(const jg_program_t *p, const char *key)
     return strcmp(jg_program_state_name(p, i), key) ? -1 : i;
 }
 
+int64_t jg__lin_op_state(const jg_program_t *p, const char *key, int64_t *n)
+{
+    int32_t b = jg_program_find_block(p, key);
+    if (b >= 0 && p->blocks[b].nx > 0) {
+        *n = p->blocks[b].nx;
+        return p->blocks[b].x_off;
+    }
+    *n = 1;
+    int64_t i = elem_state(p, key);   /* element name "PATH(k)" */
+    if (i < 0)   /* not found that way: every name (a block path may hold parentheses) */
+        for (i = 0; i < p->nx; i++)
+            if (!strcmp(jg_program_state_name(p, i), key)) break;
+    return i < p->nx ? i : -1;
+}
+
+int64_t jg__lin_op_input(const jg_program_t *p, const char *key, int64_t *n)
+{
+    int64_t off = 0;   /* root Inport k's first element (jg_eval_input_offset) */
+    for (int k = 0; k < p->nin_root; k++) {
+        *n = p->blocks[p->in_root[k]].out_w[0];
+        if (!strcmp(p->blocks[p->in_root[k]].path, key)) return off;
+        off += *n;
+    }
+    return -1;
+}
+
 jg_status_t jg__lin_op_apply(const jg_program_t *p, const char *path, const json_t *root,
                              int params_ok, double *t_out, double *xv, double *uv, jg_error_t *err)
 {
@@ -180,38 +206,23 @@ jg_status_t jg__lin_op_apply(const jg_program_t *p, const char *path, const json
     if (states && !json_is_object(states))
         return jg_error_set(err, JG_ARG, "%s: \"states\" must be an object", path);
     json_object_foreach((json_t *)states, key, v) {
-        int32_t b = jg_program_find_block(p, key);
-        if (b >= 0 && p->blocks[b].nx > 0) {
-            if ((st = op_values(path, "state", key, v, xv + p->blocks[b].x_off, p->blocks[b].nx, err)))
-                return st;
-            continue;
-        }
-        int64_t i = elem_state(p, key);   /* element name "PATH(k)" */
-        if (i < 0)   /* not found that way: every name (a block path may hold parentheses) */
-            for (i = 0; i < p->nx; i++)
-                if (!strcmp(jg_program_state_name(p, i), key)) break;
-        if (i == p->nx)
+        int64_t n, i = jg__lin_op_state(p, key, &n);
+        if (i < 0)
             return jg_error_set(err, JG_ARG,
                                 "%s: unknown state \"%s\" (expected the path of a block with "
                                 "states, or PATH(k) for element k)",
                                 path, key);
-        if ((st = op_values(path, "state", key, v, xv + i, 1, err))) return st;
+        if ((st = op_values(path, "state", key, v, xv + i, n, err))) return st;
     }
     const json_t *inputs = json_object_get(root, "inputs");
     if (inputs && !json_is_object(inputs))
         return jg_error_set(err, JG_ARG, "%s: \"inputs\" must be an object", path);
     json_object_foreach((json_t *)inputs, key, v) {
-        int k;
-        int64_t off = 0;   /* root Inport k's first element (jg_eval_input_offset) */
-        for (k = 0; k < p->nin_root; k++) {
-            if (!strcmp(p->blocks[p->in_root[k]].path, key)) break;
-            off += p->blocks[p->in_root[k]].out_w[0];
-        }
-        if (k == p->nin_root)
+        int64_t n, off = jg__lin_op_input(p, key, &n);
+        if (off < 0)
             return jg_error_set(err, JG_ARG, "%s: unknown input \"%s\" (expected a root Inport name)",
                                 path, key);
-        if ((st = op_values(path, "input", key, v, uv + off, p->blocks[p->in_root[k]].out_w[0], err)))
-            return st;
+        if ((st = op_values(path, "input", key, v, uv + off, n, err))) return st;
     }
     return JG_OK;
 }
