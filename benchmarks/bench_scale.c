@@ -14,7 +14,9 @@
  *    the model once it has read it, jg_program_compile_free_model, as the
  *    CLI does), free model (what is left of it then: nothing), setup
  *    (jg_lin_create), evaluation (operating point and block Jacobians),
- *    graph build, elimination, replay, LFT (jg_lin_stats_t), write (the
+ *    graph build, elimination, replay, LFT (jg_lin_stats_t; its column
+ *    solves on every core when it is large, as the CLI's default --jobs;
+ *    its CPU then the main thread's share only), write (the
  *    writer of --format), free.  Memory: the peak RSS inside each stage
  *    (/proc/self/clear_refs restarts the high-water mark; Linux >= 4.0) and
  *    the RSS after it.  The sub-stages of the linearization share one peak.
@@ -37,6 +39,7 @@
 #include <sys/wait.h>
 #include "jacgraph/jacgraph.h"
 #include "jacgraph/io.h"
+#include "jacgraph/batch.h"   /* jg_batch_ncores: the CLI's --jobs default */
 #include "model/model_internal.h"
 #include "measure.h"
 #include "heap.h"
@@ -171,7 +174,7 @@ static void run_stages(const char *path, const char *fmt, const char *out, stage
     jg_model_free(md);
     end(r, S_FREEMODEL, &m);
     begin(&m);
-    jg_lin_opts_t o = {0};
+    jg_lin_opts_t o = {.threads = jg_batch_ncores()};   /* the CLI's --jobs default */
     if (jg_lin_create(p, &o, &l, &err)) goto fail;
     end(r, S_SETUP, &m);
     begin(&m);

@@ -77,6 +77,7 @@ typedef struct {
     int no_defaults;
     const char *op;
     int delays, pade_order;   /* jg_lin_opts_t's (--delays: cli_time_check) */
+    int jobs;                 /* jg_lin_opts_t.threads (linearize --jobs; 0: one) */
 } cli_io_t;
 
 /* Consume one I/O option (--input, --output, --open, --no-default-io, --op);

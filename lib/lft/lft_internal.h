@@ -6,6 +6,32 @@
 #include <cs.h>
 #include "jacgraph/lft.h"
 
+/* jg_lft with the columns of F solved on up to `threads` threads (the
+ * caller's included) when their work -- the columns plus their entries in P11
+ * and P21 -- is at least min_work (below, or threads <= 1: the caller's
+ * thread alone, jg_lft itself).  The columns are independent: each is solved
+ * with the same operations on its thread's own work arrays, and F is
+ * assembled in column order afterwards, so F is jg_lft's matrix bit for bit
+ * (pattern, order, values, nzmax) whatever the threads.  When a second thread's
+ * work arrays cannot be had, or a thread cannot start, the others take its
+ * columns.  Errors: jg_lft's.  Cost: jg_lft's; the solves' share divided
+ * among the threads, plus per extra thread O(rows of P21 + rows of F) to set
+ * up its arrays and O(nnz(F)) to assemble F (the threads' entries are
+ * copied once). */
+jg_status_t jg__lft_threads(const cs_dl *P11, const cs_dl *P12, const cs_dl *P21, const cs_dl *P22,
+                            const cs_dl *M, cs_dl **F, jg_lft_info_t *info, int threads,
+                            int64_t min_work, jg_error_t *err);
+/* The work (columns + nnz(P11) + nnz(P21)) from which a linearization's LFT
+ * takes its threads: about twice the break-even (measured in columns.c). */
+#define JG__LFT_PAR_WORK 8000
+
+/* The columns of F (columns.c) from the LU N (with its ordering S; both NULL
+ * when P21 has no rows) of I - P22 M, pm = P12 M: jg__lft_threads after the
+ * factorization.  *F is new.  Errors: JG_NOMEM. */
+jg_status_t jg__lft_columns(const cs_dl *P11, const cs_dl *P21, const cs_dl *pm, const cs_dln *N,
+                            const cs_dls *S, int threads, int64_t min_work, cs_dl **F,
+                            jg_error_t *err);
+
 /* The structural pattern of P11 + P12 (I - P22)^-1 P21 (M the identity):
  * column j gets P11(:, j) and the rows of P12 over every element that
  * P21(:, j) reaches through P22 (the inverse's pattern is the transitive

@@ -22,6 +22,9 @@ struct jg_lin {
     int warned;             /* the ill-conditioning notice is given once */
     jg_lin_delays_t delays; /* PADE, EXACT: the TransportDelays cut[] are cut (delays.c) */
     int pade_order;
+    int threads;            /* jg_lin_opts_t.threads (>= 1; a clone's 1) */
+    int64_t par_work;       /* the LFT's work from which it takes them (JG__LFT_PAR_WORK;
+                               the tests lower it to thread small models) */
     int32_t ncut, *cut;
     /* jg_lin_clone: the linearizer whose I/O points, cuts and eliminations this
      * one shares (NULL: its own); view[r]: g[r] is a view of the parent's

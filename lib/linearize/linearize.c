@@ -37,7 +37,13 @@ jg_status_t jg_lin_create(const jg_program_t *p, const jg_lin_opts_t *o, jg_lin_
     jg_lin_t *l = calloc(1, sizeof *l);
     if (!l) return jg_error_set(err, JG_NOMEM, "out of memory");
     l->p = p;
+    l->threads = o->threads > 1 ? o->threads : 1;
+    l->par_work = JG__LFT_PAR_WORK;
     jg_status_t st = JG_OK;
+    if (o->threads < 0) {
+        st = jg_error_set(err, JG_ARG, "threads %d: expected 0 or more", o->threads);
+        goto fail;
+    }
     if (o->delays == JG_LIN_DELAYS_PADE || o->delays == JG_LIN_DELAYS_EXACT) {   /* delays.c */
         if (o->delays == JG_LIN_DELAYS_PADE && (o->pade_order < 0 || o->pade_order > 10)) {
             st = jg_error_set(err, JG_ARG, "Pade order %d: expected 0..10", o->pade_order);
@@ -282,6 +288,8 @@ jg_status_t jg_lin_clone(const jg_lin_t *l, const jg_program_t *q, jg_lin_t **ou
     c->io = l->io;
     c->delays = l->delays;
     c->pade_order = l->pade_order;
+    c->threads = 1;   /* clones run side by side already */
+    c->par_work = l->par_work;
     c->ncut = l->ncut;
     c->cut = l->cut;
     jg_status_t st = jg_eval_create(q, &c->w, err);
@@ -629,7 +637,8 @@ static jg_status_t lft_run(jg_lin_t *l, int r, const jg_lftops_t *o, cs_dl **own
     }
     if (!l->lsym[r] && !l->lruns[r]) {   /* one run (the common case) is not worth an analysis */
         l->lruns[r] = 1;
-        s = jg_lft(o->P11, o->P12, o->P21, o->P22, o->M, own, info, err);
+        s = jg__lft_threads(o->P11, o->P12, o->P21, o->P22, o->M, own, info, l->threads,
+                            l->par_work, err);
         *F = *own;
         return s;
     }
@@ -638,7 +647,8 @@ static jg_status_t lft_run(jg_lin_t *l, int r, const jg_lftops_t *o, cs_dl **own
         if (s == JG_NOMEM) return s;
         if (s) {   /* singular here: jg_lft says so in its words */
             jg_error_clear(err);
-            s = jg_lft(o->P11, o->P12, o->P21, o->P22, o->M, own, info, err);
+            s = jg__lft_threads(o->P11, o->P12, o->P21, o->P22, o->M, own, info, l->threads,
+                                l->par_work, err);
             *F = *own;
             return s;
         }
@@ -714,7 +724,8 @@ jg_status_t jg_lin_run(jg_lin_t *l, jg_lin_method_t m, jg_graph_reduce_t r, jg_l
         double t2 = now();
         st->t_build = t2 - t1;
         st->bytes_matrix = st->bytes_lft = jg__lftops_bytes(&ops);
-        if ((s = jg_lft(ops.P11, ops.P12, ops.P21, ops.P22, ops.M, &F, &info, err))) {
+        if ((s = jg__lft_threads(ops.P11, ops.P12, ops.P21, ops.P22, ops.M, &F, &info, l->threads,
+                                 l->par_work, err))) {
             if (s == JG_SINGULAR_LOOP) s = singular(l, err);
             goto done;
         }

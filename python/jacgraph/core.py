@@ -66,7 +66,7 @@ class _ImportOpts(ctypes.Structure):
 class _LinOpts(ctypes.Structure):
     _fields_ = [("nin", ctypes.c_int), ("nout", ctypes.c_int), ("nopen", ctypes.c_int),
                 ("inp", _Strs), ("out", _Strs), ("open", _Strs), ("no_defaults", ctypes.c_int),
-                ("delays", ctypes.c_int), ("pade_order", ctypes.c_int)]
+                ("delays", ctypes.c_int), ("pade_order", ctypes.c_int), ("threads", ctypes.c_int)]
 
 
 class _Linsys(ctypes.Structure):

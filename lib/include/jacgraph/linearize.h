@@ -56,6 +56,14 @@ typedef struct jg_lin_opts {
     int no_defaults;     /* 1: do not add the root Inports/Outports */
     jg_lin_delays_t delays;   /* TransportDelays (default: their own PadeOrder) */
     int pade_order;           /* JG_LIN_DELAYS_PADE: the order, 0..10 */
+    int threads;              /* threads for the column solves of the LFT of one run
+                                 (0 or 1, the default: the calling thread only; negative
+                                 refused).  Used only when the LFT is large enough to pay
+                                 for starting them (its columns plus their entries in P11
+                                 and P21 at least 8,000: models of some 10^4 blocks and
+                                 up); the result is the same bits whatever the count.
+                                 jg_lin_clone's clones solve on their own thread (a batch
+                                 already runs one point per thread) */
 } jg_lin_opts_t;
 
 /* A linear model.  Names are owned by the struct. */
