@@ -51,15 +51,33 @@ void jg_program_block_sample_time(const jg_program_t *p, int32_t b, double *peri
     *offset = p->blocks[b].ts.offset;
 }
 
+/* "PATH(k)" in a: what jg_arena_printf("%s(%lld)") writes, without two
+ * passes of printf per name (a million-block model's result names: 45 ms
+ * of printf against a few here).  NULL: out of memory.  k >= 1. */
+static const char *element_name(jg_arena_t *a, const char *path, int64_t k)
+{
+    char digits[24];
+    int nd = 0;
+    do digits[nd++] = (char)('0' + k % 10);
+    while ((k /= 10) > 0);
+    size_t len = strlen(path);
+    char *d = jg_arena_alloc(a, len + (size_t)nd + 3);
+    if (!d) return NULL;
+    memcpy(d, path, len);
+    d[len++] = '(';
+    while (nd) d[len++] = digits[--nd];
+    d[len++] = ')';
+    d[len] = 0;
+    return d;
+}
+
 const char *jg_program_state_name(const jg_program_t *p, int64_t i)
 {
     if (i < 0 || i >= p->nx) return NULL;
     if (!p->x_name[i]) {   /* built on first use: most runs never print names */
         const jg_block_t *B = &p->blocks[p->x_blk[i]];
         jg_program_t *mp = (jg_program_t *)p;
-        mp->x_name[i] = B->nx == 1 ? B->path
-                                   : jg_arena_printf(&mp->arena, "%s(%lld)", B->path,
-                                                     (long long)(i - B->x_off + 1));
+        mp->x_name[i] = B->nx == 1 ? B->path : element_name(&mp->arena, B->path, i - B->x_off + 1);
     }
     return p->x_name[i];
 }
