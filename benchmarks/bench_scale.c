@@ -297,9 +297,12 @@ static void print_md(FILE *f, const row_t *rows, int n, const char *kind, const 
     fprintf(f, "# A generated model end to end, stage by stage\n\n");
     fprintf(f, "`benchmarks/bench_scale` (`--kind %s --format %s --runs %d`), meson build type "
                "%s, host: %s, %ld processors online.  Medians of %d runs; the machine may be shared with other work, "
-               "so CPU time (user + system) is the steadier number.  `end to end` is the "
-               "command `jacgraph linearize MODEL --format %s --out PREFIX` as a separate process; "
-               "the stage rows run the same path in one process with the CLI's heap settings.  "
+               "so CPU time is the steadier number.  `end to end` is the "
+               "command `jacgraph linearize MODEL --format %s --out PREFIX` as a separate process "
+               "(CPU: user + system of all its threads); "
+               "the stage rows run the same path in one process with the CLI's heap settings, its "
+               "page-populating thread and its default `--jobs` (CPU: the main thread's clock, so "
+               "the LFT's second thread and the populating thread are not in it).  "
                "Peak MB: the peak RSS inside the stage (the linearization's stages share one); "
                "RSS MB: after it.\n\n",
             kind, fmt, runs, JG_BUILDTYPE, host, sysconf(_SC_NPROCESSORS_ONLN), runs, fmt);
