@@ -28,7 +28,7 @@ static const char help[] =
     "  --at T1,T2,...      snapshots: simulate from each point (or the default\n"
     "                      operating point) to each time and linearize there\n"
     "  --solver NAME, --rtol R, --atol A, --max-step H   the simulation of --at\n"
-    "  --jobs N            worker threads (default: every core)\n"
+    "  --jobs N            worker threads (default: every core this process may use)\n"
     "  --out FILE          results: FILE.jsonl (JSON Lines), FILE.mat (MAT-file\n"
     "                      v7.3), FILE.h5 (HDF5); written under a temporary name and\n"
     "                      renamed when complete (default: JSON Lines on stdout)\n"

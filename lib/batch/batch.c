@@ -1,8 +1,10 @@
 /* The batch engine: the symbolic phase once (on the first points, in order),
  * then every other point numerically on worker threads, each with its own
  * clone of the linearizer, the results handed to the sink in input order. */
+#define _GNU_SOURCE 1   /* sched_getaffinity, CPU_COUNT */
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,11 @@ static double now(void)
 
 int jg_batch_ncores(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    /* the cores this process may run on (taskset, cpusets, mpirun's
+     * binding), not every core of the machine */
+    cpu_set_t set;
+    long n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+    if (n < 1) n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
 }
 

@@ -403,7 +403,7 @@ done:
  * aerospace 3*10^4, 3,000: 1.4 -> 1.4; power 10^4, 4,300: 1.6 -> 1.5; deep
  * 10^4, 3,800: 2.0 -> 1.8), clear gains from about twice that (deep 3*10^4,
  * 12,100: 7.2 -> 5.8; power 3*10^4, 12,700: 5.1 -> 4.5; aerospace 10^5,
- * 9,600: 9.2 -> 6.8; aerospace 10^6, 96,000: 284 -> 188).  Hence
+ * 9,600: 9.2 -> 6.8; aerospace 10^6, 96,000: 284 -> 188 in that measurement).  Hence
  * JG__LFT_PAR_WORK = 8,000: below it the gain would be a tenth of a
  * millisecond against more CPU and a core that may be busy. */
 static int64_t work_estimate(const cols_t *c)
@@ -424,8 +424,15 @@ jg_status_t jg__lft_columns(const cs_dl *P11, const cs_dl *P21, const cs_dl *pm,
     *F = NULL;
     if (!R || lane_init(&w0, &c)) goto nomem;
     int ran = 0;
-    if (threads > 1 && c.ni >= 2 && work_estimate(&c) >= min_work)
-        st = threaded(&c, &w0, threads, R, &ran, err);
+    int64_t work = work_estimate(&c);
+    if (threads > 1 && c.ni >= 2 && work >= min_work) {
+        /* no more threads than the work pays for (one per min_work): each
+         * has work arrays the size of the loop, and many cores would
+         * otherwise each get a set for a few columns */
+        int64_t cap = min_work > 0 ? work / min_work : threads;
+        if (cap < 2) cap = 2;
+        st = threaded(&c, &w0, threads < cap ? threads : (int)cap, R, &ran, err);
+    }
     if (!ran) st = serial(&c, &w0, R, err);   /* one thread, or no second one could have memory */
     if (st) goto done;
     *F = R;

@@ -148,7 +148,8 @@ JG_API jg_status_t jg_batch_run(const jg_program_t *p, const jg_batch_points_t *
                                 const jg_batch_opts_t *o, jg_batch_sink_fn sink, void *ctx,
                                 jg_batch_stats_t *st, jg_error_t *err);
 
-/* The number of online cores (sysconf), at least 1. */
+/* The number of cores this process may run on (its CPU affinity: taskset,
+ * cpusets, an MPI launcher's binding; else the online cores), 1..1024. */
 JG_API int jg_batch_ncores(void);
 
 /* ------------------------------------------------------------ MPI */

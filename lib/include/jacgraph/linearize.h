@@ -61,7 +61,8 @@ typedef struct jg_lin_opts {
                                  refused).  Used only when the LFT is large enough to pay
                                  for starting them (its columns plus their entries in P11
                                  and P21 at least 8,000: models of some 10^4 blocks and
-                                 up); the result is the same bits whatever the count.
+                                 up), and at most one per 8,000 of that work; the result
+                                 is the same bits whatever the count.
                                  jg_lin_clone's clones solve on their own thread (a batch
                                  already runs one point per thread) */
 } jg_lin_opts_t;
