@@ -1,5 +1,6 @@
 /* test_batch_points.c -- the points reader of lib/batch (points.c) against a
- * reference: the reader as it was, on a jansson tree and jg__lin_op_apply.
+ * reference: the reader as it was, on a jansson tree and the operating point
+ * reader of linearize.c as it was (ref_op_apply).
  * On random points files -- valid ones (states by block path, by element
  * name, arrays, inputs, parameters, a grid) and broken ones (unknown keys
  * and names, wrong lengths and types, bad parameter names, a grid parameter
@@ -24,6 +25,78 @@
 #include "testlib.h"
 
 /* ------------------------------------------------ the reference reader */
+
+/* The operating point object on a jansson tree, as linearize.c read it
+ * before its reader moved to the compact document (jg__lin_op_read): the
+ * same checks in the same order, the same messages, values into
+ * t, xv, uv. */
+static jg_status_t ref_op_values(const char *path, const char *what, const char *key,
+                             const json_t *v, double *dst, int64_t n, jg_error_t *err)
+{
+    if (json_is_number(v)) {
+        if (n != 1)
+            return jg_error_set(err, JG_ARG, "%s: %s \"%s\": expected %lld values, got 1", path,
+                                what, key, (long long)n);
+        dst[0] = json_number_value(v);
+        return JG_OK;
+    }
+    if (!json_is_array(v) || (int64_t)json_array_size(v) != n)
+        return jg_error_set(err, JG_ARG, "%s: %s \"%s\": expected %s%lld number%s", path, what,
+                            key, n == 1 ? "" : "an array of ", (long long)n, n == 1 ? "" : "s");
+    for (int64_t k = 0; k < n; k++) {
+        const json_t *e = json_array_get(v, (size_t)k);
+        if (!json_is_number(e))
+            return jg_error_set(err, JG_ARG, "%s: %s \"%s\": element %lld is not a number", path,
+                                what, key, (long long)k + 1);
+        dst[k] = json_number_value(e);
+    }
+    return JG_OK;
+}
+
+static jg_status_t ref_op_apply(const jg_program_t *p, const char *path, const json_t *root,
+                                int params_ok, double *t_out, double *xv, double *uv, jg_error_t *err)
+{
+    jg_status_t st = JG_OK;
+    const char *key;
+    json_t *v;
+    if (!json_is_object(root))
+        return jg_error_set(err, JG_ARG, "%s: expected an object with \"t\", \"states\", \"inputs\"%s",
+                            path, params_ok ? ", \"parameters\"" : "");
+    json_object_foreach((json_t *)root, key, v) {
+        if (strcmp(key, "t") && strcmp(key, "states") && strcmp(key, "inputs") &&
+            (!params_ok || strcmp(key, "parameters")))
+            return jg_error_set(err, JG_ARG, "%s: unknown key \"%s\" (expected t, states, inputs%s)",
+                                path, key, params_ok ? ", parameters" : "");
+    }
+    const json_t *t = json_object_get(root, "t");
+    if (t) {
+        if (!json_is_number(t)) return jg_error_set(err, JG_ARG, "%s: \"t\" must be a number", path);
+        *t_out = json_number_value(t);
+    }
+    const json_t *states = json_object_get(root, "states");
+    if (states && !json_is_object(states))
+        return jg_error_set(err, JG_ARG, "%s: \"states\" must be an object", path);
+    json_object_foreach((json_t *)states, key, v) {
+        int64_t n, i = jg__lin_op_state(p, key, &n);
+        if (i < 0)
+            return jg_error_set(err, JG_ARG,
+                                "%s: unknown state \"%s\" (expected the path of a block with "
+                                "states, or PATH(k) for element k)",
+                                path, key);
+        if ((st = ref_op_values(path, "state", key, v, xv + i, n, err))) return st;
+    }
+    const json_t *inputs = json_object_get(root, "inputs");
+    if (inputs && !json_is_object(inputs))
+        return jg_error_set(err, JG_ARG, "%s: \"inputs\" must be an object", path);
+    json_object_foreach((json_t *)inputs, key, v) {
+        int64_t n, off = jg__lin_op_input(p, key, &n);
+        if (off < 0)
+            return jg_error_set(err, JG_ARG, "%s: unknown input \"%s\" (expected a root Inport name)",
+                                path, key);
+        if ((st = ref_op_values(path, "input", key, v, uv + off, n, err))) return st;
+    }
+    return JG_OK;
+}
 
 typedef struct {
     int nfixed, nvals, nparams;   /* nfixed = 1 + nx + nu */
@@ -70,7 +143,7 @@ static int ref_param(ref_t *R, const char *name)
     return R->nparams++;
 }
 
-/* The old reader: jansson, jg__lin_op_apply per point, its messages. */
+/* The old reader: jansson, ref_op_apply per point, its messages. */
 static jg_status_t ref_doc(json_t *root, const char *src, const jg_program_t *p, ref_t *R,
                            jg_error_t *err)
 {
@@ -123,7 +196,7 @@ static jg_status_t ref_doc(json_t *root, const char *src, const jg_program_t *p,
         if (snprintf(where, sizeof where, "%s: point %lld", src, (long long)i) < 0) where[0] = '\0';
         double *x = R->vals + (size_t)i * cap;
         const json_t *obj = json_array_get(pts, (size_t)i);
-        jg_status_t st = jg__lin_op_apply(p, where, obj, 1, x, x + 1, x + 1 + p->nx, err);
+        jg_status_t st = ref_op_apply(p, where, obj, 1, x, x + 1, x + 1 + p->nx, err);
         if (st) return st;
         const json_t *par = json_object_get(obj, "parameters");
         if (par && !json_is_object(par))

@@ -97,14 +97,11 @@ static int param_index(jg_batch_points_t *P, const char *name)
     return P->nvals++;
 }
 
-/* A points document being read: its keys, and per distinct key where a
- * "states" or "inputs" member goes, resolved the first time the key is seen
- * (ten thousand points name the same few hundred states again and again). */
+/* A points document being read: the operating point reader (its keys and
+ * names resolved once per distinct key), and the point being read. */
 typedef struct {
+    jg__lin_op_reader_t op;
     const jg__jdoc_t *d;
-    jg__jkey_t k_t, k_states, k_inputs, k_params;
-    int64_t *st_off, *st_n;   /* per key: first state, count; st_n 0 not yet resolved */
-    int64_t *in_off, *in_n;   /* the same for root Inports */
     const char *source;       /* the point being read, for its messages */
     int64_t point;
     char wbuf[600];
@@ -119,15 +116,17 @@ static const char *key_text(const reader_t *R, jg__jkey_t k) { return jg__jdoc_k
 
 /* "SOURCE: point I", the start of a message about the point being read
  * (written only for a message: ten thousand points took 6 ms of printf). */
-static const char *where(reader_t *R)
+static const char *where(void *ctx)
 {
+    reader_t *R = ctx;
     snprintf(R->wbuf, sizeof R->wbuf, "%s: point %lld", R->source, (long long)R->point);
     return R->wbuf;
 }
 
 /* Value j of the point is x (a later one replaces it).  -1: out of memory. */
-static int put(reader_t *R, int64_t j, double x)
+static int put(void *ctx, int64_t j, double x)
 {
+    reader_t *R = ctx;
     if (R->nidx == R->capidx) {
         int64_t nc = R->capidx ? 2 * R->capidx : 64;
         int64_t *ni = realloc(R->idx, sizeof *ni * (size_t)nc);
@@ -139,83 +138,6 @@ static int put(reader_t *R, int64_t j, double x)
     return 0;
 }
 
-/* A state's or input's values (jg__lin_op_apply's rules and messages):
- * a number for one, else an array of n numbers, into values at.. */
-static jg_status_t op_values(reader_t *R, const char *what, const char *key, const jg__jv_t *v,
-                             int64_t at, int64_t n, jg_error_t *err)
-{
-    if (jg__jv_is_num(v)) {
-        if (n != 1)
-            return jg_error_set(err, JG_ARG, "%s: %s \"%s\": expected %lld values, got 1", where(R), what,
-                                key, (long long)n);
-        return put(R, at, jg__jv_num(v)) ? jg_error_set(err, JG_NOMEM, "out of memory") : JG_OK;
-    }
-    if (!jg__jv_is_arr(v) || (int64_t)jg__jv_len(v) != n)
-        return jg_error_set(err, JG_ARG, "%s: %s \"%s\": expected %s%lld number%s", where(R), what, key,
-                            n == 1 ? "" : "an array of ", (long long)n, n == 1 ? "" : "s");
-    for (int64_t k = 0; k < n; k++) {
-        const jg__jv_t *e = jg__jv_at(v, (size_t)k);
-        if (!jg__jv_is_num(e))
-            return jg_error_set(err, JG_ARG, "%s: %s \"%s\": element %lld is not a number", where(R), what,
-                                key, (long long)k + 1);
-        if (put(R, at + k, jg__jv_num(e))) return jg_error_set(err, JG_NOMEM, "out of memory");
-    }
-    return JG_OK;
-}
-
-/* The operating point of object obj into the values (put): jg__lin_op_apply
- * (params_ok) on the document, with the same checks in the same order and
- * the same messages; names resolved once per distinct key. */
-static jg_status_t op_apply(reader_t *R, const jg_program_t *p, const jg__jv_t *obj, jg_error_t *err)
-{
-    uint32_t m;
-    jg__jkey_t k;
-    const jg__jv_t *v, *t = NULL, *states = NULL, *inputs = NULL;
-    jg_status_t st;
-    if (!jg__jv_is_obj(obj))
-        return jg_error_set(err, JG_ARG, "%s: expected an object with \"t\", \"states\", \"inputs\", "
-                            "\"parameters\"", where(R));
-    jg__jv_obj_foreach(obj, m, k, v) {
-        if (k == R->k_t) t = v;
-        else if (k == R->k_states) states = v;
-        else if (k == R->k_inputs) inputs = v;
-        else if (k != R->k_params)
-            return jg_error_set(err, JG_ARG, "%s: unknown key \"%s\" (expected t, states, inputs, "
-                                "parameters)", where(R), key_text(R, k));
-    }
-    if (t) {
-        if (!jg__jv_is_num(t)) return jg_error_set(err, JG_ARG, "%s: \"t\" must be a number", where(R));
-        if (put(R, 0, jg__jv_num(t))) return jg_error_set(err, JG_NOMEM, "out of memory");
-    }
-    if (states && !jg__jv_is_obj(states))
-        return jg_error_set(err, JG_ARG, "%s: \"states\" must be an object", where(R));
-    jg__jv_obj_foreach(states, m, k, v) {
-        if (!R->st_n[k]) R->st_off[k] = jg__lin_op_state(p, key_text(R, k), &R->st_n[k]);
-        if (R->st_off[k] < 0)
-            return jg_error_set(err, JG_ARG,
-                                "%s: unknown state \"%s\" (expected the path of a block with "
-                                "states, or PATH(k) for element k)",
-                                where(R), key_text(R, k));
-        if ((st = op_values(R, "state", key_text(R, k), v, 1 + R->st_off[k], R->st_n[k], err)))
-            return st;
-    }
-    if (inputs && !jg__jv_is_obj(inputs))
-        return jg_error_set(err, JG_ARG, "%s: \"inputs\" must be an object", where(R));
-    jg__jv_obj_foreach(inputs, m, k, v) {
-        if (!R->in_n[k]) {
-            R->in_off[k] = jg__lin_op_input(p, key_text(R, k), &R->in_n[k]);
-            if (R->in_off[k] < 0) R->in_n[k] = -1;
-        }
-        if (R->in_off[k] < 0)
-            return jg_error_set(err, JG_ARG, "%s: unknown input \"%s\" (expected a root Inport name)",
-                                where(R), key_text(R, k));
-        if ((st = op_values(R, "input", key_text(R, k), v, 1 + p->nx + R->in_off[k], R->in_n[k],
-                            err)))
-            return st;
-    }
-    return JG_OK;
-}
-
 /* The listed point `obj` (index i) appended: what it sets, each value once
  * (its last), in the order the file first sets them (the values are set
  * one by one: the order does not matter). */
@@ -224,9 +146,9 @@ static jg_status_t add_point(jg_batch_points_t *P, reader_t *R, const jg__jv_t *
 {
     R->point = i;
     R->nidx = 0;
-    jg_status_t st = op_apply(R, P->p, obj, err);
+    jg_status_t st = jg__lin_op_read(&R->op, P->p, obj, err);
     if (st) return st;
-    const jg__jv_t *par = jg__jv_get_key(obj, R->k_params);
+    const jg__jv_t *par = jg__jv_get_key(obj, R->op.k_params);
     if (par && !jg__jv_is_obj(par))
         return jg_error_set(err, JG_ARG, "%s: \"parameters\" must be an object {NAME: number}", where(R));
     int64_t need = P->set_ptr[i] + R->nidx + (int64_t)jg__jv_size(par);
@@ -311,9 +233,7 @@ static jg_status_t parse_doc(const jg__jdoc_t *d, jg_batch_points_t *P, jg_error
     const jg__jv_t *root = jg__jdoc_root(d), *v, *pts = NULL, *grid = NULL;
     uint32_t m;
     jg__jkey_t k;
-    reader_t R = {.d = d, .k_t = jg__jdoc_key(d, "t"), .k_states = jg__jdoc_key(d, "states"),
-                  .k_inputs = jg__jdoc_key(d, "inputs"), .k_params = jg__jdoc_key(d, "parameters"),
-                  .source = P->source};
+    reader_t R = {.d = d, .source = P->source};
     if (!jg__jv_is_obj(root))
         return jg_error_set(err, JG_ARG, "%s: expected an object with \"points\" and/or \"grid\"",
                             P->source);
@@ -337,15 +257,11 @@ static jg_status_t parse_doc(const jg__jdoc_t *d, jg_batch_points_t *P, jg_error
     P->set_ptr = calloc((size_t)P->nlist + 1, sizeof(int64_t));
     int64_t nb = 1 + P->nx + P->nu;
     R.scratch = malloc(sizeof(double) * (size_t)nb);
-    size_t nk = (size_t)d->nkeys + 1;
-    R.st_off = malloc(sizeof(int64_t) * nk);
-    R.st_n = calloc(nk, sizeof(int64_t));
-    R.in_off = malloc(sizeof(int64_t) * nk);
-    R.in_n = calloc(nk, sizeof(int64_t));
-    if (!P->set_ptr || !R.scratch || !R.st_off || !R.st_n || !R.in_off || !R.in_n) {
+    if (jg__lin_op_reader_init(&R.op, d, 1) || !P->set_ptr || !R.scratch) {
         st = jg_error_set(err, JG_NOMEM, "out of memory");
         goto done;
     }
+    R.op.where = where, R.op.put = put, R.op.ctx = &R;
     for (int64_t j = 0; j < nb; j++) R.scratch[j] = NAN;
     int64_t cap = 0;
     st = JG_OK;
@@ -369,10 +285,7 @@ static jg_status_t parse_doc(const jg__jdoc_t *d, jg_batch_points_t *P, jg_error
 done:
     free(R.scratch);
     free(R.idx);
-    free(R.st_off);
-    free(R.st_n);
-    free(R.in_off);
-    free(R.in_n);
+    jg__lin_op_reader_free(&R.op);
     return st;
 }
 

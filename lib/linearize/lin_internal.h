@@ -7,6 +7,7 @@
 #define JG_LIN_INTERNAL_H
 #include "jacgraph/linearize.h"
 #include "../eval/eval_internal.h"
+#include "../model/model_internal.h"
 #include <cs.h>
 
 /* The work l evaluates on (states, inputs, discrete states, signals); owned by
@@ -48,15 +49,35 @@ enum { JG__LIN_HYBRID_PARTIAL = 1 };
 jg_status_t jg__lin_hybrid_ex(jg_lin_t *l, unsigned flags, jg__lin_hybrid_t **out, jg_error_t *err);
 void jg__lin_hybrid_free(jg__lin_hybrid_t *h);
 
-/* An operating point object (jg_lin_read_op's format, docs/model-format.md)
- * applied to p's layout: "t" into *t, "states" into xv (p's nx states),
- * "inputs" into uv (the root-Inport elements, jg_eval_input_offset's layout);
- * unnamed entries are left alone.  params_ok: a "parameters" key is allowed
- * (and left to the caller).  Errors: JG_ARG, the message starting with
- * `where` (the file name, or the file and the point) and naming the entry. */
-struct json_t;
-jg_status_t jg__lin_op_apply(const jg_program_t *p, const char *where, const struct json_t *root,
-                             int params_ok, double *t, double *xv, double *uv, jg_error_t *err);
+/* A reader of operating point objects (jg_lin_read_op's format,
+ * docs/model-format.md) in a compact document d: "t", "states" (a block's
+ * path or PATH(k)) and "inputs" (root Inport names) checked against p's
+ * layout and handed over one value at a time, put(ctx, j, x) with j 0 for
+ * t, 1 + i for state i, 1 + nx + e for input element e (jg_eval_input_offset's
+ * layout); put returns nonzero when out of memory.  params_ok: a
+ * "parameters" key is allowed and left to the caller.  Errors: JG_ARG, the
+ * message starting with where(ctx) (the file, or the file and the point) and
+ * naming the entry; JG_NOMEM.  Names are resolved once per distinct key of d
+ * (a batch reads ten thousand points naming the same states), so a reader
+ * serves one document: jg__lin_op_reader_init, set where, put and ctx, then
+ * jg__lin_op_read per object, jg__lin_op_reader_free. */
+typedef struct jg__lin_op_reader {
+    const jg__jdoc_t *d;
+    int params_ok;
+    jg__jkey_t k_t, k_states, k_inputs, k_params;   /* d's keys (0: none in d) */
+    int64_t *st_off, *st_n;   /* per key of d: first state, count (st_n 0: not resolved yet) */
+    int64_t *in_off, *in_n;   /* the same for the root Inports (in_n -1: none) */
+    const char *(*where)(void *ctx);
+    int (*put)(void *ctx, int64_t j, double x);
+    void *ctx;
+} jg__lin_op_reader_t;
+/* JG_NOMEM when out of memory (R then needs no free). */
+jg_status_t jg__lin_op_reader_init(jg__lin_op_reader_t *R, const jg__jdoc_t *d, int params_ok);
+void jg__lin_op_reader_free(jg__lin_op_reader_t *R);
+/* The object obj (a value of R's document) read for program p.  O(its
+ * entries) once its names are resolved. */
+jg_status_t jg__lin_op_read(jg__lin_op_reader_t *R, const jg_program_t *p, const jg__jv_t *obj,
+                            jg_error_t *err);
 /* The states an operating point's "states" entry `key` names in p: a block
  * with states by its path (*n its states), else one state by its name (the
  * element "PATH(k)", *n = 1); the first one's index, -1 when none.  O(length

@@ -118,29 +118,6 @@ jg_status_t jg__lin_eval(jg_lin_t *l, int jacobians, jg_error_t *err)
 
 /* ------------------------------------------------------ operating point */
 
-static jg_status_t op_values(const char *path, const char *what, const char *key,
-                             const json_t *v, double *dst, int64_t n, jg_error_t *err)
-{
-    if (json_is_number(v)) {
-        if (n != 1)
-            return jg_error_set(err, JG_ARG, "%s: %s \"%s\": expected %lld values, got 1", path,
-                                what, key, (long long)n);
-        dst[0] = json_number_value(v);
-        return JG_OK;
-    }
-    if (!json_is_array(v) || (int64_t)json_array_size(v) != n)
-        return jg_error_set(err, JG_ARG, "%s: %s \"%s\": expected %s%lld number%s", path, what,
-                            key, n == 1 ? "" : "an array of ", (long long)n, n == 1 ? "" : "s");
-    for (int64_t k = 0; k < n; k++) {
-        const json_t *e = json_array_get(v, (size_t)k);
-        if (!json_is_number(e))
-            return jg_error_set(err, JG_ARG, "%s: %s \"%s\": element %lld is not a number", path,
-                                what, key, (long long)k + 1);
-        dst[k] = json_number_value(e);
-    }
-    return JG_OK;
-}
-
 /* The state named "PATH(k)" found through its block's path (a hash lookup),
  * checked against jg_program_state_name; -1 when not found that way.  A
  * batch applies ten thousand points of twenty states each: a scan of every
@@ -188,49 +165,122 @@ int64_t jg__lin_op_input(const jg_program_t *p, const char *key, int64_t *n)
     return -1;
 }
 
-jg_status_t jg__lin_op_apply(const jg_program_t *p, const char *path, const json_t *root,
-                             int params_ok, double *t_out, double *xv, double *uv, jg_error_t *err)
+jg_status_t jg__lin_op_reader_init(jg__lin_op_reader_t *R, const jg__jdoc_t *d, int params_ok)
 {
-    jg_status_t st = JG_OK;
-    const char *key;
-    json_t *v;
-    if (!json_is_object(root))
+    size_t nk = (size_t)d->nkeys + 1;
+    *R = (jg__lin_op_reader_t){.d = d, .params_ok = params_ok, .k_t = jg__jdoc_key(d, "t"),
+                               .k_states = jg__jdoc_key(d, "states"),
+                               .k_inputs = jg__jdoc_key(d, "inputs"),
+                               .k_params = params_ok ? jg__jdoc_key(d, "parameters") : 0,
+                               .st_off = malloc(sizeof(int64_t) * nk),
+                               .st_n = calloc(nk, sizeof(int64_t)),
+                               .in_off = malloc(sizeof(int64_t) * nk),
+                               .in_n = calloc(nk, sizeof(int64_t))};
+    if (R->st_off && R->st_n && R->in_off && R->in_n) return JG_OK;
+    jg__lin_op_reader_free(R);
+    return JG_NOMEM;
+}
+
+void jg__lin_op_reader_free(jg__lin_op_reader_t *R)
+{
+    free(R->st_off);
+    free(R->st_n);
+    free(R->in_off);
+    free(R->in_n);
+    R->st_off = R->st_n = R->in_off = R->in_n = NULL;
+}
+
+/* A state's or input's values: a number for one, else an array of n
+ * numbers, put from j on. */
+static jg_status_t op_values(jg__lin_op_reader_t *R, const char *what, const char *key,
+                             const jg__jv_t *v, int64_t j, int64_t n, jg_error_t *err)
+{
+    if (jg__jv_is_num(v)) {
+        if (n != 1)
+            return jg_error_set(err, JG_ARG, "%s: %s \"%s\": expected %lld values, got 1",
+                                R->where(R->ctx), what, key, (long long)n);
+        return R->put(R->ctx, j, jg__jv_num(v)) ? jg_error_set(err, JG_NOMEM, "out of memory") : JG_OK;
+    }
+    if (!jg__jv_is_arr(v) || (int64_t)jg__jv_len(v) != n)
+        return jg_error_set(err, JG_ARG, "%s: %s \"%s\": expected %s%lld number%s", R->where(R->ctx),
+                            what, key, n == 1 ? "" : "an array of ", (long long)n, n == 1 ? "" : "s");
+    for (int64_t k = 0; k < n; k++) {
+        const jg__jv_t *e = jg__jv_at(v, (size_t)k);
+        if (!jg__jv_is_num(e))
+            return jg_error_set(err, JG_ARG, "%s: %s \"%s\": element %lld is not a number",
+                                R->where(R->ctx), what, key, (long long)k + 1);
+        if (R->put(R->ctx, j + k, jg__jv_num(e))) return jg_error_set(err, JG_NOMEM, "out of memory");
+    }
+    return JG_OK;
+}
+
+jg_status_t jg__lin_op_read(jg__lin_op_reader_t *R, const jg_program_t *p, const jg__jv_t *obj,
+                            jg_error_t *err)
+{
+    uint32_t m;
+    jg__jkey_t k;
+    const jg__jv_t *v, *t = NULL, *states = NULL, *inputs = NULL;
+    jg_status_t st;
+    if (!jg__jv_is_obj(obj))
         return jg_error_set(err, JG_ARG, "%s: expected an object with \"t\", \"states\", \"inputs\"%s",
-                            path, params_ok ? ", \"parameters\"" : "");
-    json_object_foreach((json_t *)root, key, v) {
-        if (strcmp(key, "t") && strcmp(key, "states") && strcmp(key, "inputs") &&
-            (!params_ok || strcmp(key, "parameters")))
+                            R->where(R->ctx), R->params_ok ? ", \"parameters\"" : "");
+    jg__jv_obj_foreach(obj, m, k, v) {
+        if (k == R->k_t) t = v;
+        else if (k == R->k_states) states = v;
+        else if (k == R->k_inputs) inputs = v;
+        else if (!R->params_ok || k != R->k_params)
             return jg_error_set(err, JG_ARG, "%s: unknown key \"%s\" (expected t, states, inputs%s)",
-                                path, key, params_ok ? ", parameters" : "");
+                                R->where(R->ctx), jg__jdoc_keytext(R->d, k),
+                                R->params_ok ? ", parameters" : "");
     }
-    const json_t *t = json_object_get(root, "t");
     if (t) {
-        if (!json_is_number(t)) return jg_error_set(err, JG_ARG, "%s: \"t\" must be a number", path);
-        *t_out = json_number_value(t);
+        if (!jg__jv_is_num(t))
+            return jg_error_set(err, JG_ARG, "%s: \"t\" must be a number", R->where(R->ctx));
+        if (R->put(R->ctx, 0, jg__jv_num(t))) return jg_error_set(err, JG_NOMEM, "out of memory");
     }
-    const json_t *states = json_object_get(root, "states");
-    if (states && !json_is_object(states))
-        return jg_error_set(err, JG_ARG, "%s: \"states\" must be an object", path);
-    json_object_foreach((json_t *)states, key, v) {
-        int64_t n, i = jg__lin_op_state(p, key, &n);
-        if (i < 0)
+    if (states && !jg__jv_is_obj(states))
+        return jg_error_set(err, JG_ARG, "%s: \"states\" must be an object", R->where(R->ctx));
+    jg__jv_obj_foreach(states, m, k, v) {
+        const char *key = jg__jdoc_keytext(R->d, k);
+        if (!R->st_n[k]) R->st_off[k] = jg__lin_op_state(p, key, &R->st_n[k]);
+        if (R->st_off[k] < 0)
             return jg_error_set(err, JG_ARG,
                                 "%s: unknown state \"%s\" (expected the path of a block with "
                                 "states, or PATH(k) for element k)",
-                                path, key);
-        if ((st = op_values(path, "state", key, v, xv + i, n, err))) return st;
+                                R->where(R->ctx), key);
+        if ((st = op_values(R, "state", key, v, 1 + R->st_off[k], R->st_n[k], err))) return st;
     }
-    const json_t *inputs = json_object_get(root, "inputs");
-    if (inputs && !json_is_object(inputs))
-        return jg_error_set(err, JG_ARG, "%s: \"inputs\" must be an object", path);
-    json_object_foreach((json_t *)inputs, key, v) {
-        int64_t n, off = jg__lin_op_input(p, key, &n);
-        if (off < 0)
+    if (inputs && !jg__jv_is_obj(inputs))
+        return jg_error_set(err, JG_ARG, "%s: \"inputs\" must be an object", R->where(R->ctx));
+    jg__jv_obj_foreach(inputs, m, k, v) {
+        const char *key = jg__jdoc_keytext(R->d, k);
+        if (!R->in_n[k]) {
+            R->in_off[k] = jg__lin_op_input(p, key, &R->in_n[k]);
+            if (R->in_off[k] < 0) R->in_n[k] = -1;
+        }
+        if (R->in_off[k] < 0)
             return jg_error_set(err, JG_ARG, "%s: unknown input \"%s\" (expected a root Inport name)",
-                                path, key);
-        if ((st = op_values(path, "input", key, v, uv + off, n, err))) return st;
+                                R->where(R->ctx), key);
+        if ((st = op_values(R, "input", key, v, 1 + p->nx + R->in_off[k], R->in_n[k], err))) return st;
     }
     return JG_OK;
+}
+
+/* jg_lin_read_op's reader: messages start with the file, values go to l's
+ * time, states and inputs. */
+typedef struct {
+    const char *path;
+    jg_lin_t *l;
+} op_dest_t;
+static const char *op_file(void *ctx) { return ((const op_dest_t *)ctx)->path; }
+static int op_put(void *ctx, int64_t j, double x)
+{
+    jg_lin_t *l = ((op_dest_t *)ctx)->l;
+    int64_t nx = l->p->nx;
+    if (j == 0) l->t = x;
+    else if (j <= nx) jg_eval_states(l->w)[j - 1] = x;
+    else jg_eval_inputs(l->w)[j - 1 - nx] = x;
+    return 0;
 }
 
 jg_status_t jg_lin_read_op(jg_lin_t *l, const char *path, jg_error_t *err)
@@ -242,9 +292,21 @@ jg_status_t jg_lin_read_op(jg_lin_t *l, const char *path, jg_error_t *err)
     fclose(f);
     if (!root)
         return jg_error_set(err, JG_PARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-    jg_status_t st = jg__lin_op_apply(l->p, path, root, 0, &l->t, jg_eval_states(l->w),
-                                      jg_eval_inputs(l->w), err);
+    /* the document form the batch's points are read in: one reader of the format */
+    jg__jdoc_t *d = NULL;
+    jg__lin_op_reader_t R;
+    jg_status_t st = jg__jdoc_from_jansson(root, &d);
     json_decref(root);
+    if (!st) st = jg__lin_op_reader_init(&R, d, 0);
+    if (st) {
+        jg__jdoc_free(d);
+        return jg_error_set(err, JG_NOMEM, "out of memory");
+    }
+    op_dest_t dest = {path, l};
+    R.where = op_file, R.put = op_put, R.ctx = &dest;
+    st = jg__lin_op_read(&R, l->p, jg__jdoc_root(d), err);
+    jg__lin_op_reader_free(&R);
+    jg__jdoc_free(d);
     return st;
 }
 
