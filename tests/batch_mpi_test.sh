@@ -129,6 +129,31 @@ rm -f "$d"/one.* "$d"/two.*
     cmp -s "$d/one.jsonl" "$d/two.jsonl"
 ok $? "2 ranks x 2 threads give the same file"
 
+# points handed out on request (no parameters; past each rank's first
+# points): 2 and 3 ranks, 1 and 2 threads each, the single-process file
+"$J" linearize "$d/bru.json" --format json --out "$d/bru_lin.json" &&
+    "$py" - "$d" <<'EOF'
+import json, sys
+d = sys.argv[1]
+names = json.load(open(d + "/bru_lin.json"))["states"]
+pts = [{"t": 0.01 * k, "states": {names[(k * 7 + j) % len(names)]: 0.5 + 0.01 * ((k + j) % 13)
+                                  for j in range(3)}} for k in range(400)]
+json.dump({"points": pts}, open(d + "/many_pts.json", "w"))
+EOF
+ok $? "400 points written"
+for ext in jsonl h5; do
+    "$J" batch "$d/bru.json" --points "$d/many_pts.json" --jobs 1 --out "$d/one.$ext" 2>/dev/null
+    for np in 2 3; do
+        for jobs in 1 2; do
+            "${mpi[@]}" -np $np "$J" batch "$d/bru.json" --points "$d/many_pts.json" --jobs $jobs \
+                --out "$d/two.$ext" 2>"$d/err" && cmp -s "$d/one.$ext" "$d/two.$ext"
+            ok $? "400 points on request, $np ranks x $jobs threads .$ext: the single-process file"
+            rm -f "$d/two.$ext"
+        done
+    done
+done
+rm -f "$d"/one.*
+
 # a rank that fails, a rank that crashes: the run ends naming rank and point
 for how in fail crash; do
     what=${how}s

@@ -2,12 +2,15 @@
  * engine's results against one-by-one jg_lin_run (bit for bit, for 1, 2, 3 and
  * 7 threads) and against hand-derived Jacobians, parameters (compiled per
  * combination; unknown and structure-changing ones refused), failing points
- * among good ones, a rank's share, a sink that stops the run, bad files. */
+ * among good ones, a rank's share, points handed out during the run (the
+ * MPI ranks' feed: random chunks, none yet, none at all, a failing feed), a
+ * sink that stops the run, bad files. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "jacgraph/batch.h"
+#include "batch/batch_impl.h"
 #include "testlib.h"
 
 /* x' = u - K x^3, y = x, x(0) = x0 (workspace K, x0); a Constant of width N
@@ -353,6 +356,84 @@ static void test_bits(const mod_t *M)
     jg_batch_points_free(P);
 }
 
+/* A feed as an MPI rank sees one: the points k % 3 != 1 below end, in
+ * chunks of 1..5, "none yet" at random when the engine does not wait, a
+ * failure after fail_after points (-1: never). */
+typedef struct {
+    uint64_t rng;
+    int64_t next, end, given, fail_after;
+    int bad;     /* the engine broke the feed's contract */
+} feed_t;
+
+static int64_t feed_take(void *ctx, int64_t *ks, int64_t have, int64_t max, int wait, jg_error_t *err)
+{
+    feed_t *f = ctx;
+    if (have != f->given) f->bad = 1;
+    if (f->fail_after >= 0 && f->given >= f->fail_after)
+        return jg_error_set(err, JG_IO, "the feed failed after %lld points", (long long)f->given), -2;
+    if (!wait && tl_xorshift(&f->rng) % 3 == 0) return 0;
+    int64_t n = 0, want = 1 + (int64_t)(tl_xorshift(&f->rng) % 5);
+    for (; f->next < f->end && n < want && n < max; f->next++)
+        if (f->next % 3 != 1) ks[have + n++] = f->next;
+    f->given += n;
+    return n ? n : -1;
+}
+
+static void test_fed(const mod_t *M)
+{
+    char text[16384];
+    int n = snprintf(text, sizeof text, "{\"points\": [");
+    for (int k = 0; k < 100; k++)
+        n += snprintf(text + n, sizeof text - n, "%s{\"t\": %g, \"states\": {\"X\": %.17g}}", k ? "," : "",
+                      0.1 * k, 0.05 * k - 2.0);
+    snprintf(text + n, sizeof text - n, "]}");
+    jg_error_t err = {0};
+    jg_batch_points_t *P = NULL;
+    if (jg_batch_points_parse(text, "fed", M->p, &P, &err)) {
+        tap_ok(0, "fed points: %s", err.msg);
+        return;
+    }
+    rec_t ref;
+    jg_status_t st = run(M, P, 1, &ref, &err, NULL);
+    tap_ok(!st && ref.n == 100, "fed: the reference run: %s", err.msg);
+    const int jobs[4] = {1, 2, 3, 7};
+    for (int j = 0; !st && j < 4; j++)
+        for (int64_t end = 0; end <= 100; end += 50) {   /* none at all, half, all */
+            feed_t f = {.rng = 0x9E3779B97F4A7C15ull + (uint64_t)(j * 101 + end), .end = end, .fail_after = -1};
+            jg__batch_feed_t feed = {feed_take, &f, 1 + j * 5};
+            jg_batch_opts_t o = {.jobs = jobs[j], .reduce = JG_GRAPH_REDUCE_MARKOWITZ};
+            rec_t r = {.nvals = jg_batch_points_nvals(P), .stop_at = -1};
+            jg_batch_stats_t bs;
+            jg_status_t s = jg__batch_run_fed(M->p, P, &o, &feed, rec_sink, &r, &bs, &err);
+            int same = !s && !f.bad && r.n == bs.npoints && r.n == f.given;
+            int64_t want = 0;
+            for (int64_t i = 0; same && i < r.n; i++, want++) {
+                while (want % 3 == 1) want++;
+                same &= r.k[i] == want && r.len[i] == ref.len[want] &&
+                        !memcmp(r.data[i], ref.data[want], sizeof(double) * r.len[i]);
+            }
+            int64_t expect = 0;
+            for (int64_t k = 0; k < end; k++) expect += k % 3 != 1;
+            same &= r.n == expect;
+            tap_ok(same, "fed, %d threads, points below %lld: %lld results in order, bit for bit: %s",
+                   jobs[j], (long long)end, (long long)r.n, s ? err.msg : "");
+            rec_free(&r);
+        }
+    /* a feed that fails: the run stops with its message, nothing hangs */
+    for (int j = 0; !st && j < 4; j++) {
+        feed_t f = {.rng = 7u + (uint64_t)j, .end = 100, .fail_after = 30};
+        jg__batch_feed_t feed = {feed_take, &f, 4};
+        jg_batch_opts_t o = {.jobs = jobs[j]};
+        rec_t r = {.nvals = jg_batch_points_nvals(P), .stop_at = -1};
+        jg_status_t s = jg__batch_run_fed(M->p, P, &o, &feed, rec_sink, &r, NULL, &err);
+        tap_ok(s == JG_IO && strstr(err.msg, "the feed failed after") && r.n <= f.given,
+               "a failing feed, %d threads: %s (%lld delivered)", jobs[j], err.msg, (long long)r.n);
+        rec_free(&r);
+    }
+    rec_free(&ref);
+    jg_batch_points_free(P);
+}
+
 /* A grid over K: every point's A from its own K; threads agree. */
 static void test_grid(const mod_t *M)
 {
@@ -481,6 +562,7 @@ int main(void)
         test_table(&M);
         test_bad_files(&M);
         test_bits(&M);
+        test_fed(&M);
         test_grid(&M);
         test_failing(&L);
         test_snapshots(&M);

@@ -49,6 +49,7 @@ typedef struct {
     pthread_mutex_t mu;
     pthread_cond_t ready, space;
     int64_t next, delivered;   /* run indices */
+    int fed_done;           /* no more points will come (always, without a feed) */
     int64_t W;
     slot_t *slot;
     int stop;
@@ -225,7 +226,9 @@ static void *worker(void *arg)
     lin_ctx_t c = {.var = -1};
     pthread_mutex_lock(&R->mu);
     for (;;) {
-        while (!R->stop && R->next < R->n && R->next - R->delivered >= R->W)
+        /* the window is full, or every point given is taken and more may come */
+        while (!R->stop && ((R->next < R->n && R->next - R->delivered >= R->W) ||
+                            (R->next >= R->n && !R->fed_done)))
             pthread_cond_wait(&R->space, &R->mu);
         if (R->stop || R->next >= R->n) break;
         int64_t d = R->next++;
@@ -259,8 +262,34 @@ static int deliver(const run_t *R, int64_t d, slot_t *s, jg_batch_sink_fn sink, 
     return r;
 }
 
+/* More points from the feed into R->ks (wait: until some come or none
+ * will); the workers woken when they are running (locked).  0, or the feed's
+ * failure. */
+static jg_status_t feed_more(run_t *R, const jg__batch_feed_t *f, int64_t cap, int wait, int locked,
+                             jg_error_t *err)
+{
+    int64_t got = f->take(f->ctx, (int64_t *)R->ks, R->n, cap - R->n, wait, err);
+    if (got == -2) return err && err->status ? err->status : JG_IO;
+    if (got > cap - R->n) return jg_error_set(err, JG_IO, "the batch's points: more than there are");
+    if (locked) pthread_mutex_lock(&R->mu);
+    if (got > 0) R->n += got;
+    else if (got < 0) R->fed_done = 1;
+    if (locked) {
+        if (got) pthread_cond_broadcast(&R->space);
+        pthread_mutex_unlock(&R->mu);
+    }
+    return JG_OK;
+}
+
 jg_status_t jg_batch_run(const jg_program_t *p, const jg_batch_points_t *P, const jg_batch_opts_t *o,
                          jg_batch_sink_fn sink, void *ctx, jg_batch_stats_t *stats, jg_error_t *err)
+{
+    return jg__batch_run_fed(p, P, o, NULL, sink, ctx, stats, err);
+}
+
+jg_status_t jg__batch_run_fed(const jg_program_t *p, const jg_batch_points_t *P, const jg_batch_opts_t *o,
+                              const jg__batch_feed_t *feed, jg_batch_sink_fn sink, void *ctx,
+                              jg_batch_stats_t *stats, jg_error_t *err)
 {
     jg_batch_stats_t st0;
     jg_batch_stats_t *st = stats ? stats : &st0;
@@ -272,7 +301,7 @@ jg_status_t jg_batch_run(const jg_program_t *p, const jg_batch_points_t *P, cons
         return jg_error_set(err, JG_ARG, "jg_batch_run: rank %d of %d", o->rank, o->nranks);
     jg_status_t ret = JG_OK;
     jg__batch_vars_t V = {0};
-    run_t R = {.P = P, .o = o, .V = &V};
+    run_t R = {.P = P, .o = o, .V = &V, .fed_done = !feed};
     lin_ctx_t mc = {.var = -1};
     int64_t *ks = NULL;
     unsigned char *used = NULL;
@@ -283,12 +312,13 @@ jg_status_t jg_batch_run(const jg_program_t *p, const jg_batch_points_t *P, cons
 
     /* the run's points */
     int64_t end = o->end > 0 && o->end < P->n ? o->end : P->n, begin = o->begin > 0 ? o->begin : 0;
-    int64_t nr = o->nranks > 1 ? o->nranks : 1, rk = o->nranks > 1 ? o->rank : 0;
-    int64_t cnt = 0;
+    int64_t nr = o->nranks > 1 && !feed ? o->nranks : 1, rk = o->nranks > 1 && !feed ? o->rank : 0;
+    int64_t cnt = 0;   /* the points given (with a feed: room for all of them) */
     for (int64_t k = begin; k < end; k++) cnt += k % nr == rk;
     ks = malloc(sizeof(int64_t) * (size_t)(cnt + 1));
     used = calloc((size_t)(P->ncomb * P->nlist) + 1, 1);
     if (!ks || !used) goto nomem;
+    int64_t cap = cnt;
     cnt = 0;
     for (int64_t k = begin; k < end; k++)
         if (k % nr == rk) {
@@ -296,7 +326,7 @@ jg_status_t jg_batch_run(const jg_program_t *p, const jg_batch_points_t *P, cons
             int j;
             jg__batch_coords(P, k, &g, &i, &j);
             used[g * P->nlist + i] = 1;
-            ks[cnt++] = k;
+            if (!feed) ks[cnt++] = k;
         }
     R.ks = ks;
     R.n = st->npoints = cnt;
@@ -306,11 +336,11 @@ jg_status_t jg_batch_run(const jg_program_t *p, const jg_batch_points_t *P, cons
     st->nprograms = 0;
     for (int v = 0; v < V.nprog; v++) st->nprograms += V.owned[v];
     st->t_compile = V.t_compile;
-    if (!cnt) goto done;
+    if (!cap) goto done;
 
     int jobs = o->jobs > 0 ? o->jobs : jg_batch_ncores();
     R.W = 4 * (int64_t)jobs < 64 ? 64 : 4 * (int64_t)jobs;
-    if (R.W > cnt) R.W = cnt;
+    if (R.W > cap) R.W = cap;
     R.slot = calloc((size_t)R.W, sizeof(slot_t));
     vbuf = malloc(sizeof(double) * (size_t)R.W * (size_t)P->nvals);
     if (!R.slot || !vbuf) goto nomem;
@@ -321,7 +351,9 @@ jg_status_t jg_batch_run(const jg_program_t *p, const jg_batch_points_t *P, cons
      * the next), each delivered as it comes */
     double t0 = now();
     int64_t d = 0;
-    for (; d < cnt; d++) {
+    for (;; d++) {
+        if (d == R.n && !R.fed_done && (ret = feed_more(&R, feed, cap, 1, 0, err))) goto done;
+        if (d == R.n) break;
         int64_t g, i;
         int j;
         jg__batch_coords(P, ks[d], &g, &i, &j);
@@ -348,13 +380,13 @@ jg_status_t jg_batch_run(const jg_program_t *p, const jg_batch_points_t *P, cons
             break;
         }
     }
-    jg_lin_freeze(mc.l);
+    if (mc.l) jg_lin_freeze(mc.l);
     st->t_symbolic = now() - t0;
     t0 = now();
-    if (d == cnt) goto timed;
+    if (d == R.n && R.fed_done) goto timed;
 
     /* the numeric phase on the workers */
-    if (jobs > cnt - d) jobs = (int)(cnt - d);
+    if (R.fed_done && jobs > R.n - d) jobs = (int)(R.n - d);
     st->jobs = jobs;
     R.next = R.delivered = d;
     if (pthread_mutex_init(&R.mu, NULL)) goto nomem;
@@ -377,7 +409,11 @@ jg_status_t jg_batch_run(const jg_program_t *p, const jg_batch_points_t *P, cons
         goto done;
     }
     st->jobs = nth;
-    for (; d < cnt; d++) {
+    for (;; d++) {
+        /* ask for more while the workers still have some to do */
+        if (!R.fed_done && R.n - d < feed->ahead && (ret = feed_more(&R, feed, cap, d == R.n, 1, err)))
+            break;
+        if (d == R.n) break;   /* (the feed is done) */
         slot_t *s = &R.slot[d % R.W];
         pthread_mutex_lock(&R.mu);
         while (!s->done) pthread_cond_wait(&R.ready, &R.mu);
@@ -395,6 +431,7 @@ jg_status_t jg_batch_run(const jg_program_t *p, const jg_batch_points_t *P, cons
         }
     }
 timed:
+    st->npoints = R.n;
     st->t_run = now() - t0;
     goto done;
 nomem:

@@ -76,4 +76,24 @@ void jg__batch_vars_free(jg__batch_vars_t *V);
  * ("block 'X': ..."), returning 1; 0 when they have the same structure. */
 int jg__batch_structure_diff(const jg_program_t *p, const jg_program_t *q, char *msg, size_t n);
 
+/* Points handed out while the run goes (the MPI ranks' shares, on request)
+ * instead of fixed by begin, end, nranks and rank.  take appends up to max
+ * point indices, increasing and after every point given before, to ks[have ..]
+ * (ks[0 .. have) are the points given so far, in order) and returns how many;
+ * 0 none yet (only when wait is 0: with wait nonzero it waits for some); -1
+ * none will come; -2 failed (err set).  It is called from the delivering
+ * thread only (the one that calls the sink), when fewer than `ahead` points
+ * are given and not yet delivered, and when none is left. */
+typedef struct {
+    int64_t (*take)(void *ctx, int64_t *ks, int64_t have, int64_t max, int wait, jg_error_t *err);
+    void *ctx;
+    int64_t ahead;
+} jg__batch_feed_t;
+
+/* jg_batch_run with the points from feed (NULL: jg_batch_run).  Every grid
+ * combination in [begin, end) is compiled, since any point may come. */
+jg_status_t jg__batch_run_fed(const jg_program_t *p, const jg_batch_points_t *P, const jg_batch_opts_t *o,
+                              const jg__batch_feed_t *feed, jg_batch_sink_fn sink, void *ctx,
+                              jg_batch_stats_t *stats, jg_error_t *err);
+
 #endif

@@ -1,6 +1,12 @@
-/* A batch across MPI ranks: rank r linearizes the points k with
- * k % nranks == r on its own threads and sends each result to rank 0, which
- * runs its share too and merges everything into one sink in point order.
+/* A batch across MPI ranks: each rank linearizes its share of the points on
+ * its own threads and sends each result to rank 0, which runs its share too
+ * and merges everything into one sink in point order.  The shares: when the
+ * points set no workspace parameter, each rank starts with the points
+ * k % nranks == r of a short prefix, then asks rank 0 for more, a few
+ * consecutive points at a time, whenever it runs low (rank 0, which also
+ * writes every result, so takes fewer for itself); otherwise k % nranks == r
+ * throughout, so that a rank compiles only its points' parameter
+ * combinations.
  * A result travels as its values and a reference to its sparsity pattern,
  * the pattern itself only the first time the rank sends it.
  * Without MPI (the default build) only the checks that refuse a launch by
@@ -13,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "jacgraph/batch.h"
+#include "batch_impl.h"
 #include "../core/patdict.h"
 
 /* The process was started by a launcher with several tasks: OpenMPI's
@@ -56,7 +63,7 @@ void jg_batch_mpi_finalize(int abort_code) { (void)abort_code; }
 
 #include <mpi.h>
 
-enum { TAG_RESULT = 1, TAG_ABORT = 2 };
+enum { TAG_RESULT = 1, TAG_ABORT = 2, TAG_REQ = 3, TAG_GRANT = 4 };
 
 static int g_active, g_rank, g_nranks, g_told;   /* g_told: rank 0 has this rank's failure */
 /* for the crash message: the first of this rank's points not yet delivered */
@@ -99,9 +106,14 @@ static void on_crash(int sig)
     n += put_num(b + n, g_nranks);
     n += put_str(b + n, ": fatal signal ");
     n += put_num(b + n, sig);
-    n += put_str(b + n, " at point ");
-    n += put_num(b + n, g_next_point);
-    n += put_str(b + n, " (its first point not finished); no output file is written\n");
+    if (g_next_point >= 0) {
+        n += put_str(b + n, " at point ");
+        n += put_num(b + n, g_next_point);
+        n += put_str(b + n, " (its first point not finished)");
+    } else {
+        n += put_str(b + n, " between its points");
+    }
+    n += put_str(b + n, "; no output file is written\n");
     ssize_t w = write(STDERR_FILENO, b, n);
     (void)w;
     raise(sig);   /* SA_RESETHAND: the default action, a core dump */
@@ -233,9 +245,34 @@ typedef struct {
     int n;
 } queue_t;
 
+/* Points handed out on request: [start, start + len) to rank. */
+typedef struct {
+    int64_t start, len;
+    int rank;
+} grant_t;
+
+/* Points a rank asks for at a time, at most, and how few it may have left
+ * before it asks: a request takes about one of rank 0's points to be answered
+ * (rank 0 answers between its own points), so a rank asks while it has a few
+ * to go on with. */
+#define CHUNK_MAX 16
+#define AHEAD 16
+
 typedef struct {
     const jg_batch_opts_t *o;
     int nvals, nranks;
+    /* points on request (dyn): the prefix [begin, pre_end) is k % nranks,
+     * then rank 0 hands out [counter, end) */
+    int dyn, gave_pre;
+    int64_t begin, pre_end, counter;
+    grant_t *gr;       /* rank 0: every grant after the prefix, in order */
+    int64_t ngr, capgr, cur;
+    int nfin;          /* rank 0: ranks told that no more points come */
+    const int64_t *ks; /* this rank's points so far (the engine's), nks of them, */
+    int64_t nks, ndel; /* ndel delivered */
+    int req_out, fin_me;     /* a rank other than 0: a request in flight, no more to come */
+    int64_t grant[2];
+    MPI_Request grq;
     slot_t out[NSEND]; /* a rank other than 0: the sends in flight */
     int oslot;
     int sent_names;
@@ -341,13 +378,137 @@ static int wait_req(MPI_Request *rq)
     }
 }
 
+/* ---- points on request */
+
+/* The rank that has point k (granted already); -1 when none has. */
+static int owner(mpi_run_t *r, int64_t k)
+{
+    if (!r->dyn || k < r->pre_end) return (int)(k % r->nranks);
+    if (k >= r->counter) return -1;
+    if (r->cur >= r->ngr || k < r->gr[r->cur].start) r->cur = 0;   /* (k only grows: never) */
+    while (r->gr[r->cur].start + r->gr[r->cur].len <= k) r->cur++;
+    return r->gr[r->cur].rank;
+}
+
+/* Rank 0: the next points for rank, *len 0 when none is left; -1 out of
+ * memory.  Fewer at a time towards the end (a quarter of what is left per
+ * rank), so that the ranks finish together. */
+static int grant(mpi_run_t *r, int rank, int64_t *start, int64_t *len)
+{
+    int64_t rest = r->end - r->counter, n = rest / (4 * (int64_t)r->nranks);
+    n = n < 1 ? 1 : n > CHUNK_MAX ? CHUNK_MAX : n;
+    if (n > rest) n = rest;
+    *start = r->counter, *len = n;
+    if (!n) return 0;
+    if (r->ngr == r->capgr) {
+        int64_t cap = r->capgr ? 2 * r->capgr : 256;
+        grant_t *g = realloc(r->gr, sizeof *g * (size_t)cap);
+        if (!g) return -1;
+        r->gr = g, r->capgr = cap;
+    }
+    r->gr[r->ngr++] = (grant_t){*start, n, rank};
+    r->counter += n;
+    return 0;
+}
+
+/* Rank 0: answer src's request (it has arrived). */
+static jg_status_t answer(mpi_run_t *r, int src)
+{
+    int64_t g[2];
+    if (MPI_Recv(NULL, 0, MPI_BYTE, src, TAG_REQ, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        return jg_error_set(r->err, JG_IO, "MPI rank %d: cannot receive", src);
+    if (grant(r, src, &g[0], &g[1]))
+        return jg_error_set(r->err, JG_NOMEM, "out of memory handing out points");
+    r->nfin += g[1] == 0;
+    if (MPI_Send(g, 2, MPI_INT64_T, src, TAG_GRANT, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return jg_error_set(r->err, JG_IO, "MPI rank %d: cannot send it points", src);
+    return JG_OK;
+}
+
+/* This rank's prefix points into ks[have ..]: their count. */
+static int64_t prefix(mpi_run_t *r, int64_t *ks, int64_t have)
+{
+    int64_t n = 0;
+    r->gave_pre = 1;
+    for (int64_t k = r->begin; k < r->pre_end; k++)
+        if (k % r->nranks == g_rank) ks[have + n++] = k;
+    return n;
+}
+
+/* The engine's feed on rank 0: its prefix, then points from the counter. */
+static int64_t take0(void *ctx, int64_t *ks, int64_t have, int64_t max, int wait, jg_error_t *err)
+{
+    mpi_run_t *r = ctx;
+    int64_t start, n = 0;
+    (void)wait;
+    r->ks = ks;
+    if (!r->gave_pre) n = prefix(r, ks, have);
+    else if (grant(r, 0, &start, &n)) return jg_error_set(err, JG_NOMEM, "out of memory"), -2;
+    else if (!n) return -1;
+    else
+        for (int64_t j = 0; j < n; j++) ks[have + j] = start + j;
+    if (n > max) return jg_error_set(err, JG_IO, "the batch's points: more than there are"), -2;
+    r->nks = have + n;
+    return n ? n : take0(ctx, ks, have, max, wait, err);   /* an empty prefix */
+}
+
+/* The engine's feed on the other ranks: the prefix, then rank 0's answers to
+ * a request sent as soon as the engine runs low (waiting for it only when
+ * wait is set). */
+static int64_t take1(void *ctx, int64_t *ks, int64_t have, int64_t max, int wait, jg_error_t *err)
+{
+    mpi_run_t *r = ctx;
+    r->ks = ks;
+    if (!r->gave_pre) {
+        int64_t n = prefix(r, ks, have);
+        r->nks = have + n;
+        if (n) return n;
+    }
+    if (r->fin_me) return -1;
+    if (!r->req_out) {
+        if (MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_REQ, MPI_COMM_WORLD) != MPI_SUCCESS ||
+            MPI_Irecv(r->grant, 2, MPI_INT64_T, 0, TAG_GRANT, MPI_COMM_WORLD, &r->grq) != MPI_SUCCESS)
+            return jg_error_set(err, JG_IO, "MPI rank %d: cannot ask rank 0 for points", g_rank), -2;
+        r->req_out = 1;
+    }
+    long ns = 20000;
+    for (int done = 0;;) {
+        if (MPI_Test(&r->grq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return jg_error_set(err, JG_IO, "MPI rank %d: cannot receive points from rank 0", g_rank), -2;
+        if (done) break;
+        if (!wait) return 0;
+        nap(&ns);
+    }
+    r->req_out = 0;
+    int64_t start = r->grant[0], n = r->grant[1], after = have ? ks[have - 1] + 1 : r->begin;
+    if (!n) {
+        r->fin_me = 1;
+        return -1;
+    }
+    if (n < 0 || n > max || start < after || start > r->end - n)
+        return jg_error_set(err, JG_IO, "MPI rank %d: rank 0 handed out points %lld..%lld, out of place",
+                            g_rank, (long long)start, (long long)(start + n - 1)), -2;
+    for (int64_t j = 0; j < n; j++) ks[have + j] = start + j;
+    r->nks = have + n;
+    return n;
+}
+
+/* After point k is delivered: this rank's first point not finished (for the
+ * crash message), -1 when it has none yet. */
+static int64_t after_delivered(mpi_run_t *r, int64_t k)
+{
+    if (!r->dyn) return k + r->nranks;
+    r->ndel++;
+    return r->ndel < r->nks ? r->ks[r->ndel] : -1;
+}
+
 /* Ranks other than 0: each result goes to rank 0 as it is delivered. */
 static int send_sink(void *ctx, int64_t k, const double *vals, const jg_lin_sys_t *s, const char *error)
 {
     mpi_run_t *r = ctx;
     g_next_point = k;
     if (fault_here(k)) return 1;
-    g_next_point = k + r->nranks;
+    g_next_point = after_delivered(r, k);
     slot_t *sl = &r->out[r->oslot];
     r->oslot = (r->oslot + 1) % NSEND;
     if (sl->busy && wait_req(&sl->rq)) return 1;   /* the oldest send */
@@ -364,6 +525,13 @@ static int send_sink(void *ctx, int64_t k, const double *vals, const jg_lin_sys_
 /* Rank 0: take in every result that has arrived (up to QMAX per rank). */
 static jg_status_t drain(mpi_run_t *r)
 {
+    jg_status_t st;
+    for (int flag = r->dyn; flag;) {   /* requests first, even from a rank whose queue is full */
+        MPI_Status ms;
+        if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_REQ, MPI_COMM_WORLD, &flag, &ms) != MPI_SUCCESS)
+            return jg_error_set(r->err, JG_IO, "MPI: cannot receive");
+        if (flag && (st = answer(r, ms.MPI_SOURCE))) return st;
+    }
     for (int src = 1; src < r->nranks; src++) {
         queue_t *q = &r->q[src];
         while (q->n < QMAX) {
@@ -373,6 +541,10 @@ static jg_status_t drain(mpi_run_t *r)
                 (flag && (MPI_Get_count(&ms, MPI_BYTE, &count) != MPI_SUCCESS || count < 0)))
                 return jg_error_set(r->err, JG_IO, "MPI rank %d: cannot receive", src);
             if (!flag) break;
+            if (ms.MPI_TAG == TAG_REQ) {
+                if ((st = answer(r, src))) return st;
+                continue;
+            }
             msg_t *m = calloc(1, sizeof *m);
             if (m) m->b = malloc((size_t)count + 1);
             if (!m || !m->b) {
@@ -441,7 +613,9 @@ static jg_status_t deliver(mpi_run_t *r, int64_t k, int src, const msg_t *msg);
 static jg_status_t recv_point(mpi_run_t *r, int64_t k)
 {
     msg_t *m = NULL;
-    int src = (int)(k % r->nranks);
+    int src = owner(r, k);
+    if (src < 0 || src >= r->nranks)
+        return r->st = jg_error_set(r->err, JG_IO, "point %lld was handed out to no MPI rank", (long long)k);
     jg_status_t s = next_msg(r, src, k, &m);
     if (!s) s = deliver(r, k, src, m);
     if (m) free(m->b);
@@ -556,8 +730,8 @@ static int merge_sink(void *ctx, int64_t k, const double *vals, const jg_lin_sys
         return 1;
     }
     for (; r->next < k; r->next++)
-        if (r->next % r->nranks != 0 && recv_point(r, r->next)) return 1;
-    g_next_point = k + r->nranks;
+        if (owner(r, r->next) != 0 && recv_point(r, r->next)) return 1;
+    g_next_point = after_delivered(r, k);
     r->next = k + 1;
     r->done++;
     r->nfailed += s == NULL;
@@ -582,12 +756,21 @@ jg_status_t jg_batch_mpi_run(const jg_program_t *p, const jg_batch_points_t *pts
     r.end = o->end > 0 && o->end < n ? o->end : n;
     r.next = o->begin > 0 ? o->begin : 0;
     r.total = r.end > r.next ? r.end - r.next : 0;
+    /* points on request unless the points set parameters (then every rank
+     * would compile every combination); the prefix: up to 64 points per rank,
+     * enough to start on while rank 0 is not yet answering */
+    r.dyn = jg_batch_points_nparams(pts) == 0;
+    r.begin = r.next;
+    int64_t per = r.total / (8 * (int64_t)g_nranks);
+    per = per < 4 ? 4 : per > 64 ? 64 : per;
+    r.pre_end = r.counter = r.next + (r.total < per * g_nranks ? r.total : per * g_nranks);
+    jg__batch_feed_t feed = {g_rank ? take1 : take0, &r, AHEAD};
     for (g_next_point = r.next; g_next_point % g_nranks != g_rank; g_next_point++) {}
     jg_batch_stats_t bs = {0};
     jg_status_t s;
     for (int q = 0; q < 4; q++) jg__patdict_init(&r.sent[q], -1);
     if (g_rank != 0) {
-        s = jg_batch_run(p, pts, &mine, send_sink, &r, &bs, err);
+        s = jg__batch_run_fed(p, pts, &mine, r.dyn ? &feed : NULL, send_sink, &r, &bs, err);
         for (int j = 0; j < NSEND; j++) {   /* the sends still in flight */
             if (r.out[j].busy && wait_req(&r.out[j].rq) && !s)
                 s = jg_error_set(err, JG_IO, "MPI rank %d: a send to rank 0 failed", g_rank);
@@ -621,9 +804,14 @@ jg_status_t jg_batch_mpi_run(const jg_program_t *p, const jg_batch_points_t *pts
     g_stop = 0;
     sigaction(SIGINT, &sa, &g_old_int);
     sigaction(SIGTERM, &sa, &g_old_term);
-    s = jg_batch_run(p, pts, &mine, merge_sink, &r, &bs, err);
+    s = jg__batch_run_fed(p, pts, &mine, r.dyn ? &feed : NULL, merge_sink, &r, &bs, err);
     for (; !s && r.next < r.end; r.next++)
-        if (r.next % g_nranks != 0) s = recv_point(&r, r.next);
+        if (owner(&r, r.next) != 0) s = recv_point(&r, r.next);
+    /* every other rank waits to be told that no more points come */
+    for (long ns = 20000; !s && r.dyn && r.nfin < g_nranks - 1; nap(&ns)) {
+        if ((s = drain(&r))) r.st = s;
+        else if (g_stop) s = r.st = jg_error_set(&rerr, JG_IO, "interrupted at the end of the run");
+    }
     sigaction(SIGINT, &g_old_int, NULL);
     sigaction(SIGTERM, &g_old_term, NULL);
     if (r.st) {   /* a remote point's failure, not the engine's message */
@@ -652,6 +840,7 @@ done:
         }
     free(r.q);
     free(r.vals);
+    free(r.gr);
     return s;
 }
 

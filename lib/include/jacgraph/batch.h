@@ -155,10 +155,13 @@ JG_API int jg_batch_ncores(void);
 /* ------------------------------------------------------------ MPI */
 
 /* Across machines (docs/batch.md): with `meson setup -Dmpi=enabled` (OpenMPI),
- * `mpirun -np K jacgraph batch ...` gives rank r the points k with
- * k % K == r, run on its own threads; rank 0 runs its share too and receives
- * the others' results, so its sink sees every point in order, as
- * jg_batch_run's would.  Without MPI these functions run one process. */
+ * `mpirun -np K jacgraph batch ...` splits the points across the ranks, each
+ * running its share on its own threads: when the points set no parameter, a
+ * rank asks rank 0 for a few consecutive points whenever it runs low (after
+ * the points k % K == r of a short prefix); otherwise rank r has the points
+ * k % K == r.  Rank 0 runs its share too and receives the others' results,
+ * so its sink sees every point in order, as jg_batch_run's would, with the
+ * same results.  Without MPI these functions run one process. */
 
 /* 1 when the library was built with MPI. */
 JG_API int jg_batch_mpi_built(void);
