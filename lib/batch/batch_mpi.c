@@ -251,10 +251,10 @@ typedef struct {
     int rank;
 } grant_t;
 
-/* Points a rank asks for at a time, at most, and how few it may have left
- * before it asks: a request takes about one of rank 0's points to be answered
- * (rank 0 answers between its own points), so a rank asks while it has a few
- * to go on with. */
+/* Points a rank asks for at a time, at most (or twice its threads), and how
+ * few it may have left before it asks (or four times its threads): a request
+ * takes about one of rank 0's points to be answered (rank 0 answers between
+ * its own points), so a rank asks while it has enough to go on with. */
 #define CHUNK_MAX 16
 #define AHEAD 16
 
@@ -268,6 +268,7 @@ typedef struct {
     grant_t *gr;       /* rank 0: every grant after the prefix, in order */
     int64_t ngr, capgr, cur;
     int nfin;          /* rank 0: ranks told that no more points come */
+    int64_t want;      /* the most points this rank asks for at a time */
     const int64_t *ks; /* this rank's points so far (the engine's), nks of them, */
     int64_t nks, ndel; /* ndel delivered */
     int req_out, fin_me;     /* a rank other than 0: a request in flight, no more to come */
@@ -390,13 +391,13 @@ static int owner(mpi_run_t *r, int64_t k)
     return r->gr[r->cur].rank;
 }
 
-/* Rank 0: the next points for rank, *len 0 when none is left; -1 out of
- * memory.  Fewer at a time towards the end (a quarter of what is left per
- * rank), so that the ranks finish together. */
-static int grant(mpi_run_t *r, int rank, int64_t *start, int64_t *len)
+/* Rank 0: the next points for rank, which asked for up to want; *len 0 when
+ * none is left; -1 out of memory.  Fewer at a time towards the end (a quarter
+ * of what is left per rank), so that the ranks finish together. */
+static int grant(mpi_run_t *r, int rank, int64_t want, int64_t *start, int64_t *len)
 {
     int64_t rest = r->end - r->counter, n = rest / (4 * (int64_t)r->nranks);
-    n = n < 1 ? 1 : n > CHUNK_MAX ? CHUNK_MAX : n;
+    n = n < 1 ? 1 : n > want ? want : n;
     if (n > rest) n = rest;
     *start = r->counter, *len = n;
     if (!n) return 0;
@@ -414,10 +415,12 @@ static int grant(mpi_run_t *r, int rank, int64_t *start, int64_t *len)
 /* Rank 0: answer src's request (it has arrived). */
 static jg_status_t answer(mpi_run_t *r, int src)
 {
-    int64_t g[2];
-    if (MPI_Recv(NULL, 0, MPI_BYTE, src, TAG_REQ, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+    int64_t g[2], want = 0;
+    if (MPI_Recv(&want, 1, MPI_INT64_T, src, TAG_REQ, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
         return jg_error_set(r->err, JG_IO, "MPI rank %d: cannot receive", src);
-    if (grant(r, src, &g[0], &g[1]))
+    if (want < 1 || want > 1 << 20)
+        return jg_error_set(r->err, JG_IO, "MPI rank %d asked for %lld points at a time", src, (long long)want);
+    if (grant(r, src, want, &g[0], &g[1]))
         return jg_error_set(r->err, JG_NOMEM, "out of memory handing out points");
     r->nfin += g[1] == 0;
     if (MPI_Send(g, 2, MPI_INT64_T, src, TAG_GRANT, MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -443,7 +446,7 @@ static int64_t take0(void *ctx, int64_t *ks, int64_t have, int64_t max, int wait
     (void)wait;
     r->ks = ks;
     if (!r->gave_pre) n = prefix(r, ks, have);
-    else if (grant(r, 0, &start, &n)) return jg_error_set(err, JG_NOMEM, "out of memory"), -2;
+    else if (grant(r, 0, r->want, &start, &n)) return jg_error_set(err, JG_NOMEM, "out of memory"), -2;
     else if (!n) return -1;
     else
         for (int64_t j = 0; j < n; j++) ks[have + j] = start + j;
@@ -466,7 +469,7 @@ static int64_t take1(void *ctx, int64_t *ks, int64_t have, int64_t max, int wait
     }
     if (r->fin_me) return -1;
     if (!r->req_out) {
-        if (MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_REQ, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        if (MPI_Send(&r->want, 1, MPI_INT64_T, 0, TAG_REQ, MPI_COMM_WORLD) != MPI_SUCCESS ||
             MPI_Irecv(r->grant, 2, MPI_INT64_T, 0, TAG_GRANT, MPI_COMM_WORLD, &r->grq) != MPI_SUCCESS)
             return jg_error_set(err, JG_IO, "MPI rank %d: cannot ask rank 0 for points", g_rank), -2;
         r->req_out = 1;
@@ -764,7 +767,9 @@ jg_status_t jg_batch_mpi_run(const jg_program_t *p, const jg_batch_points_t *pts
     int64_t per = r.total / (8 * (int64_t)g_nranks);
     per = per < 4 ? 4 : per > 64 ? 64 : per;
     r.pre_end = r.counter = r.next + (r.total < per * g_nranks ? r.total : per * g_nranks);
-    jg__batch_feed_t feed = {g_rank ? take1 : take0, &r, AHEAD};
+    int64_t jobs = o->jobs > 0 ? o->jobs : jg_batch_ncores();
+    r.want = 2 * jobs > CHUNK_MAX ? 2 * jobs : CHUNK_MAX;
+    jg__batch_feed_t feed = {g_rank ? take1 : take0, &r, 4 * jobs > AHEAD ? 4 * jobs : AHEAD};
     for (g_next_point = r.next; g_next_point % g_nranks != g_rank; g_next_point++) {}
     jg_batch_stats_t bs = {0};
     jg_status_t s;
