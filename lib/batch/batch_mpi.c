@@ -762,7 +762,7 @@ jg_status_t jg_batch_mpi_run(const jg_program_t *p, const jg_batch_points_t *pts
     /* points on request unless the points set parameters (then every rank
      * would compile every combination); the prefix: up to 64 points per rank,
      * enough to start on while rank 0 is not yet answering */
-    r.dyn = jg_batch_points_nparams(pts) == 0;
+    r.dyn = jg_batch_points_nparams(pts) == 0 && r.total > 0;   /* (no points: no rank asks) */
     r.begin = r.next;
     int64_t per = r.total / (8 * (int64_t)g_nranks);
     per = per < 4 ? 4 : per > 64 ? 64 : per;
@@ -812,10 +812,16 @@ jg_status_t jg_batch_mpi_run(const jg_program_t *p, const jg_batch_points_t *pts
     s = jg__batch_run_fed(p, pts, &mine, r.dyn ? &feed : NULL, merge_sink, &r, &bs, err);
     for (; !s && r.next < r.end; r.next++)
         if (owner(&r, r.next) != 0) s = recv_point(&r, r.next);
-    /* every other rank waits to be told that no more points come */
+    /* every other rank waits to be told that no more points come (one that
+     * failed before it asked has sent its message instead) */
     for (long ns = 20000; !s && r.dyn && r.nfin < g_nranks - 1; nap(&ns)) {
         if ((s = drain(&r))) r.st = s;
         else if (g_stop) s = r.st = jg_error_set(&rerr, JG_IO, "interrupted at the end of the run");
+        for (int src = 1; !s && src < g_nranks; src++)
+            if (r.q[src].head)   /* nothing else is left to come */
+                s = r.st = r.q[src].head->tag == TAG_ABORT
+                               ? jg_error_set(&rerr, JG_IO, "MPI rank %d failed: %s", src, r.q[src].head->b)
+                               : jg_error_set(&rerr, JG_IO, "MPI rank %d sent a result nobody asked for", src);
     }
     sigaction(SIGINT, &g_old_int, NULL);
     sigaction(SIGTERM, &g_old_term, NULL);
