@@ -220,6 +220,8 @@ done:
     s->done = st ? -1 : 1;   /* -1 failed (error may be NULL when out of memory) */
 }
 
+#define BURST 4
+
 static void *worker(void *arg)
 {
     run_t *R = arg;
@@ -240,7 +242,19 @@ static void *worker(void *arg)
         s->sys = tmp.sys;
         s->error = tmp.error;
         s->done = tmp.done;
-        if (d == R->delivered) pthread_cond_signal(&R->ready);
+        /* Wake the delivering thread (waiting for slot `delivered`) when it can
+         * deliver a few at once, or when this worker is about to wait (the
+         * window is full, no point is left to start): one wake-up per BURST
+         * points rather than per point, where the delivering thread is fast
+         * (an MPI rank's sends) and shares the worker's core.  Signalled
+         * unlocked: the woken thread, often run at once on this core, finds
+         * the mutex free. */
+        if (R->slot[R->delivered % R->W].done &&
+            (d - R->delivered + 1 >= BURST || R->next >= R->n || R->next - R->delivered >= R->W)) {
+            pthread_mutex_unlock(&R->mu);
+            pthread_cond_signal(&R->ready);
+            pthread_mutex_lock(&R->mu);
+        }
     }
     pthread_mutex_unlock(&R->mu);
     ctx_clear(&c);
@@ -257,7 +271,6 @@ static int deliver(const run_t *R, int64_t d, slot_t *s, jg_batch_sink_fn sink, 
     free(s->error);
     s->sys = NULL;
     s->error = NULL;
-    s->done = 0;
     if (R->o->progress) R->o->progress(R->o->progress_ctx, d + 1, R->n);
     return r;
 }
@@ -370,7 +383,9 @@ jg_status_t jg__batch_run_fed(const jg_program_t *p, const jg_batch_points_t *P,
         }
         R.master = mc.l;
         run_point(&R, &mc, ks[d], &R.slot[0]);
-        if (deliver(&R, d, &R.slot[0], sink, ctx, st)) {
+        int stop = deliver(&R, d, &R.slot[0], sink, ctx, st);
+        R.slot[0].done = 0;   /* (no worker yet) */
+        if (stop) {
             ret = jg_error_set(err, JG_IO, "the batch stopped at point %lld (the result sink)",
                                (long long)ks[d]);
             goto done;
@@ -420,6 +435,7 @@ jg_status_t jg__batch_run_fed(const jg_program_t *p, const jg_batch_points_t *P,
         pthread_mutex_unlock(&R.mu);
         int stop = deliver(&R, d, s, sink, ctx, st);
         pthread_mutex_lock(&R.mu);
+        s->done = 0;   /* (locked: a worker reads the done of slot `delivered`) */
         R.delivered = d + 1;
         if (stop) R.stop = 1;
         pthread_cond_broadcast(&R.space);
