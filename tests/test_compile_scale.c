@@ -8,7 +8,8 @@
  * table per system) and small ones (a scan); the sorted order when the
  * feedthrough graph has no cycle (one block per component, no SCC computed)
  * and with priorities, drivers after their readers, and loops (the SCC
- * path); the document's keys (one index per distinct key, compared
+ * path); the line ends of a large model resolved beside the blocks' setup
+ * (the same program, the same messages); the document's keys (one index per distinct key, compared
  * instead of the key text); and the blocks' hybrid fields, kept apart only
  * for the blocks that have them (jg_block_nd() and the other accessors). */
 #include <stdio.h>
@@ -27,6 +28,21 @@ static jg_status_t compile(const char *json, int give, jg_program_t **p, jg_erro
     jg_model_t *m = NULL;
     *p = NULL;
     jg_status_t st = jg_model_parse(q(json), "<t>", &m, err);
+    if (st) return st;
+    if (give) return jg_program_compile_free_model(m, p, err);
+    st = jg_program_compile(m, p, err);
+    jg_model_free(m);
+    return st;
+}
+
+/* The same for a text too long for q(): its quotes turned in place. */
+static jg_status_t compile_long(char *json, int give, jg_program_t **p, jg_error_t *err)
+{
+    for (char *c = json; *c; c++)
+        if (*c == '\'') *c = '"';
+    jg_model_t *m = NULL;
+    *p = NULL;
+    jg_status_t st = jg_model_parse(json, "<t>", &m, err);
     if (st) return st;
     if (give) return jg_program_compile_free_model(m, p, err);
     st = jg_program_compile(m, p, err);
@@ -188,6 +204,51 @@ static void test_lines(void)
               "a block of an inner system is not found from outside");
 }
 
+/* 60,000 blocks: the line ends are resolved on a thread of their own while
+ * the blocks are set up (on two cores or more); the same program and the
+ * same messages as the plain path. */
+static void test_lines_threaded(void)
+{
+    const int n = 60000;
+    static const struct {
+        const char *last, *msg;
+    } bad[] = {
+        {"G60001:1", "system '<root>': line destination \"G60001:1\": no block named 'G60001' here"},
+        {"O:2", "system '<root>': line destination \"O:2\": block 'O' (Outport) has 1 input port"},
+        {"O:x", "system '<root>': bad port reference \"O:x\": expected \"BLOCK:N\" with N >= 1"},
+        {"G5:1", "input 1 of block 'G5' has two drivers: 'G4:1' and 'G60000:1'"},
+    };
+    char *json = chain(n, "O:1");
+    jg_error_t err;
+    jg_program_t *p;
+    jg_status_t st = compile_long(json, 1, &p, &err);
+    int32_t no = 0;
+    const int32_t *o = st ? NULL : jg_program_sorted(p, &no);
+    int inorder = o && no == n + 3 && !strcmp(jg_program_block_path(p, o[0]), "C") &&
+                  !strcmp(jg_program_block_path(p, o[1]), "a//b") &&
+                  !strcmp(jg_program_block_path(p, o[n + 2]), "O");
+    int32_t *id = calloc((size_t)n + 2, sizeof *id);   /* G1..Gn's block ids */
+    for (int32_t b = 0; inorder && b < jg_program_nblocks(p); b++) {
+        const char *path = jg_program_block_path(p, b);
+        if (path[0] == 'G') id[atoi(path + 1)] = b;
+    }
+    for (int i = 2; inorder && i <= n; i++)   /* each gain driven by the one before */
+        inorder = p->in_drv[jg__inport(p, id[i], 0)] == jg__outport(p, id[i - 1], 0);
+    free(id);
+    tap_ok(inorder, "%d gains in one system: connected in order: %s", n, st ? err.msg : "");
+    jg_program_free(p);
+    free(json);
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        json = chain(n, bad[k].last);
+        st = compile_long(json, (int)(k % 2), &p, &err);
+        char what[64];
+        snprintf(what, sizeof what, "%d gains, the last line to %s", n, bad[k].last);
+        tap_streq(st ? err.msg : "", bad[k].msg, what);
+        if (!st) jg_program_free(p);
+        free(json);
+    }
+}
+
 static void test_order(void)
 {
     static const struct {
@@ -318,6 +379,7 @@ int main(void)
     test_free_model();
     test_duplicates();
     test_lines();
+    test_lines_threaded();
     test_order();
     test_keys();
     test_hybrid();

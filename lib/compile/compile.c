@@ -246,6 +246,7 @@ static jg_status_t compile(const jg_model_t *m, jg_model_t *take, jg_program_t *
     *out = NULL;
     jg_program_t *p = calloc(1, sizeof *p);
     jg__consumers_t cs = {NULL, NULL};
+    jg__lines_pre_t *pre = NULL;
     if (!p) {
         jg_model_free(take);
         return jg_error_set(err, JG_NOMEM, "out of memory");
@@ -284,8 +285,11 @@ static jg_status_t compile(const jg_model_t *m, jg_model_t *take, jg_program_t *
     }
     if ((st = jg__flatten(&c, jg__model_root(m), -1, -1, err))) goto fail;
     if ((st = jg__index_paths(&c, err))) goto fail;
+    pre = jg__lines_resolve_start(&c);   /* beside the setup */
     if ((st = setup_blocks(&c, &s))) goto fail;
-    if ((st = jg__connect_lines(&c))) goto fail;
+    if ((st = jg__connect_lines(&c, pre))) goto fail;
+    jg__lines_resolve_end(pre);
+    pre = NULL;
     drop_document(&c, p, &take);
     /* From -> Goto (goto.c); a model without tags has nothing to link */
     if (c.ntag && (st = jg__resolve_gotos(p, err))) goto fail;
@@ -312,6 +316,7 @@ static jg_status_t compile(const jg_model_t *m, jg_model_t *take, jg_program_t *
     *out = p;
     return JG_OK;
 fail:
+    jg__lines_resolve_end(pre);   /* (before the program it reads is freed) */
     free(cs.ptr);
     free(cs.idx);
     free(c.parts);

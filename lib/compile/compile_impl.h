@@ -95,7 +95,17 @@ jg_status_t jg__flatten(jg__cctx_t *c, const jg__jv_t *sysj, int32_t parent_sys,
  * is the JG_MODEL error naming both blocks */
 jg_status_t jg__index_paths(jg__cctx_t *c, jg_error_t *err);
 /* lines.c: global ports, each input's driver, signal names */
-jg_status_t jg__connect_lines(jg__cctx_t *c);
+/* The lines' ends ("BLOCK:N") resolved to block ids on a thread of its own
+ * while the blocks are set up: started after flatten and index_paths for a
+ * large model on more than one core (NULL otherwise, or when the thread
+ * cannot start: connect_lines then resolves them itself); the thread reads
+ * only the document, the systems and the blocks' names.  connect_lines
+ * waits for it; _end (also on failure) waits and frees. */
+typedef struct jg__lines_pre jg__lines_pre_t;
+jg__lines_pre_t *jg__lines_resolve_start(const jg__cctx_t *c);
+void jg__lines_resolve_end(jg__lines_pre_t *pre);   /* NULL is fine */
+/* Connect the lines (pre: the ends resolved by jg__lines_resolve_start, or NULL). */
+jg_status_t jg__connect_lines(jg__cctx_t *c, jg__lines_pre_t *pre);
 /* widths.c: the consumers of each output port (cs->ptr, cs->idx: malloc'd, the
  * caller frees them), then the widths of every port */
 jg_status_t jg__build_consumers(jg_program_t *p, jg__consumers_t *cs, jg_error_t *err);

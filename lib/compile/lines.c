@@ -1,4 +1,7 @@
 /* Connect the lines: global port numbering, each input's driving output, signal names. */
+#define _GNU_SOURCE 1   /* sched_getaffinity, CPU_COUNT */
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "compile_impl.h"
@@ -102,13 +105,13 @@ static int32_t local_find(const jg_program_t *p, const local_t *L, const char *n
     return -1;
 }
 
-/* Parse "BLOCK:N" inside system sy (its blocks in L): block id and 0-based port. */
-static jg_status_t parse_ref(jg__cctx_t *c, int32_t sy, const local_t *L, const char *ref,
-                             int is_src, int32_t *blk, int *port)
+/* "BLOCK:N" in the system of L: the block's id with *n = N, -1 when N is
+ * not a number >= 1, -2 when the system has no such block.  Reads only the
+ * blocks' names and the systems (what flatten set), so that it may run
+ * beside setup_blocks. */
+static int32_t resolve_ref(const jg_program_t *p, const local_t *L, const char *ref, long *n_out)
 {
-    jg_program_t *p = c->p;
     const char *colon = strrchr(ref, ':');
-    const char *where = *p->sys[sy].path ? p->sys[sy].path : "<root>";
     char *end = NULL;
     long n = 0;
     /* "BLOCK:N" with a few plain digits, the usual form, without strtol;
@@ -118,17 +121,20 @@ static jg_status_t parse_ref(jg__cctx_t *c, int32_t sy, const local_t *L, const 
     while (d && nd < 9 && d[nd] >= '0' && d[nd] <= '9') n = 10 * n + (d[nd++] - '0');
     if (d && nd > 0 && nd < 9 && !d[nd]) end = (char *)d + nd;
     else n = colon ? strtol(colon + 1, &end, 10) : 0;
-    if (!colon || colon == ref || !end || *end || end == colon + 1 || n < 1)
-        return jg_error_set(c->err, JG_MODEL,
-                            "system '%s': bad port reference \"%s\": expected \"BLOCK:N\" with N "
-                            ">= 1",
-                            where, ref);
+    if (!colon || colon == ref || !end || *end || end == colon + 1 || n < 1) return -1;
     /* the line names a block of its own system */
-    size_t len = (size_t)(colon - ref);
-    int32_t b = local_find(p, L, ref, len);
-    if (b < 0)
-        return jg_error_set(c->err, JG_MODEL, "system '%s': line %s \"%s\": no block named '%.*s' here",
-                            where, is_src ? "source" : "destination", ref, (int)len, ref);
+    int32_t b = local_find(p, L, ref, (size_t)(colon - ref));
+    *n_out = n;
+    return b < 0 ? -2 : b;
+}
+
+/* Block b's port n (1-based) of a line end inside system sy: 0-based into
+ * *port, or the error when b has fewer ports. */
+static jg_status_t check_port(jg__cctx_t *c, int32_t sy, const char *ref, int is_src, int32_t b, long n,
+                              int *port)
+{
+    const jg_program_t *p = c->p;
+    const char *where = *p->sys[sy].path ? p->sys[sy].path : "<root>";
     const jg_block_t *B = &p->blocks[b];
     int np = is_src ? B->nout : B->nin;
     if (!is_src && (B->type->flags & JG_BT_SELFLOOP)) np--;   /* the last input is internal */
@@ -137,9 +143,117 @@ static jg_status_t parse_ref(jg__cctx_t *c, int32_t sy, const local_t *L, const 
                             "system '%s': line %s \"%s\": block '%s' (%s) has %d %s port%s",
                             where, is_src ? "source" : "destination", ref, B->path,
                             B->type->name, np, is_src ? "output" : "input", np == 1 ? "" : "s");
-    *blk = b;
     *port = (int)n - 1;
     return JG_OK;
+}
+
+/* Parse "BLOCK:N" inside system sy (its blocks in L): block id and 0-based port. */
+static jg_status_t parse_ref(jg__cctx_t *c, int32_t sy, const local_t *L, const char *ref,
+                             int is_src, int32_t *blk, int *port)
+{
+    const jg_program_t *p = c->p;
+    const char *where = *p->sys[sy].path ? p->sys[sy].path : "<root>";
+    long n = 0;
+    int32_t b = resolve_ref(p, L, ref, &n);
+    if (b == -1)
+        return jg_error_set(c->err, JG_MODEL,
+                            "system '%s': bad port reference \"%s\": expected \"BLOCK:N\" with N "
+                            ">= 1",
+                            where, ref);
+    if (b < 0) {
+        const char *colon = strrchr(ref, ':');
+        return jg_error_set(c->err, JG_MODEL, "system '%s': line %s \"%s\": no block named '%.*s' here",
+                            where, is_src ? "source" : "destination", ref, (int)(colon - ref), ref);
+    }
+    *blk = b;
+    return check_port(c, sy, ref, is_src, b, n, port);
+}
+
+/* ---- the line ends resolved beside setup_blocks */
+
+/* Lines of at least this many blocks' models are resolved on a thread of
+ * their own while the blocks are set up (both read the document: a
+ * million-block model spends about as long in either). */
+#define RESOLVE_THREAD_MIN 50000
+
+struct jg__lines_pre {
+    const jg__cctx_t *c;
+    int32_t *ref;      /* per line end in connect_lines' order: block id and N, or -1, -1 */
+    int64_t nref, cap;
+    int ok;            /* every end resolved (0: out of memory; connect_lines does it all) */
+    int joined;
+    pthread_t th;
+};
+
+static void resolve_wait(jg__lines_pre_t *R)
+{
+    if (R && !R->joined) pthread_join(R->th, NULL);
+    if (R) R->joined = 1;
+}
+
+static void *resolve_all(void *arg)
+{
+    jg__lines_pre_t *R = arg;
+    const jg__cctx_t *c = R->c;
+    const jg_program_t *p = c->p;
+    local_t L = {0};
+    R->ok = 0;
+    for (int32_t sy = 0; sy < p->nsys; sy++) {
+        const jg__jv_t *lines = jg__jv_get_key(p->sys[sy].json, c->k_lines);
+        size_t i;
+        const jg__jv_t *l;
+        if (jg__jv_len(lines) && local_build(p, sy, &L)) goto done;
+        jg__jv_foreach(lines, i, l) {
+            const jg__jv_t *dst = jg__jv_get_key(l, c->k_dst);
+            size_t nd = jg__jv_is_arr(dst) ? jg__jv_len(dst) : 1;
+            if (R->nref + 2 * (int64_t)(nd + 1) > R->cap) {
+                int64_t cap = R->cap ? 2 * R->cap : 1 << 16;
+                while (cap < R->nref + 2 * (int64_t)(nd + 1)) cap *= 2;
+                int32_t *nr = realloc(R->ref, sizeof *nr * (size_t)cap);
+                if (!nr) goto done;
+                R->ref = nr, R->cap = cap;
+            }
+            for (size_t k = 0; k <= nd; k++) {   /* the source, then the destinations */
+                const char *ref = jg__jv_str(!k ? jg__jv_get_key(l, c->k_src)
+                                                : jg__jv_is_arr(dst) ? jg__jv_at(dst, k - 1) : dst);
+                long n = 0;
+                int32_t b = ref ? resolve_ref(p, &L, ref, &n) : -1;
+                R->ref[R->nref++] = b < 0 || n > INT32_MAX ? -1 : b;
+                R->ref[R->nref++] = b < 0 || n > INT32_MAX ? -1 : (int32_t)n;
+            }
+        }
+    }
+    R->ok = 1;
+done:
+    free(L.kid);
+    free(L.pre);
+    free(L.len);
+    free(L.tab);
+    return NULL;
+}
+
+jg__lines_pre_t *jg__lines_resolve_start(const jg__cctx_t *c)
+{
+    cpu_set_t set;
+    if (c->p->nblocks < RESOLVE_THREAD_MIN ||
+        (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) < 2))
+        return NULL;
+    jg__lines_pre_t *R = calloc(1, sizeof *R);
+    if (!R) return NULL;
+    R->c = c;
+    if (pthread_create(&R->th, NULL, resolve_all, R)) {
+        free(R);
+        return NULL;   /* connect_lines resolves them itself */
+    }
+    return R;
+}
+
+void jg__lines_resolve_end(jg__lines_pre_t *R)
+{
+    if (!R) return;
+    resolve_wait(R);
+    free(R->ref);
+    free(R);
 }
 
 /* A line's "name" names the signal of its source port.  Several lines (the
@@ -165,8 +279,29 @@ static jg_status_t name_signal(jg__cctx_t *c, const jg__jv_t *line, int32_t sb, 
     return JG_OK;
 }
 
-jg_status_t jg__connect_lines(jg__cctx_t *c)
+/* A line end of system sy: from the resolved ends when there are (the next
+ * one, *r), else parsed here; an end that did not resolve is parsed again,
+ * for its message. */
+static jg_status_t line_end(jg__cctx_t *c, int32_t sy, local_t *L, int *have_local, const jg__lines_pre_t *pre,
+                            int64_t *r, const char *ref, int is_src, int32_t *blk, int *port)
 {
+    if (!pre) return parse_ref(c, sy, L, ref, is_src, blk, port);
+    int64_t at = *r;
+    *r += 2;
+    if (at + 1 < pre->nref && pre->ref[at] >= 0) {
+        *blk = pre->ref[at];
+        return check_port(c, sy, ref, is_src, pre->ref[at], pre->ref[at + 1], port);
+    }
+    if (!*have_local && local_build(c->p, sy, L)) return jg_error_set(c->err, JG_NOMEM, "out of memory");
+    *have_local = 1;
+    return parse_ref(c, sy, L, ref, is_src, blk, port);
+}
+
+jg_status_t jg__connect_lines(jg__cctx_t *c, jg__lines_pre_t *pre)
+{
+    resolve_wait(pre);
+    if (pre && !pre->ok) pre = NULL;
+    int64_t r = 0;   /* the next resolved line end */
     jg_program_t *p = c->p;
     /* the port counts setup_blocks summed: one pass numbers the ports */
     int64_t nin = c->nin_total, nout = c->nout_total;
@@ -204,21 +339,26 @@ jg_status_t jg__connect_lines(jg__cctx_t *c)
         const jg__jv_t *lines = jg__jv_get_key(p->sys[sy].json, c->k_lines);
         size_t i;
         const jg__jv_t *l;
-        if (jg__jv_len(lines) && local_build(p, sy, &L)) {
-            st = jg_error_set(c->err, JG_NOMEM, "out of memory");
-            break;
+        int have_local = 0;   /* L is this system's (with the ends resolved: only for an error) */
+        if (!pre && jg__jv_len(lines)) {
+            if (local_build(p, sy, &L)) {
+                st = jg_error_set(c->err, JG_NOMEM, "out of memory");
+                break;
+            }
+            have_local = 1;
         }
         jg__jv_foreach(lines, i, l) {
             int32_t sb, db;
             int sp, dp;
-            if ((st = parse_ref(c, sy, &L, jg__jv_str(jg__jv_get_key(l, c->k_src)), 1, &sb, &sp)) ||
+            const char *sref = jg__jv_str(jg__jv_get_key(l, c->k_src));
+            if ((st = line_end(c, sy, &L, &have_local, pre, &r, sref, 1, &sb, &sp)) ||
                 (st = name_signal(c, l, sb, sp)))
                 break;
             const jg__jv_t *dst = jg__jv_get_key(l, c->k_dst);
             size_t nd = jg__jv_is_arr(dst) ? jg__jv_len(dst) : 1;
             for (size_t k = 0; k < nd && !st; k++) {
                 const char *ref = jg__jv_str(jg__jv_is_arr(dst) ? jg__jv_at(dst, k) : dst);
-                if ((st = parse_ref(c, sy, &L, ref, 0, &db, &dp))) break;
+                if ((st = line_end(c, sy, &L, &have_local, pre, &r, ref, 0, &db, &dp))) break;
                 int64_t gi = jg__inport(p, db, dp);
                 if (p->in_drv[gi] >= 0) {
                     int64_t o = p->in_drv[gi];
