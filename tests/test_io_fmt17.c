@@ -76,6 +76,10 @@ int main(int argc, char **argv)
         tap_streq(b, "-2.5000000000000001e-05", "below 1e-4: exponent form");
         jg__io_fmt17(b, 1.5e-40);
         tap_streq(b, "1.5000000000000001e-40", "a small value through the 256-bit product");
+        jg__io_fmt17(b, 1e-50);
+        tap_streq(b, "1e-50", "a tiny value through the product in limbs");
+        jg__io_fmt17(b, 4.9406564584124654e-324);
+        tap_streq(b, "4.9406564584124654e-324", "the smallest subnormal");
         jg__io_fmt17(b, 3e200);
         tap_streq(b, "2.9999999999999999e+200", "three exponent digits");
     }
@@ -107,6 +111,11 @@ int main(int argc, char **argv)
         check((2 * u - 1) * pow(10, (double)(next() % 25) - 12));
     }
     report("uniform values from 1e-12 to 1e12");
+    for (long k = 0; k < n; k++) {   /* rounding residues: the 27 powers of five a limb holds, and beyond */
+        double u = (double)(next() >> 11) * 0x1p-53;
+        check((2 * u - 1) * pow(10, -(double)(next() % 330)));
+    }
+    report("values from 1e-330 to 1");
     for (long k = 0; k < n; k++) {   /* short decimals: 0.25, 1.5e-3, 42, ... */
         double d = (double)(int64_t)(next() % 2000001) - 1000000;
         check(d / pow(10, (double)(next() % 12)));

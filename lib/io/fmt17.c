@@ -10,10 +10,13 @@
  * How: v = m 2^e.  With k = floor(log10 v) (estimated from e, off by at most
  * one, corrected below) and s = 16 - k, the digits are the integer nearest to
  * X = v 10^s, in [10^16, 10^17).  X is computed exactly: for s >= 0 as
- * (m 10^s) / 2^-e with m 10^s in 256 bits (s <= 61: |v| >= ~1e-45), for s < 0
- * as (m 2^e) / 10^-s in 128 bits (|v| < 2^127).  The exact quotient and the
- * remainder's comparison with one half give the correctly rounded digits.
- * Values outside those ranges (tiny, huge, non-finite) go to snprintf. */
+ * (m 5^s) / 2^(-e - s) (10^s = 5^s 2^s), in 128 bits for s <= 27 and in
+ * limbs down to the smallest subnormal, for s < 0 as (m 2^e) / 10^-s in 128
+ * bits (|v| < 2^127).  The exact quotient and the remainder's comparison
+ * with one half give the correctly rounded digits.
+ * Values outside those ranges (huge, non-finite) go to snprintf: glibc's
+ * conversion of a tiny value costs ~1 us, and a tenth of a large model's
+ * Jacobian entries are rounding residues around 1e-50. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,37 +33,71 @@ static const uint64_t POW10[20] = {
     100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
     1000000000000000000ull, 10000000000000000000ull};
 
-/* floor(m 2^e 10^s) and its fraction's class for s >= 0, e < 0; 0 when the
- * product does not fit the 256 bits (the caller falls back). */
+static const uint64_t POW5[28] = {
+    1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull, 1953125ull,
+    9765625ull, 48828125ull, 244140625ull, 1220703125ull, 6103515625ull, 30517578125ull,
+    152587890625ull, 762939453125ull, 3814697265625ull, 19073486328125ull, 95367431640625ull,
+    476837158203125ull, 2384185791015625ull, 11920928955078125ull, 59604644775390625ull,
+    298023223876953125ull, 1490116119384765625ull, 7450580596923828125ull};
+
+/* The fraction's class of n / 2^sh from its bit sh - 1 (the half) and the
+ * bits below it (sticky). */
+static int frac_class(int half, int sticky)
+{
+    return half ? (sticky ? FRAC_ABOVE_HALF : FRAC_HALF) : (sticky ? FRAC_BELOW_HALF : FRAC_ZERO);
+}
+
+/* Limbs of m 5^s: at most 53 + 340 log2(5) < 843 bits (s <= 340 for the
+ * smallest subnormal). */
+#define NLIMB 14
+
+/* floor(m 2^e 10^s) and its fraction's class for s >= 0, e < 0, computed as
+ * (m 5^s) / 2^(-e - s): one 128-bit product for s <= 27 (|v| >= ~1e-11),
+ * else a product in limbs, 27 powers of five at a time; 0 when it does not
+ * fit (never for a finite double; the caller falls back). */
 static int scale_up(uint64_t m, int e, int s, uint64_t *q, int *frac)
 {
-    uint64_t n[4] = {m, 0, 0, 0};   /* little-endian limbs of m 10^s */
+    int sh = -e - s;   /* X = m 5^s / 2^sh */
+    if (s <= 27) {
+        u128 n = (u128)m * POW5[s];   /* < 2^53 2^63 */
+        if (sh <= 0) {
+            *q = (uint64_t)(n << -sh);   /* X < 10^18: no bit is lost */
+            *frac = FRAC_ZERO;
+            return 1;
+        }
+        if (sh >= 128) return 0;
+        u128 low = n & (((u128)1 << (sh - 1)) - 1);
+        *q = (uint64_t)(n >> sh);
+        *frac = frac_class((int)((n >> (sh - 1)) & 1), low != 0);
+        return 1;
+    }
+    uint64_t n[NLIMB + 1];   /* little-endian limbs, n[len] zero below */
     int len = 1;
+    n[0] = m;
     while (s > 0) {
-        int c = s > 19 ? 19 : s;
+        int c = s > 27 ? 27 : s;
         s -= c;
         uint64_t carry = 0;
         for (int k = 0; k < len; k++) {
-            u128 p = (u128)n[k] * POW10[c] + carry;
+            u128 p = (u128)n[k] * POW5[c] + carry;
             n[k] = (uint64_t)p;
             carry = (uint64_t)(p >> 64);
         }
         if (carry) {
-            if (len == 4) return 0;
+            if (len == NLIMB) return 0;
             n[len++] = carry;
         }
     }
-    int t = -e;   /* X = n / 2^t, 1 <= t */
-    if (t >= 256) return 0;
-    int w = t / 64, b = t % 64;
-    uint64_t lo = w < 4 ? n[w] : 0, hi = w + 1 < 4 ? n[w + 1] : 0;
-    *q = b ? (lo >> b) | (hi << (64 - b)) : lo;
-    /* the bits above X's 64 must be zero: X < 10^18 */
-    int half_w = (t - 1) / 64, half_b = (t - 1) % 64;
-    int half = (int)((n[half_w] >> half_b) & 1);
+    n[len] = 0;
+    int w = sh / 64, b = sh % 64;
+    /* X >= 1 puts bit sh in the top limb or below, X < 10^18 puts every bit
+     * above X's 64 at zero: n[w + 1] is the last limb read */
+    if (sh <= 0 || w >= len) return 0;
+    *q = b ? (n[w] >> b) | (n[w + 1] << (64 - b)) : n[w];
+    int half_w = (sh - 1) / 64, half_b = (sh - 1) % 64;
     uint64_t sticky = half_b ? n[half_w] & ((1ull << half_b) - 1) : 0;
     for (int k = 0; k < half_w; k++) sticky |= n[k];
-    *frac = half ? (sticky ? FRAC_ABOVE_HALF : FRAC_HALF) : (sticky ? FRAC_BELOW_HALF : FRAC_ZERO);
+    *frac = frac_class((int)((n[half_w] >> half_b) & 1), sticky != 0);
     return 1;
 }
 
@@ -91,6 +128,15 @@ static void put8(char *d, uint32_t v)
     memcpy(d + 6, pairs + 2 * (lo % 100), 2);
 }
 
+/* The 17 decimal digits of 10^16 <= q < 10^17 at d. */
+static void put17(char *d, uint64_t q)
+{
+    uint64_t r = q % POW10[16];
+    d[0] = (char)('0' + q / POW10[16]);
+    put8(d + 1, (uint32_t)(r / 100000000u));
+    put8(d + 9, (uint32_t)(r % 100000000u));
+}
+
 int jg__io_fmt17(char *buf, double v)
 {
     uint64_t bits;
@@ -101,13 +147,16 @@ int jg__io_fmt17(char *buf, double v)
     uint64_t m = bexp ? mant | (1ull << 52) : mant;
     int e = bexp ? bexp - 1075 : -1074;
     int E = e + 63 - __builtin_clzll(m);   /* v in [2^E, 2^(E+1)) */
-    double kf = E * 0.30102999566398120;   /* never an integer for E != 0 */
-    int k = (int)kf - (kf < 0 && (double)(int)kf != kf);   /* floor: log10 v or one less */
+    /* k = floor(E log10 2): floor(log10 v) or one less.  78913 / 2^18 is
+     * log10 2 close enough for that floor to be exact for |E| <= 1650 (Ryu's
+     * table bound); for E < 0 it is minus the ceiling of -E log10 2, never
+     * an integer. */
+    int k = E >= 0 ? (int)(((uint32_t)E * 78913u) >> 18) : -(int)(((uint32_t)-E * 78913u + 262143u) >> 18);
     int s = 16 - k, frac = 0;
     uint64_t q = 0;
     int ok;
     if (s >= 0)
-        ok = e >= 0 ? (q = (m << e) * POW10[s], frac = FRAC_ZERO, 1) : s <= 61 && scale_up(m, e, s, &q, &frac);
+        ok = e >= 0 ? (q = (m << e) * POW10[s], frac = FRAC_ZERO, 1) : scale_up(m, e, s, &q, &frac);
     else
         ok = -s <= 38 && scale_down(m, e, -s, &q, &frac);
     if (!ok) return snprintf(buf, 32, "%.17g", v);
@@ -125,34 +174,31 @@ int jg__io_fmt17(char *buf, double v)
         q = POW10[16];
         k++;
     }
-    char dg[17];
-    dg[0] = (char)('0' + q / POW10[16]);
-    uint64_t r = q % POW10[16];
-    put8(dg + 1, (uint32_t)(r / 100000000u));
-    put8(dg + 9, (uint32_t)(r % 100000000u));
     int nd = 17;   /* significant digits after dropping trailing zeros */
-    while (nd > 1 && dg[nd - 1] == '0') nd--;
+    for (uint64_t t = q; nd > 1 && t % 10 == 0; t /= 10) nd--;
+    /* The digits are written where they go: copying them from a scratch
+     * array read 16 bytes that 2-byte stores had just written, which the
+     * processor cannot forward (a stall per value). */
     char *o = buf;
     if (neg) *o++ = '-';
-    if (k >= -4 && k < 17) {   /* %f style with 16 - k decimals, zeros dropped */
-        if (k >= 0) {
-            for (int j = 0; j <= k; j++) *o++ = dg[j];
-            if (nd > k + 1) {
-                *o++ = '.';
-                for (int j = k + 1; j < nd; j++) *o++ = dg[j];
-            }
-        } else {
-            *o++ = '0';
+    if (k >= 0 && k < 17) {   /* %f style with 16 - k decimals, zeros dropped */
+        char dg[17];
+        put17(dg, q);
+        for (int j = 0; j <= k; j++) *o++ = dg[j];
+        if (nd > k + 1) {
             *o++ = '.';
-            for (int j = 0; j < -k - 1; j++) *o++ = '0';
-            for (int j = 0; j < nd; j++) *o++ = dg[j];
+            for (int j = k + 1; j < nd; j++) *o++ = dg[j];
         }
+    } else if (k < 0 && k >= -4) {   /* 0.000ddd: the digits whole, the length set after */
+        memcpy(o, "0.000", 5);
+        o += 1 - k;
+        put17(o, q);
+        o += nd;
     } else {   /* %e style: d.ddd e+XX (two exponent digits at least) */
-        *o++ = dg[0];
-        if (nd > 1) {
-            *o++ = '.';
-            for (int j = 1; j < nd; j++) *o++ = dg[j];
-        }
+        put17(o + 1, q);
+        o[0] = o[1];
+        o[1] = '.';
+        o += nd > 1 ? nd + 1 : 1;
         *o++ = 'e';
         *o++ = k < 0 ? '-' : '+';
         int x = k < 0 ? -k : k;

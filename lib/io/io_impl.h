@@ -29,8 +29,30 @@ void jg__io_discard(const char *path);
 /* Close a written output: JG_OK, or (bad set by the caller, a stream error,
  * a failed close) the file discarded and JG_IO "path: cannot write: why". */
 jg_status_t jg__io_close(FILE *f, int bad, const char *path, jg_error_t *err);
+/* How the Matrix Market writer spreads a large matrix's entries over threads
+ * (mm_entries.c): threads in all, the caller's included (below 2: none
+ * started); from how many entries (fewer: the serial writer); entries per
+ * chunk.  The output's bytes do not depend on them. */
+typedef struct {
+    int threads;
+    int64_t min_nnz, chunk;
+} jg__io_mm_par_t;
+/* The defaults: the cores of the process's CPU affinity (at most 4), from
+ * 32,768 entries, chunks of 8,192. */
+void jg__io_mm_par_default(jg__io_mm_par_t *par);
+/* S's entries as "ROW COL VALUE\n" lines (1-based, %.17g values) to f, in
+ * S's order, serially or on threads (par NULL: serially).  A write error
+ * stops it with ferror(f) set and errno the write's, for jg__io_close.  Out
+ * of memory or a thread that does not start falls back to fewer threads or
+ * none: the same bytes.  Cost: O(nnz), ~3 MB of buffers on two threads. */
+void jg__io_mm_entries(FILE *f, const cs_dl *S, const jg__io_mm_par_t *par);
+/* jg_io_write_linsys_mm with par for the matrices' entries (NULL: the
+ * defaults); the tests force the threads on small models with it. */
+jg_status_t jg__io_write_linsys_mm_par(const char *prefix, const struct jg_lin_sys *s,
+                                       const jg__io_mm_par_t *par, jg_error_t *err);
 /* v as snprintf(buf, 32, "%.17g", v) writes it, byte for byte (fmt17.c:
- * exact integer rounding, ~10x faster); returns the length.  buf holds >= 32. */
+ * exact integer rounding, ~10x faster); returns the length.  buf holds >= 32
+ * bytes, and those past the returned length may be overwritten. */
 int jg__io_fmt17(char *buf, double v);
 
 #endif

@@ -118,8 +118,8 @@ static char *put_real(char *o, double v)
      * (scanned here, a memchr call costs more than the short strings) */
     char *e = n >= 5 && o[n - 5] == 'e' ? o + n - 5 : n >= 4 && o[n - 4] == 'e' ? o + n - 4 : NULL;
     if (e) {   /* "e+05" -> "e5", "e-05" -> "e-5", "e+123" -> "e123" */
-        /* fmt17 hands the tiny and huge to snprintf, whose point follows
-         * LC_NUMERIC; jansson wrote '.' whatever the locale */
+        /* fmt17 hands the huge (2^127 and above) to snprintf, whose point
+         * follows LC_NUMERIC; jansson wrote '.' whatever the locale */
         char *point = o + (o[0] == '-') + 1;
         if (point < e) *point = '.';
         char *to = e + 1, *from = e + 2;

@@ -18,18 +18,8 @@ static const char *const WHAT[4] = {"A", "B", "C", "D"};
 static const char *const ROWS[4] = {"states", "states", "outputs", "outputs"};
 static const char *const COLS[4] = {"states", "inputs", "states", "inputs"};
 
-/* v in decimal at o; returns the end. */
-static char *put_u64(char *o, uint64_t v)
-{
-    char t[24];
-    int n = 0;
-    do t[n++] = (char)('0' + v % 10);
-    while (v /= 10);
-    while (n) *o++ = t[--n];
-    return o;
-}
-
-static void put_matrix(FILE *f, int k, const cs_dl *S, const jg_lin_sys_t *s)
+static void put_matrix(FILE *f, int k, const cs_dl *S, const jg_lin_sys_t *s,
+                       const jg__io_mm_par_t *par)
 {
     fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n");
     fprintf(f, "%% jacgraph %s (%s x %s) of a model with %lld states, %lld inputs, "
@@ -38,62 +28,88 @@ static void put_matrix(FILE *f, int k, const cs_dl *S, const jg_lin_sys_t *s)
     /* the sample time: 0 continuous, else x[k+1] = A x[k] + B u[k] */
     fprintf(f, "%% Ts = %.17g\n", s->Ts);
     fprintf(f, "%lld %lld %lld\n", (long long)S->m, (long long)S->n, (long long)S->p[S->n]);
-    /* "%lld %lld %.17g\n" per entry, formatted here (jg__io_fmt17: the same
-     * bytes as printf's, ~10x faster) and written in blocks */
-    char buf[1 << 16], *o = buf;
-    for (int64_t j = 0; j < S->n; j++)
-        for (int64_t p = S->p[j]; p < S->p[j + 1]; p++) {
-            if (o > buf + sizeof buf - 80) {
-                fwrite(buf, 1, (size_t)(o - buf), f);
-                o = buf;
-            }
-            o = put_u64(o, (uint64_t)S->i[p] + 1);
-            *o++ = ' ';
-            o = put_u64(o, (uint64_t)j + 1);
-            *o++ = ' ';
-            o += jg__io_fmt17(o, S->x[p]);
-            *o++ = '\n';
-        }
-    fwrite(buf, 1, (size_t)(o - buf), f);
+    /* "%lld %lld %.17g\n" per entry (mm_entries.c: the numbers by
+     * jg__io_fmt17, the same bytes as printf's; a large matrix on threads) */
+    jg__io_mm_entries(f, S, par);
 }
 
-static void put_name(FILE *f, const char *s)
+/* The names file's text goes through a buffer: fputc took a call and the
+ * stream's lock per byte (500 kB of names at a million blocks). */
+typedef struct {
+    FILE *f;
+    size_t n;
+    char b[1 << 15];
+} out_t;
+
+/* The buffer written out; a failure sets ferror(f), which jg__io_close reports. */
+static char *out_flush(out_t *o, char *d)
 {
-    if (*s == '#') fputc('\\', f);
+    fwrite(o->b, 1, (size_t)(d - o->b), o->f);
+    return o->b;
+}
+
+/* s and a newline; esc: as a name, escaped (see the top). */
+static void put_line(out_t *o, const char *s, int esc)
+{
+    char *d = o->b + o->n, *end = o->b + sizeof o->b - 2;   /* room for two bytes */
+    if (d >= end) d = out_flush(o, d);
+    if (esc && *s == '#') *d++ = '\\';
     for (; *s; s++) {
-        if (*s == '\\') fputs("\\\\", f);
-        else if (*s == '\n') fputs("\\n", f);
-        else if (*s == '\r') fputs("\\r", f);
-        else fputc(*s, f);
+        if (d >= end) d = out_flush(o, d);
+        char c = *s;
+        if (esc && (c == '\\' || c == '\n' || c == '\r')) {
+            *d++ = '\\';
+            *d++ = c == '\\' ? '\\' : c == '\n' ? 'n' : 'r';
+        } else {
+            *d++ = c;
+        }
     }
-    fputc('\n', f);
+    if (d >= end) d = out_flush(o, d);
+    *d++ = '\n';
+    o->n = (size_t)(d - o->b);
 }
 
-static void put_names(FILE *f, const char *section, char *const *v, int64_t n, char pfx)
+static void put_names(out_t *o, const char *section, char *const *v, int64_t n, char pfx)
 {
-    fprintf(f, "# %s\n", section);
+    char t[32];
+    snprintf(t, sizeof t, "# %s", section);
+    put_line(o, t, 0);
     for (int64_t k = 0; k < n; k++)
-        if (v && v[k]) put_name(f, v[k]);
-        else fprintf(f, "%c%lld\n", pfx, (long long)k + 1);
+        if (v && v[k]) {
+            put_line(o, v[k], 1);
+        } else {
+            snprintf(t, sizeof t, "%c%lld", pfx, (long long)k + 1);
+            put_line(o, t, 0);
+        }
 }
 
 /* k = 0..3: matrix k (S its sorted copy); k = 4: the names. */
 static jg_status_t write_file(const char *path, int k, const cs_dl *S, const jg_lin_sys_t *s,
-                              jg_error_t *err)
+                              const jg__io_mm_par_t *par, jg_error_t *err)
 {
     FILE *f = fopen(path, "w");
     if (!f) return jg_error_set(err, JG_IO, "%s: cannot write: %s", path, strerror(errno));
     if (k < 4) {
-        put_matrix(f, k, S, s);
+        put_matrix(f, k, S, s, par);
     } else {
-        put_names(f, "states", s->state_names, s->nx, 'x');
-        put_names(f, "inputs", s->input_names, s->nu, 'u');
-        put_names(f, "outputs", s->output_names, s->ny, 'y');
+        out_t o;
+        o.f = f;
+        o.n = 0;
+        put_names(&o, "states", s->state_names, s->nx, 'x');
+        put_names(&o, "inputs", s->input_names, s->nu, 'u');
+        put_names(&o, "outputs", s->output_names, s->ny, 'y');
+        out_flush(&o, o.b + o.n);
     }
     return jg__io_close(f, 0, path, err);
 }
 
 jg_status_t jg_io_write_linsys_mm(const char *prefix, const jg_lin_sys_t *s, jg_error_t *err)
+{
+    return jg__io_write_linsys_mm_par(prefix, s, NULL, err);
+}
+
+jg_status_t jg__io_write_linsys_mm_par(const char *prefix, const jg_lin_sys_t *s,
+                                       const jg__io_mm_par_t *par, jg_error_t *err)
 {
     if (!prefix || !s)
         return jg_error_set(err, JG_ARG, "Matrix Market output: no prefix or no model");
@@ -109,6 +125,11 @@ jg_status_t jg_io_write_linsys_mm(const char *prefix, const jg_lin_sys_t *s, jg_
                                 "Matrix Market output: matrix %s is missing or not %lldx%lld",
                                 WHAT[k], (long long)dims[k][0], (long long)dims[k][1]);
 
+    jg__io_mm_par_t def;
+    if (!par) {
+        jg__io_mm_par_default(&def);
+        par = &def;
+    }
     jg_status_t st = JG_OK;
     size_t len = strlen(prefix) + sizeof "_names.txt";
     char *path = malloc(len * 5);     /* five paths, one block */
@@ -126,7 +147,7 @@ jg_status_t jg_io_write_linsys_mm(const char *prefix, const jg_lin_sys_t *s, jg_
                               WHAT[k]);
             break;
         }
-        st = write_file(path + k * len, k, C, s, err);
+        st = write_file(path + k * len, k, C, s, par, err);
         cs_dl_spfree(S);
         S = NULL;
         if (!st) done = k + 1;
