@@ -52,25 +52,35 @@ static inline jg__jstrslot_t *probe(const jg__jstrset_t *T, uint64_t w, const ch
 static const jg__jstrslot_t *intern(jg__jdoc_t *d, jg__jstrset_t *T, const char *s, size_t len)
 {
     if (len > UINT32_MAX - 1) return NULL;
+    jg__jstrslot_t *c = NULL;
+    uint64_t w = packed(s, len);
+    if (len <= 8 && T->hot) {   /* all its bytes are in w: w and len are the string */
+        c = &T->hot[((w ^ len) * 0x9e3779b97f4a7c15ull) >> 55];
+        if (c->s && c->w == w && c->len == len) return c;
+    }
     if (2 * (T->n + 1) > T->mask) {   /* grow: (re)hash into twice the slots */
         if (T->mask >= (1u << 28)) return NULL;
         uint32_t cap = T->mask ? 2 * (T->mask + 1) : 64;
-        jg__jstrset_t N = {calloc(cap, sizeof *N.t), cap - 1, T->n};
+        jg__jstrset_t N = {calloc(cap, sizeof *N.t), cap - 1, T->n, NULL};
         if (!N.t) return NULL;
         for (uint32_t k = 0; T->t && k <= T->mask; k++)
             if (T->t[k].s) *probe(&N, T->t[k].w, T->t[k].s, T->t[k].len) = T->t[k];
         free(T->t);
+        N.hot = T->hot ? T->hot : calloc(JG__JSTR_HOT, sizeof *N.hot);   /* none: none (a cache) */
         *T = N;
+        if (len <= 8 && T->hot) c = &T->hot[((w ^ len) * 0x9e3779b97f4a7c15ull) >> 55];
     }
-    uint64_t w = packed(s, len);
     jg__jstrslot_t *e = probe(T, w, s, len);
-    if (e->s) return e;
-    char *c = jg_arena_alloc(&d->arena, len + 1);
-    if (!c) return NULL;
-    memcpy(c, s, len);
-    c[len] = '\0';
+    if (e->s) {
+        if (c) *c = *e;   /* a key's id is set by now: jg__jdoc_intern sets it as it is made */
+        return e;
+    }
+    char *copy = jg_arena_alloc(&d->arena, len + 1);
+    if (!copy) return NULL;
+    memcpy(copy, s, len);
+    copy[len] = '\0';
     T->n++;
-    *e = (jg__jstrslot_t){.w = w, .s = c, .len = (uint32_t)len};
+    *e = (jg__jstrslot_t){.w = w, .s = copy, .len = (uint32_t)len};
     return e;
 }
 
@@ -162,7 +172,10 @@ void jg__jdoc_free(jg__jdoc_t *d)
 {
     if (!d) return;
     jg_arena_free(&d->arena);
+    jg_arena_free(&d->arena2);
     free(d->keys.t);
+    free(d->keys.hot);
+    free(d->strs.hot);
     free(d->keyv);
     free(d->strs.t);
     free(d);

@@ -1,8 +1,14 @@
-/* Parse JSON text into the compact document, accepting exactly what jansson's json_loadb accepts. */
+/* Parse JSON text into the compact document, accepting exactly what jansson's json_loadb accepts (large: 2 threads). */
+#define _GNU_SOURCE 1   /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "model_internal.h"
 
 /* Anything this parser refuses goes back to jansson, which either words the
@@ -10,6 +16,12 @@
  * parser leaves to it.  So every refusal here must be conservative: never
  * accept what jansson would not. */
 #define MAX_DEPTH 2000   /* jansson's JSON_PARSER_MAX_DEPTH is 2048 */
+
+typedef struct par par_t;
+typedef struct {
+    size_t start;   /* the container's first member or element in the scratch */
+    int obj;
+} frame_t;
 
 typedef struct {
     const unsigned char *p;   /* the next byte; buf[len] is a NUL sentinel */
@@ -19,6 +31,25 @@ typedef struct {
     char *esc;                /* decoded strings with escapes */
     size_t capesc;
     int nomem;
+    /* The two-thread parse (below parse()).  An array element starting at
+     * mark or later calls checkpoint() (in the second thread an object
+     * member too: its poll); mark is past the text when there is none to
+     * come. */
+    const unsigned char *mark;
+    par_t *par;               /* NULL: one thread */
+    /* The second thread reads a part that starts inside an array it did not
+     * open (frag): when a container closes that it did not open, that
+     * level's members or elements read so far are its tail (lv), and the
+     * level around it is next, its kind unknown (ukind -1) until a member
+     * or its closing bracket shows it. */
+    int frag, ukind;          /* ukind: 0 array, 1 object, -1 not known yet */
+    uint32_t lvl;             /* levels closed */
+    size_t lstart;            /* the scratch position of level lvl's first member */
+    int maxrel;               /* the deepest container opened, less the levels closed */
+    struct {
+        size_t start, end;
+        int obj;
+    } *lv;                    /* MAX_DEPTH of them */
 } parser_t;
 
 /* 0: a byte a string copies as it is; 1: quote, backslash, control, non-ASCII */
@@ -272,14 +303,18 @@ static int close_container(parser_t *P, size_t start, int obj, jg__jv_t *v)
     return 0;
 }
 
+static int checkpoint(parser_t *P, const frame_t *fr, int depth, jg__jv_t *v);
+static const jg__jv_t frag_done;   /* parse()'s result for a part read to the end */
+
 static const jg__jv_t *parse(parser_t *P)
 {
-    struct {
-        size_t start;
-        int obj;
-    } fr[MAX_DEPTH + 1];
+    frame_t fr[MAX_DEPTH + 1];
     int depth = 0;
     jg__jv_t v;   /* the value just read, stored into its container at got */
+    if (P->frag) {   /* an element of an array opened before the part */
+        P->ukind = 0;
+        goto value;
+    }
     skip_ws(P);
     if (*P->p != '{' && *P->p != '[') return NULL;   /* no JSON_DECODE_ANY */
 value:
@@ -291,6 +326,7 @@ value:
         fr[depth].start = P->ns;
         fr[depth].obj = *P->p == '{';
         depth++;
+        if (P->frag && depth - (int)P->lvl > P->maxrel) P->maxrel = depth - (int)P->lvl;
         P->p++;
         skip_ws(P);
         if (*P->p == (fr[depth - 1].obj ? '}' : ']')) {
@@ -347,6 +383,7 @@ key:
     goto value;
 got:
     if (!depth) {
+        if (P->frag) goto frag_got;
         skip_ws(P);
         if (*P->p) return NULL;   /* end of file expected (the sentinel is the end) */
         jg__jv_t *root = jg_arena_alloc(&P->d->arena, sizeof *root);
@@ -366,7 +403,18 @@ got:
     if (*P->p == ',') {
         P->p++;
         skip_ws(P);
-        if (fr[depth - 1].obj) goto key;
+        if (fr[depth - 1].obj) {
+            if (P->frag && P->p >= P->mark && checkpoint(P, fr, depth, &v)) return NULL;   /* a poll */
+            goto key;
+        }
+        if (P->p >= P->mark) {
+            int r = checkpoint(P, fr, depth, &v);
+            if (r < 0) return NULL;
+            if (r > 0) {   /* the second thread's part merged: v is the root */
+                depth = 0;
+                goto got;
+            }
+        }
         goto value;
     }
     if (*P->p != (fr[depth - 1].obj ? '}' : ']')) return NULL;
@@ -374,19 +422,337 @@ got:
     depth--;
     if (close_container(P, fr[depth].start, fr[depth].obj, &v)) return NULL;
     goto got;
+frag_got:   /* a value of a level the part did not open */
+    if (P->ukind == 1) {
+        jg__jkey_t k = P->s[P->ns - 1].key;
+        P->s[P->ns - 1] = v;
+        P->s[P->ns - 1].key = k;
+    } else if (push(P, 0, &v)) return NULL;
+frag_next:
+    skip_ws(P);
+    if (*P->p == ',') {
+        P->p++;
+        skip_ws(P);
+        if (P->ukind == 1) goto key;
+        if (P->ukind < 0) {
+            /* a string followed by ':' is a key (in an array it would be
+             * an error, which the merge's kind check leaves to the
+             * one-thread parse) */
+            P->ukind = 0;
+            if (*P->p == '"') {
+                const char *raw;
+                uint32_t n;
+                if (string(P, &raw, &n)) return NULL;
+                skip_ws(P);
+                if (*P->p == ':') {
+                    P->ukind = 1;
+                    jg__jkey_t k = jg__jdoc_intern(P->d, raw, n);
+                    if (!k) P->nomem = 1;
+                    if (!k || push(P, k, NULL)) return NULL;
+                    P->p++;
+                    skip_ws(P);
+                    goto value;
+                }
+                memset(&v, 0, sizeof v);
+                v.type = JG_JV_STR;
+                v.n = n;
+                if (!(v.u.str = jg__jdoc_string(P->d, raw, n))) {
+                    P->nomem = 1;
+                    return NULL;
+                }
+                goto got;
+            }
+        }
+        goto value;
+    }
+    if (*P->p == ']' || *P->p == '}') {   /* a level closes: its tail is read */
+        int obj = *P->p == '}';
+        if ((P->ukind >= 0 && P->ukind != obj) || P->lvl == MAX_DEPTH) return NULL;
+        P->lv[P->lvl].start = P->lstart;
+        P->lv[P->lvl].end = P->ns;
+        P->lv[P->lvl].obj = obj;
+        P->lvl++;
+        P->lstart = P->ns;
+        P->ukind = -1;
+        P->p++;
+        goto frag_next;
+    }
+    if (!*P->p && P->lvl) return &frag_done;   /* the end: the merge checks it ends the text */
+    return NULL;
+}
+
+/* ------------------------------------------------------ two threads
+ *
+ * A large text is read by two threads: the first from the start, the
+ * second from an array element boundary S near the middle of the rest,
+ * found by a scan for ',' followed by '{' or '[' -- a guess, since a scan
+ * cannot know whether S is inside a string, nor at which level it is.  The
+ * first thread vouches for the guess: its parse must reach an array element
+ * starting exactly at S (so S is not inside a string and the second part is
+ * what the one-thread parse would read there), with as many containers open
+ * as the second thread saw close without opening them, of the same kinds,
+ * and no deeper than MAX_DEPTH with the second part's own nesting.  Then the
+ * second part's tails are appended to the open containers, which close as
+ * the one-thread parse would close them (duplicate keys across the two
+ * parts included).  Otherwise -- a wrong guess, a second part the second
+ * thread refused (a malformed text, a construct left to jansson), or out of
+ * memory -- the first thread reads on from S alone, so that every outcome
+ * (the document, a refusal, JG_NOMEM) is the one-thread parse's.
+ *
+ * Keys: the document's key indexes are in order of first appearance, which
+ * the second thread cannot know; it starts with the keys the first thread
+ * has read by then (a model uses few keys, and names them all early), so
+ * that its indexes are usually the final ones.  When they are not, the
+ * merge rewrites its part's keys and rebuilds its objects' hash indexes.
+ * Its strings are its own copies (jg__jdoc_t.arena2). */
+
+#define POLL_BYTES (1u << 16)   /* the second thread looks for a stop this often */
+#define SCAN_BYTES (1u << 22)   /* the split is sought this far from its target */
+
+static const jg__jparse_tune_t tune_default = {8u << 20, 0, 0, 0};
+
+struct par {
+    const unsigned char *base, *never;   /* the text; past its sentinel */
+    const unsigned char *split;          /* S */
+    pthread_t th;
+    int started, joined;
+    atomic_int stop;                     /* the first thread's word: the part is not wanted */
+    parser_t Q;                          /* the second thread's parser */
+    const jg__jv_t *res;                 /* Q's parse (&frag_done: read to the end) */
+    double second_s, t_start;            /* its wall time; when it started */
+    size_t split_at;                     /* jg__jparse_tune_t's */
+    jg__jparse_stats_t stats;            /* what happened (jg__jdoc_parse_ex's *stats) */
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int two_cores(void)
+{
+    cpu_set_t set;
+    return sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 2;
+}
+
+static void *second(void *arg)
+{
+    par_t *T = arg;
+    double t0 = now();
+    T->res = parse(&T->Q);
+    T->second_s = now() - t0;
+    return NULL;
+}
+
+static void stop_second(par_t *T)
+{
+    if (!T->started || T->joined) return;
+    atomic_store_explicit(&T->stop, 1, memory_order_relaxed);
+    pthread_join(T->th, NULL);
+    T->joined = 1;
+}
+
+static void free_second(par_t *T)
+{
+    stop_second(T);
+    free(T->Q.s);
+    free(T->Q.esc);
+    free(T->Q.lv);
+    jg__jdoc_free(T->Q.d);
+    T->Q.s = NULL, T->Q.esc = NULL, T->Q.lv = NULL, T->Q.d = NULL;
+}
+
+/* At the first array element from the seed on: pick S, give the second
+ * thread the keys read so far and start it.  Nothing started: no split. */
+static void start_second(parser_t *P, par_t *T)
+{
+    size_t pos = (size_t)(P->p - T->base), len = (size_t)(T->never - 1 - T->base);
+    size_t target = T->split_at ? T->split_at : pos + (len - pos) / 2;
+    if (target <= pos) target = pos + 1;
+    const unsigned char *q = T->base + target, *lim = T->base + len;
+    if ((size_t)(lim - q) > SCAN_BYTES) lim = q + SCAN_BYTES;
+    for (; q < lim; q++) {
+        if (*q != ',') continue;
+        const unsigned char *r = q + 1;
+        while (is_ws(*r)) r++;
+        if (*r == '{' || *r == '[') {
+            T->split = r;
+            break;
+        }
+    }
+    if (!T->split) return;
+    parser_t *Q = &T->Q;
+    *Q = (parser_t){.p = T->split, .frag = 1, .par = T};
+    Q->mark = (size_t)(T->never - Q->p) > POLL_BYTES ? Q->p + POLL_BYTES : T->never;
+    Q->d = calloc(1, sizeof *Q->d);
+    Q->lv = malloc(sizeof *Q->lv * MAX_DEPTH);
+    if (!Q->d || !Q->lv) goto fail;
+    /* The part's values in one chunk allocated here, of the size the text
+     * read so far suggests (no more: the heap's unused pages are resident
+     * in the CLI, tools/heap.c), and further chunks of 4 MiB should it need
+     * more: from this thread, the memory comes from the heap the rest of
+     * the program reuses once the document is freed (a second thread's
+     * allocations would stay in a heap of their own: more peak memory).
+     * At most 2 bytes per byte of text (a model takes 1.5), so that an
+     * unusual start (numbers: 16 bytes for 2) does not reserve too much. */
+    size_t part = len - (size_t)(T->split - T->base);
+    double per = pos ? (double)(P->d->arena.used + sizeof *P->s * P->ns) / (double)pos : 2;
+    double want = (per < 2 ? per : 2) * (double)part + 65536;
+    jg_arena_init(&Q->d->arena, want < (double)(1u << 30) ? (size_t)want : 1u << 30);
+    if (!jg_arena_alloc(&Q->d->arena, 16)) goto fail;
+    Q->d->arena.chunk_size = 1u << 22;
+    for (uint32_t k = 1; k <= P->d->nkeys; k++)   /* the same indexes for the keys read so far */
+        if (jg__jdoc_intern(Q->d, P->d->keyv[k], strlen(P->d->keyv[k])) != k) goto fail;
+    T->t_start = now();
+    /* every signal blocked in the second thread, so that the caller's
+     * handlers (SIGINT) run in the caller's thread, as without it */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int e = pthread_create(&T->th, NULL, second, T);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (e) goto fail;
+    T->started = 1;
+    T->stats.split = 1;
+    P->mark = T->split;
+    return;
+fail:
+    free_second(T);
+    T->split = NULL;
+}
+
+/* The object or array a of the second part (n values) and everything in it
+ * with its keys renamed by map, objects' hash indexes rebuilt. */
+static void remap(jg__jv_t *a, uint32_t n, int obj, const jg__jkey_t *map)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        jg__jv_t *e = &a[i];
+        if (obj) e->key = map[e->key];
+        if (e->type == JG_JV_ARR) remap((jg__jv_t *)e->u.item, e->n, 0, map);
+        if (e->type != JG_JV_OBJ) continue;
+        jg__jv_t *m = (jg__jv_t *)e->u.mem;
+        remap(m, e->n, 1, map);
+        if (e->n <= JG__JV_HASH_MIN) continue;
+        uint32_t cap = jg__jv_hash_cap(e->n), mask = cap - 1, *h = (uint32_t *)(m + e->n);
+        memset(h, 0xff, sizeof(uint32_t) * cap);
+        for (uint32_t j = 0; j < e->n; j++) {   /* its keys are distinct (checked) */
+            uint32_t sl = jg__jv_hash(m[j].key, mask);
+            while (h[sl] != UINT32_MAX) sl = (sl + 1) & mask;
+            h[sl] = j;
+        }
+    }
+}
+
+/* The first thread at S, depth containers open (fr): the second part
+ * vouched for and merged, *v the root (1); not vouched for: 0, read on
+ * alone; -1: refused (a duplicate key across the parts) or out of memory. */
+static int handoff(parser_t *P, par_t *T, const frame_t *fr, int depth, jg__jv_t *v)
+{
+    double tw = now();
+    T->stats.first_s = tw - T->t_start;
+    pthread_join(T->th, NULL);
+    T->joined = 1;
+    T->stats.wait_s = now() - tw;
+    T->stats.second_s = T->second_s;
+    parser_t *Q = &T->Q;
+    if (T->res != &frag_done || Q->lvl != (uint32_t)depth || depth + Q->maxrel > MAX_DEPTH) return 0;
+    for (int k = 0; k < depth; k++)
+        if (Q->lv[k].obj != fr[depth - 1 - k].obj) return 0;
+    double t0 = now();
+    int r = -1;
+    jg__jdoc_t *qd = Q->d;
+    jg__jkey_t *map = malloc(sizeof *map * ((size_t)qd->nkeys + 1));
+    if (!map) goto nomem;
+    int same = 1;
+    map[0] = 0;
+    /* in the part's order: its new keys are numbered as one thread numbers them */
+    for (uint32_t k = 1; k <= qd->nkeys; k++) {
+        if (!(map[k] = jg__jdoc_intern(P->d, qd->keyv[k], strlen(qd->keyv[k])))) goto nomem;
+        same &= map[k] == k;
+    }
+    if (!same) remap(Q->s, (uint32_t)Q->ns, 0, map);   /* the tails' containers; their keys below */
+    for (uint32_t k = 0; k < Q->lvl; k++) {
+        int obj = Q->lv[k].obj;
+        for (size_t i = Q->lv[k].start; i < Q->lv[k].end; i++)
+            if (push(P, obj ? map[Q->s[i].key] : 0, &Q->s[i])) goto nomem;
+        depth--;
+        if (close_container(P, fr[depth].start, fr[depth].obj, v)) goto done;
+        if (!depth) break;
+        if (fr[depth - 1].obj) {   /* as parse()'s got */
+            jg__jkey_t key = P->s[P->ns - 1].key;
+            P->s[P->ns - 1] = *v;
+            P->s[P->ns - 1].key = key;
+        } else if (push(P, 0, v)) goto nomem;
+    }
+    P->p = Q->p;
+    P->d->arena2 = qd->arena;   /* the part's values and strings */
+    qd->arena.head = NULL;
+    T->stats.merged = 1;
+    T->stats.remapped = !same;
+    T->stats.merge_s = now() - t0;
+    r = 1;
+    goto done;
+nomem:
+    P->nomem = 1;
+done:
+    free(map);
+    return r;
+}
+
+/* An array element at P->mark or after: the first thread's seed (start the
+ * second) or S, the second's poll.  As handoff(). */
+static int checkpoint(parser_t *P, const frame_t *fr, int depth, jg__jv_t *v)
+{
+    par_t *T = P->par;
+    if (P->frag) {
+        if (atomic_load_explicit(&T->stop, memory_order_relaxed)) return -1;
+        P->mark = (size_t)(T->never - P->p) > POLL_BYTES ? P->p + POLL_BYTES : T->never;
+        return 0;
+    }
+    P->mark = T->never;
+    if (!T->started) {
+        start_second(P, T);
+        return 0;
+    }
+    if (P->p == T->split && !T->joined) return handoff(P, T, fr, depth, v);
+    /* S passed elsewhere (inside a string, not at an element): the second
+     * thread stops at its next poll and is joined at the end */
+    atomic_store_explicit(&T->stop, 1, memory_order_relaxed);
+    return 0;
 }
 
 jg_status_t jg__jdoc_parse(const char *buf, size_t len, jg__jdoc_t **out)
 {
+    return jg__jdoc_parse_ex(buf, len, NULL, NULL, out);
+}
+
+jg_status_t jg__jdoc_parse_ex(const char *buf, size_t len, const jg__jparse_tune_t *tune,
+                              jg__jparse_stats_t *stats, jg__jdoc_t **out)
+{
+    if (!tune) tune = &tune_default;
+    if (stats) *stats = (jg__jparse_stats_t){0};
     jg_status_t st = JG_OK;
     *out = NULL;
     if (buf[len] != '\0') return JG_PARSE;   /* no sentinel: jansson reads it */
-    parser_t P = {.p = (const unsigned char *)buf};
+    parser_t P = {.p = (const unsigned char *)buf, .mark = (const unsigned char *)buf + len + 1};
+    par_t *T = NULL;
     P.d = calloc(1, sizeof *P.d);
     if (!P.d) return JG_NOMEM;
     /* chunks in proportion to the text: a 100 MB model takes a few dozen */
     jg_arena_init(&P.d->arena, len > (1u << 22) ? 1u << 22 : 1u << 16);
+    if (tune->min_bytes && len >= tune->min_bytes && (tune->force || two_cores()) &&
+        (T = calloc(1, sizeof *T))) {
+        size_t seed = tune->seed_bytes ? tune->seed_bytes : len / 64 < (1u << 20) ? len / 64 : 1u << 20;
+        T->split_at = tune->split_at;
+        T->base = (const unsigned char *)buf;
+        T->never = P.mark;
+        P.par = T;
+        P.mark = seed < len ? T->base + seed : T->never;
+    }
     const jg__jv_t *root = parse(&P);
+    if (T) free_second(T);
     /* a NUL inside the text stops the parser where it is */
     if (root && (size_t)(P.p - (const unsigned char *)buf) != len) root = NULL;
     if (!root) {
@@ -397,7 +763,9 @@ jg_status_t jg__jdoc_parse(const char *buf, size_t len, jg__jdoc_t **out)
     P.d->root = root;
     *out = P.d;
 done:
+    if (T && stats) *stats = T->stats;
     free(P.s);
     free(P.esc);
+    free(T);
     return st;
 }

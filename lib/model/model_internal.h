@@ -65,7 +65,13 @@ typedef struct jg__jstrslot {
 typedef struct jg__jstrset {
     jg__jstrslot_t *t;
     uint32_t mask, n;
+    /* copies of the slots of recently found strings of up to 8 bytes
+     * (JG__JSTR_HOT of them, direct-mapped by their packed bytes): a
+     * model's few hundred frequent strings are found here, in the first
+     * level cache, rather than in a table of thousands of slots */
+    jg__jstrslot_t *hot;
 } jg__jstrset_t;
+#define JG__JSTR_HOT 512
 
 typedef struct jg__jdoc {
     jg_arena_t arena;      /* values, member and element arrays, strings */
@@ -79,8 +85,14 @@ typedef struct jg__jdoc {
     const char **keyv;
     uint32_t nkeys, capkeys;
     /* The document's distinct string values, the same way (every string
-     * value equal to one of them points at it). */
+     * value equal to one of them points at it; after a two-thread parse,
+     * those of the first thread's part). */
     jg__jstrset_t strs;
+    /* The values and strings the second thread of a two-thread parse read
+     * (jparse.c): its part's strings are not in strs, so a string of both
+     * parts has two copies (equal texts, as ever; nothing compares string
+     * pointers). */
+    jg_arena_t arena2;
 } jg__jdoc_t;
 
 /* The key of d equal to key[0..len) (copied into d when new; key needs no
@@ -119,8 +131,40 @@ int jg__jdoc_object(jg__jdoc_t *d, const jg__jv_t *mem, uint32_t n, jg__jv_t *ou
  * a string with "\u0000", an integer beyond 18 digits, nesting deeper than
  * 2000, a real strtod would overflow).  JG_NOMEM likewise.  Cost: O(len),
  * one pass, memory about the number of values times 16 bytes plus the
- * hash indexes of large objects, and the distinct strings. */
+ * hash indexes of large objects, and the distinct strings; a large text on
+ * two threads (jg__jdoc_parse_ex below), each reading about half, with the
+ * same result.  Safe to call from several threads at once. */
 jg_status_t jg__jdoc_parse(const char *buf, size_t len, jg__jdoc_t **out);
+
+/* The two-thread parse (jparse.c): a text of at least min_bytes, when the
+ * process may use two cores, is read by two threads, the second from an
+ * array element boundary near the middle of the text on; the document is
+ * the one-thread parse's (same values, order, keys and key indexes), and
+ * anything the speculation cannot vouch for is read by one thread as
+ * before.  jg__jdoc_parse uses the defaults (8 MiB; the second thread
+ * starts once the first read 1/64 of the text, up to 1 MiB, and its keys;
+ * split: the middle of the rest; only on two cores or more); tests and
+ * benchmarks pass their own to jg__jdoc_parse_ex. */
+typedef struct {
+    size_t min_bytes;    /* 0: never split */
+    size_t seed_bytes;   /* the first thread's text before the second starts (0: default) */
+    size_t split_at;     /* the offset from which the split is sought (0: default) */
+    int force;           /* split even when one core is usable */
+} jg__jparse_tune_t;
+/* What a two-thread parse did (tests, benchmarks): split: a second thread
+ * ran; merged: its part is in the document; remapped: its key indexes
+ * differed and were rewritten; merge_s: the merge's wall seconds; first_s,
+ * second_s: the two threads' parts, from the second's start, and wait_s the
+ * first thread's wait for the second. */
+typedef struct {
+    int split, merged, remapped;
+    double merge_s;
+    double first_s, second_s, wait_s;   /* merged: the two threads' parts, the first's wait */
+} jg__jparse_stats_t;
+/* jg__jdoc_parse with these settings (NULL: the defaults), what it did into
+ * *stats (NULL: not wanted). */
+jg_status_t jg__jdoc_parse_ex(const char *buf, size_t len, const jg__jparse_tune_t *tune,
+                              jg__jparse_stats_t *stats, jg__jdoc_t **out);
 
 /* The document of a jansson tree (lib/import builds them): strings copied.
  * JG_NOMEM on failure.  Cost: O(size of the tree). */
