@@ -269,6 +269,7 @@ typedef struct {
     int64_t ngr, capgr, cur;
     int nfin;          /* rank 0: ranks told that no more points come */
     int64_t want;      /* the most points this rank asks for at a time */
+    const char *fault; /* JG_BATCH_MPI_FAULT (read once: the environment of a rank is long) */
     const int64_t *ks; /* this rank's points so far (the engine's), nks of them, */
     int64_t nks, ndel; /* ndel delivered */
     int req_out, fin_me;     /* a rank other than 0: a request in flight, no more to come */
@@ -277,7 +278,7 @@ typedef struct {
     slot_t out[NSEND]; /* a rank other than 0: the sends in flight */
     int oslot;
     int sent_names;
-    jg__patdict_t sent[4];    /* a rank other than 0: the patterns of A..D sent so far */
+    jg__patdict_t sent[4];    /* the patterns of A..D this rank sent so far (rank 0: queued) */
     jg__patdict_t (*got)[4];  /* rank 0: per rank, the patterns it sent */
     queue_t *q;        /* rank 0: per rank, the results received ahead of their turn */
     /* rank 0: the caller's sink, the merge position */
@@ -338,9 +339,8 @@ static int pack(buf_t *b, int64_t k, const double *vals, int nvals, const jg_lin
 /* A fault on purpose for the tests (tests/batch_mpi_test.sh):
  * JG_BATCH_MPI_FAULT=R:K:fail makes rank R stop at its point K as a failing
  * sink would, R:K:crash makes it die there of SIGSEGV. */
-static int fault_here(int64_t k)
+static int fault_here(const char *f, int64_t k)
 {
-    const char *f = getenv("JG_BATCH_MPI_FAULT");
     int rk;
     long long pk;
     char how[8] = "";
@@ -510,7 +510,7 @@ static int send_sink(void *ctx, int64_t k, const double *vals, const jg_lin_sys_
 {
     mpi_run_t *r = ctx;
     g_next_point = k;
-    if (fault_here(k)) return 1;
+    if (r->fault && fault_here(r->fault, k)) return 1;
     g_next_point = after_delivered(r, k);
     slot_t *sl = &r->out[r->oslot];
     r->oslot = (r->oslot + 1) % NSEND;
@@ -611,18 +611,41 @@ static const void *take(rd_t *d, size_t n)
     return at;
 }
 
-/* Rank 0: receive point k from its rank and deliver it. */
 static jg_status_t deliver(mpi_run_t *r, int64_t k, int src, const msg_t *msg);
-static jg_status_t recv_point(mpi_run_t *r, int64_t k)
+
+enum { MERGE_NOW, MERGE_WAIT, MERGE_END };
+
+/* Rank 0: deliver the points from r->next on whose results are here, in
+ * order.  Rank 0's own results are queued as they are computed (q[0]), so
+ * that its threads go on while another rank's point is awaited.  how:
+ * MERGE_NOW stops at the first result not here, MERGE_WAIT waits for the
+ * other ranks' (but stops at rank 0's own not yet computed), MERGE_END
+ * waits for every point to the end. */
+static jg_status_t merge(mpi_run_t *r, int how)
 {
-    msg_t *m = NULL;
-    int src = owner(r, k);
-    if (src < 0 || src >= r->nranks)
-        return r->st = jg_error_set(r->err, JG_IO, "point %lld was handed out to no MPI rank", (long long)k);
-    jg_status_t s = next_msg(r, src, k, &m);
-    if (!s) s = deliver(r, k, src, m);
-    if (m) free(m->b);
-    free(m);
+    jg_status_t s = JG_OK;
+    for (; r->next < r->end; r->next++) {
+        int64_t k = r->next;
+        int src = owner(r, k);
+        if (src < 0 && how != MERGE_END) break;   /* not handed out yet */
+        if (src < 0 || src >= r->nranks || (src == 0 && !r->q[0].head && how == MERGE_END)) {
+            s = jg_error_set(r->err, JG_INTERNAL, "point %lld was handed out to no MPI rank", (long long)k);
+            break;
+        }
+        if (!r->q[src].head && (src == 0 || how == MERGE_NOW)) break;
+        msg_t *m = NULL;
+        if (src) {
+            s = next_msg(r, src, k, &m);
+        } else {
+            m = r->q[0].head;
+            if (!(r->q[0].head = m->next)) r->q[0].tail = NULL;
+            r->q[0].n--;
+        }
+        if (!s) s = deliver(r, k, src, m);
+        if (m) free(m->b);
+        free(m);
+        if (s) break;
+    }
     if (s && !r->st) r->st = s;
     return s;
 }
@@ -722,25 +745,36 @@ static void on_stop(int sig)
         old->sa_handler(sig);
 }
 
-/* Rank 0's share arrives here in order: first every other rank's points
- * before it. */
+/* Rank 0's share arrives here in order: queued as a message, the way the
+ * other ranks send theirs, then every point whose result is here merged. */
 static int merge_sink(void *ctx, int64_t k, const double *vals, const jg_lin_sys_t *s, const char *error)
 {
     mpi_run_t *r = ctx;
+    g_next_point = after_delivered(r, k);
+    buf_t b = {0};
+    msg_t *m = calloc(1, sizeof *m);
+    if (!m || pack(&b, k, vals, r->nvals, s, error, s && !r->sent_names, r->sent) || grow(&b, 1) ||
+        b.n > 0x7FFFFFFF) {
+        free(m);
+        free(b.b);
+        r->st = jg_error_set(r->err, JG_NOMEM, "out of memory keeping point %lld", (long long)k);
+        return 1;
+    }
+    if (s) r->sent_names = 1;
+    m->tag = TAG_RESULT, m->count = (int)b.n, m->b = b.b;
+    queue_t *q = &r->q[0];
+    if (q->tail) q->tail->next = m;
+    else q->head = m;
+    q->tail = m;
+    q->n++;
     jg_status_t ds = drain(r);   /* whatever arrived meanwhile, so the senders go on */
     if (ds) {
         r->st = ds;
         return 1;
     }
-    for (; r->next < k; r->next++)
-        if (owner(r, r->next) != 0 && recv_point(r, r->next)) return 1;
-    g_next_point = after_delivered(r, k);
-    r->next = k + 1;
-    r->done++;
-    r->nfailed += s == NULL;
-    int stop = r->sink(r->ctx, k, vals, s, error);
-    if (r->o->progress) r->o->progress(r->o->progress_ctx, r->done, r->total);
-    return stop;
+    /* (rank 0 runs ahead of the others by what they still have to do; past
+     * 4 QMAX of its own results kept, it waits for theirs) */
+    return merge(r, q->n >= 4 * QMAX ? MERGE_WAIT : MERGE_NOW) ? 1 : 0;
 }
 
 jg_status_t jg_batch_mpi_run(const jg_program_t *p, const jg_batch_points_t *pts, const jg_batch_opts_t *o,
@@ -762,6 +796,7 @@ jg_status_t jg_batch_mpi_run(const jg_program_t *p, const jg_batch_points_t *pts
     /* points on request unless the points set parameters (then every rank
      * would compile every combination); the prefix: up to 64 points per rank,
      * enough to start on while rank 0 is not yet answering */
+    r.fault = getenv("JG_BATCH_MPI_FAULT");
     r.dyn = jg_batch_points_nparams(pts) == 0 && r.total > 0;   /* (no points: no rank asks) */
     r.begin = r.next;
     int64_t per = r.total / (8 * (int64_t)g_nranks);
@@ -810,8 +845,7 @@ jg_status_t jg_batch_mpi_run(const jg_program_t *p, const jg_batch_points_t *pts
     sigaction(SIGINT, &sa, &g_old_int);
     sigaction(SIGTERM, &sa, &g_old_term);
     s = jg__batch_run_fed(p, pts, &mine, r.dyn ? &feed : NULL, merge_sink, &r, &bs, err);
-    for (; !s && r.next < r.end; r.next++)
-        if (owner(&r, r.next) != 0) s = recv_point(&r, r.next);
+    if (!s) s = merge(&r, MERGE_END);
     /* every other rank waits to be told that no more points come (one that
      * failed before it asked has sent its message instead) */
     for (long ns = 20000; !s && r.dyn && r.nfin < g_nranks - 1; nap(&ns)) {
@@ -852,6 +886,7 @@ done:
     free(r.q);
     free(r.vals);
     free(r.gr);
+    for (int q = 0; q < 4; q++) jg__patdict_free(&r.sent[q]);
     return s;
 }
 
