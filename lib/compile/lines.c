@@ -128,6 +128,14 @@ static int32_t resolve_ref(const jg_program_t *p, const local_t *L, const char *
     return b < 0 ? -2 : b;
 }
 
+/* The ports a line may end at: B's outputs (is_src) or inputs. */
+static int nports(const jg_block_t *B, int is_src)
+{
+    int np = is_src ? B->nout : B->nin;
+    if (!is_src && (B->type->flags & JG_BT_SELFLOOP)) np--;   /* the last input is internal */
+    return np;
+}
+
 /* Block b's port n (1-based) of a line end inside system sy: 0-based into
  * *port, or the error when b has fewer ports. */
 static jg_status_t check_port(jg__cctx_t *c, int32_t sy, const char *ref, int is_src, int32_t b, long n,
@@ -136,8 +144,7 @@ static jg_status_t check_port(jg__cctx_t *c, int32_t sy, const char *ref, int is
     const jg_program_t *p = c->p;
     const char *where = *p->sys[sy].path ? p->sys[sy].path : "<root>";
     const jg_block_t *B = &p->blocks[b];
-    int np = is_src ? B->nout : B->nin;
-    if (!is_src && (B->type->flags & JG_BT_SELFLOOP)) np--;   /* the last input is internal */
+    int np = nports(B, is_src);
     if (n > np)
         return jg_error_set(c->err, JG_MODEL,
                             "system '%s': line %s \"%s\": block '%s' (%s) has %d %s port%s",
@@ -178,7 +185,11 @@ static jg_status_t parse_ref(jg__cctx_t *c, int32_t sy, const local_t *L, const 
 
 struct jg__lines_pre {
     const jg__cctx_t *c;
-    int32_t *ref;      /* per line end in connect_lines' order: block id and N, or -1, -1 */
+    /* per line in connect_lines' order: its destinations and whether it
+     * names its signal, then per end (the source, the destinations): block
+     * id and N, or -1, -1; so that connect_lines reads the document only
+     * for a line's name or an error */
+    int32_t *ref;
     int64_t nref, cap;
     int ok;            /* every end resolved (0: out of memory; connect_lines does it all) */
     int joined;
@@ -206,13 +217,17 @@ static void *resolve_all(void *arg)
         jg__jv_foreach(lines, i, l) {
             const jg__jv_t *dst = jg__jv_get_key(l, c->k_dst);
             size_t nd = jg__jv_is_arr(dst) ? jg__jv_len(dst) : 1;
-            if (R->nref + 2 * (int64_t)(nd + 1) > R->cap) {
+            if (nd > INT32_MAX - 1) goto done;
+            if (R->nref + 2 * (int64_t)(nd + 2) > R->cap) {
                 int64_t cap = R->cap ? 2 * R->cap : 1 << 16;
-                while (cap < R->nref + 2 * (int64_t)(nd + 1)) cap *= 2;
+                while (cap < R->nref + 2 * (int64_t)(nd + 2)) cap *= 2;
                 int32_t *nr = realloc(R->ref, sizeof *nr * (size_t)cap);
                 if (!nr) goto done;
                 R->ref = nr, R->cap = cap;
             }
+            const char *nm = jg__jv_str(jg__jv_get_key(l, c->k_name));
+            R->ref[R->nref++] = (int32_t)nd;
+            R->ref[R->nref++] = nm && *nm;
             for (size_t k = 0; k <= nd; k++) {   /* the source, then the destinations */
                 const char *ref = jg__jv_str(!k ? jg__jv_get_key(l, c->k_src)
                                                 : jg__jv_is_arr(dst) ? jg__jv_at(dst, k - 1) : dst);
@@ -279,22 +294,29 @@ static jg_status_t name_signal(jg__cctx_t *c, const jg__jv_t *line, int32_t sb, 
     return JG_OK;
 }
 
-/* A line end of system sy: from the resolved ends when there are (the next
- * one, *r), else parsed here; an end that did not resolve is parsed again,
- * for its message. */
+/* End k of line l of system sy (-1 its source, else its k-th destination):
+ * from the resolved ends when there are (the next one, *r), else parsed
+ * here; an end that did not resolve, or to a port its block lacks, is parsed
+ * again, for its message (L built then). */
 static jg_status_t line_end(jg__cctx_t *c, int32_t sy, local_t *L, int *have_local, const jg__lines_pre_t *pre,
-                            int64_t *r, const char *ref, int is_src, int32_t *blk, int *port)
+                            int64_t *r, const jg__jv_t *l, int64_t k, int32_t *blk, int *port)
 {
-    if (!pre) return parse_ref(c, sy, L, ref, is_src, blk, port);
-    int64_t at = *r;
-    *r += 2;
-    if (at + 1 < pre->nref && pre->ref[at] >= 0) {
-        *blk = pre->ref[at];
-        return check_port(c, sy, ref, is_src, pre->ref[at], pre->ref[at + 1], port);
+    if (pre) {
+        if (*r + 1 >= pre->nref) return jg_error_set(c->err, JG_INTERNAL, "the lines' ends ran out");
+        int32_t b = pre->ref[*r], n = pre->ref[*r + 1];
+        *r += 2;
+        if (b >= 0 && n <= nports(&c->p->blocks[b], k < 0)) {
+            *blk = b;
+            *port = n - 1;
+            return JG_OK;
+        }
     }
+    const jg__jv_t *dst = k < 0 ? NULL : jg__jv_get_key(l, c->k_dst);
+    const char *ref = jg__jv_str(k < 0 ? jg__jv_get_key(l, c->k_src)
+                                       : jg__jv_is_arr(dst) ? jg__jv_at(dst, (size_t)k) : dst);
     if (!*have_local && local_build(c->p, sy, L)) return jg_error_set(c->err, JG_NOMEM, "out of memory");
     *have_local = 1;
-    return parse_ref(c, sy, L, ref, is_src, blk, port);
+    return parse_ref(c, sy, L, ref, k < 0, blk, port);
 }
 
 jg_status_t jg__connect_lines(jg__cctx_t *c, jg__lines_pre_t *pre)
@@ -347,18 +369,27 @@ jg_status_t jg__connect_lines(jg__cctx_t *c, jg__lines_pre_t *pre)
             }
             have_local = 1;
         }
-        jg__jv_foreach(lines, i, l) {
+        jg__jv_foreach(lines, i, l) {   /* (l is not read unless needed) */
             int32_t sb, db;
-            int sp, dp;
-            const char *sref = jg__jv_str(jg__jv_get_key(l, c->k_src));
-            if ((st = line_end(c, sy, &L, &have_local, pre, &r, sref, 1, &sb, &sp)) ||
-                (st = name_signal(c, l, sb, sp)))
+            int sp, dp, named = 1;
+            size_t nd;
+            if (pre) {
+                if (r + 1 >= pre->nref) {
+                    st = jg_error_set(c->err, JG_INTERNAL, "the lines' ends ran out");
+                    break;
+                }
+                nd = (size_t)pre->ref[r];
+                named = pre->ref[r + 1];
+                r += 2;
+            } else {
+                const jg__jv_t *dst = jg__jv_get_key(l, c->k_dst);
+                nd = jg__jv_is_arr(dst) ? jg__jv_len(dst) : 1;
+            }
+            if ((st = line_end(c, sy, &L, &have_local, pre, &r, l, -1, &sb, &sp)) ||
+                (named && (st = name_signal(c, l, sb, sp))))
                 break;
-            const jg__jv_t *dst = jg__jv_get_key(l, c->k_dst);
-            size_t nd = jg__jv_is_arr(dst) ? jg__jv_len(dst) : 1;
             for (size_t k = 0; k < nd && !st; k++) {
-                const char *ref = jg__jv_str(jg__jv_is_arr(dst) ? jg__jv_at(dst, k) : dst);
-                if ((st = line_end(c, sy, &L, &have_local, pre, &r, ref, 0, &db, &dp))) break;
+                if ((st = line_end(c, sy, &L, &have_local, pre, &r, l, (int64_t)k, &db, &dp))) break;
                 int64_t gi = jg__inport(p, db, dp);
                 if (p->in_drv[gi] >= 0) {
                     int64_t o = p->in_drv[gi];
