@@ -5,12 +5,11 @@
  * tables, strings byte for byte, numbers bit for bit, objects' hash
  * indexes), whether the split was vouched for (and merged, with or without
  * its keys renumbered) or not (inside a string, at an object member);
- * malformed texts get the one-thread status.  With a file argument: the
- * parse times of that file, one thread and two (medians), no TAP. */
+ * malformed texts get the one-thread status.  (The parse's time:
+ * benchmarks/bench_scale, its parse stage.) */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include "jacgraph/jacgraph.h"
 #include "jacgraph/gen.h"
 #include "model/model_internal.h"
@@ -333,76 +332,8 @@ static void test_default(void)
     free(doc);
 }
 
-static double wall(void)
+int main(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double cpu(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* bench FILE [RUNS]: median parse wall times, one thread and two */
-static int bench(const char *path, int runs)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    jg_error_t err;
-    if (jg__read_file(path, 0, &buf, &len, &err)) return fprintf(stderr, "%s: %s\n", path, err.msg), 1;
-    double t1[64], t2[64], mg[64], c1[64], c2[64];
-    int ok = 1, merged = 0, remapped = 0;
-    if (runs > 64) runs = 64;
-    for (int r = 0; r < runs; r++) {
-        jg__jdoc_t *a = NULL, *b = NULL;
-        set_tune(&one);
-        double w = wall(), c = cpu();
-        if (tparse(buf, len, &a)) ok = 0;
-        t1[r] = wall() - w, c1[r] = cpu() - c;
-        set_tune(NULL);
-        w = wall(), c = cpu();
-        if (tparse(buf, len, &b)) ok = 0;
-        t2[r] = wall() - w, c2[r] = cpu() - c;
-        jg__jparse_stats_t s = cur_stats;
-        merged += s.merged, remapped += s.remapped, mg[r] = s.merge_s;
-        if (s.merged)
-            printf("  run %d: one thread %.1f ms; two %.1f ms: the first thread's part %.1f ms, the second's %.1f ms, "
-                   "waited %.1f ms, merge %.3f ms\n",
-                   r + 1, 1e3 * t1[r], 1e3 * t2[r], 1e3 * s.first_s, 1e3 * s.second_s, 1e3 * s.wait_s, 1e3 * s.merge_s);
-        if (ok && r == 0 && !same_doc(a, b)) ok = 0;
-        if (ok && r == 0)
-            printf("document: %zu + %zu bytes of values and strings (%.2f per byte of text), %u distinct strings, %u keys\n",
-                   b->arena.used, b->arena2.used, (double)a->arena.used / (double)len, a->strs.n, a->nkeys);
-        jg__jdoc_free(a);
-        jg__jdoc_free(b);
-    }
-    qsort(t1, (size_t)runs, sizeof *t1, cmpd);
-    qsort(t2, (size_t)runs, sizeof *t2, cmpd);
-    qsort(mg, (size_t)runs, sizeof *mg, cmpd);
-    qsort(c1, (size_t)runs, sizeof *c1, cmpd);
-    qsort(c2, (size_t)runs, sizeof *c2, cmpd);
-    printf("%s: %zu bytes, %d runs, medians: one thread %.1f ms wall (%.1f ms CPU), two %.1f ms wall (%.1f ms CPU, "
-           "merge %.2f ms), merged %d, remapped %d, %s\n",
-           path, len, runs, 1e3 * t1[runs / 2], 1e3 * c1[runs / 2], 1e3 * t2[runs / 2], 1e3 * c2[runs / 2],
-           1e3 * mg[runs / 2], merged, remapped,
-           ok ? "same document" : "DIFFERENT");
-    free(buf);
-    return !ok;
-}
-
-int main(int argc, char **argv)
-{
-    if (argc > 1) return bench(argv[1], argc > 2 ? atoi(argv[2]) : 5);
     test_models();
     test_random();
     test_malformed();

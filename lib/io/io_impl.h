@@ -54,5 +54,7 @@ jg_status_t jg__io_write_linsys_mm_par(const char *prefix, const struct jg_lin_s
  * exact integer rounding, ~10x faster); returns the length.  buf holds >= 32
  * bytes, and those past the returned length may be overwritten. */
 int jg__io_fmt17(char *buf, double v);
+/* v in decimal at o (at most 20 bytes, no NUL); returns the end (jsonw.c). */
+char *jg__io_put_u64(char *o, uint64_t v);
 
 #endif

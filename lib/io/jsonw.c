@@ -71,8 +71,7 @@ void jg__io_jw_raw(jg__io_jw_t *w, const char *s, size_t n)
     w->len += n;
 }
 
-/* v in decimal at o; returns the end. */
-static char *put_u64(char *o, uint64_t v)
+char *jg__io_put_u64(char *o, uint64_t v)
 {
     static const char pairs[201] =
         "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
@@ -100,9 +99,9 @@ static char *put_int(char *o, int64_t v)
 {
     if (v < 0) {
         *o++ = '-';
-        return put_u64(o, -(uint64_t)v);
+        return jg__io_put_u64(o, -(uint64_t)v);
     }
-    return put_u64(o, (uint64_t)v);
+    return jg__io_put_u64(o, (uint64_t)v);
 }
 
 /* v as jansson's jsonp_dtostr (snprintf build, precision 17) at o, which

@@ -40,17 +40,6 @@ void jg__io_mm_par_default(jg__io_mm_par_t *par)
     par->chunk = CHUNK;
 }
 
-/* v in decimal at o; returns the end. */
-static char *put_u64(char *o, uint64_t v)
-{
-    char t[24];
-    int n = 0;
-    do t[n++] = (char)('0' + v % 10);
-    while (v /= 10);
-    while (n) *o++ = t[--n];
-    return o;
-}
-
 /* The column holding entry p (p < nnz): the last j with S->p[j] <= p, which
  * skips empty columns. */
 static int64_t column_of(const cs_dl *S, int64_t p)
@@ -75,10 +64,10 @@ static char *format_range(char *o, const cs_dl *S, int64_t p0, int64_t p1)
         if (p >= S->p[j + 1] || !ncol) {
             while (p >= S->p[j + 1]) j++;
             col[0] = ' ';
-            ncol = (size_t)(put_u64(col + 1, (uint64_t)j + 1) - col);
+            ncol = (size_t)(jg__io_put_u64(col + 1, (uint64_t)j + 1) - col);
             col[ncol++] = ' ';
         }
-        o = put_u64(o, (uint64_t)S->i[p] + 1);
+        o = jg__io_put_u64(o, (uint64_t)S->i[p] + 1);
         memcpy(o, col, sizeof col);   /* a fixed size: two moves, no call */
         o += ncol;
         o += jg__io_fmt17(o, S->x[p]);
