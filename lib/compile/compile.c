@@ -269,7 +269,13 @@ static jg_status_t compile(const jg_model_t *m, jg_model_t *take, jg_program_t *
     c.k_src = jg__jdoc_key(c.doc, "src");
     c.k_dst = jg__jdoc_key(c.doc, "dst");
     int32_t nb = 0, ns = 0;
-    jg__count_blocks(&c, jg__model_root(m), &nb, &ns);
+    int64_t nb64, ns64;
+    if (jg__model_counts(m, &nb64, &ns64)) {   /* the shape check counted them (saturating as below) */
+        nb = nb64 > INT32_MAX ? INT32_MAX : (int32_t)nb64;
+        ns = ns64 > INT32_MAX ? INT32_MAX : (int32_t)ns64;
+    } else {
+        jg__count_blocks(&c, jg__model_root(m), &nb, &ns);
+    }
     if ((st = jg__check_block_count(&c, nb))) goto fail;
     p->name = jg_arena_strdup(&p->arena, jg_model_name(m));
     /* the blocks aligned as their type says (block_impl.h: cache lines) */

@@ -20,9 +20,12 @@ typedef struct {
     jg__jkey_t blocks, name, type, parameters, lines, src, dst;
 } keys_t;
 
+/* The shape of system sys; its blocks and systems added to the model's
+ * counts (m->counted cleared when they cannot be counted here). */
 static jg_status_t check_system(const keys_t *K, const jg__jv_t *sys, const char *src,
-                                const char *where, int depth, jg_error_t *err)
+                                const char *where, int depth, jg_model_t *m, jg_error_t *err)
 {
+    m->nsys++;
     const jg__jv_t *blocks = jg__jv_get_key(sys, K->blocks);
     if (!blocks)
         return jg_error_set(err, JG_MODEL, "%s: system '%s' has no \"blocks\" array", src, where);
@@ -50,6 +53,7 @@ static jg_status_t check_system(const keys_t *K, const jg__jv_t *sys, const char
             return jg_error_set(err, JG_MODEL,
                                 "%s: block '%s%s%s': \"parameters\" must be an object", src,
                                 *where ? where : "", *where ? "/" : "", nm);
+        m->nblocks++;
         if (!strcmp(jg__jv_str(type), "SubSystem")) {
             if (depth >= MAX_SUBSYSTEM_DEPTH)   /* the path would be long: name the block */
                 return jg_error_set(err, JG_MODEL,
@@ -67,9 +71,11 @@ static jg_status_t check_system(const keys_t *K, const jg__jv_t *sys, const char
                 *o++ = *c;
             }
             *o = '\0';
-            jg_status_t st = check_system(K, b, src, sub, depth + 1, err);
+            jg_status_t st = check_system(K, b, src, sub, depth + 1, m, err);
             free(sub);
             if (st) return st;
+        } else if (jg__jv_is_arr(jg__jv_get_key(b, K->blocks))) {
+            m->counted = 0;   /* the compiler descends into it: it counts */
         }
     }
     const jg__jv_t *lines = jg__jv_get_key(sys, K->lines);
@@ -132,7 +138,9 @@ static jg_status_t finish(jg_model_t *m, jg__jdoc_t *d, const char *source, jg_m
     keys_t K = {jg__jdoc_key(d, "blocks"), jg__jdoc_key(d, "name"),  jg__jdoc_key(d, "type"),
                 jg__jdoc_key(d, "parameters"), jg__jdoc_key(d, "lines"), jg__jdoc_key(d, "src"),
                 jg__jdoc_key(d, "dst")};
-    if ((st = check_system(&K, root, source, "", 0, err))) goto done;
+    m->nblocks = m->nsys = 0;
+    m->counted = 1;
+    if ((st = check_system(&K, root, source, "", 0, m, err))) goto done;
     m->source = jg__strdup(source);
     if (name) {
         m->name = jg__strdup(jg__jv_str(name));
@@ -316,6 +324,13 @@ jg_limits_t jg_model_limits(const jg_model_t *m) { return jg_limits_resolve(&m->
 const char *jg_model_name(const jg_model_t *m) { return m->name; }
 const jg__jv_t *jg__model_root(const jg_model_t *m) { return m->root; }
 const jg__jdoc_t *jg__model_doc(const jg_model_t *m) { return m->doc; }
+
+int jg__model_counts(const jg_model_t *m, int64_t *nblocks, int64_t *nsys)
+{
+    if (!m->counted) return 0;
+    *nblocks = m->nblocks, *nsys = m->nsys;
+    return 1;
+}
 const char *jg_model_source(const jg_model_t *m) { return m->source; }
 
 void *jg__model_plugins(const jg_model_t *m) { return m->plugins; }

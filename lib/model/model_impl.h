@@ -12,6 +12,12 @@ struct jg_model {
     void *plugins;     /* the plugin set (lib/blocks), NULL: none loaded */
     void (*plugins_release)(void *);   /* drops the model's reference to it */
     jg_limits_t limits;  /* for the compiler (jg_model_limits); zero: defaults */
+    /* the blocks and systems (the root and every block with a "blocks"
+     * array), counted by the shape check for the compiler's allocations;
+     * counted 0 when a block that is not a SubSystem has "blocks" (the
+     * compiler counts those itself) */
+    int64_t nblocks, nsys;
+    int counted;
 };
 
 

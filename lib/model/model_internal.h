@@ -228,6 +228,10 @@ static inline const jg__jv_t *jg__jv_at(const jg__jv_t *a, size_t i)
 const jg__jv_t *jg__model_root(const jg_model_t *m);
 /* The document itself (its keys: jg__jdoc_key).  O(1). */
 const jg__jdoc_t *jg__model_doc(const jg_model_t *m);
+/* The model's blocks and systems as the compiler counts them (the root and
+ * every block with a "blocks" array are systems), known from the shape
+ * check: 1, or 0 when they were not counted there. */
+int jg__model_counts(const jg_model_t *m, int64_t *nblocks, int64_t *nsys);
 
 /* The model's plugin set: made by lib/blocks on the first jg_plugin_load into
  * m and opaque here, so that the model does not depend on the modules after
