@@ -519,7 +519,6 @@ struct par {
     atomic_int stop;                     /* the first thread's word: the part is not wanted */
     parser_t Q;                          /* the second thread's parser */
     const jg__jv_t *res;                 /* Q's parse (&frag_done: read to the end) */
-    double second_s, t_start;            /* its wall time; when it started */
     size_t split_at;                     /* jg__jparse_tune_t's */
     jg__jparse_stats_t stats;            /* what happened (jg__jdoc_parse_ex's *stats) */
 };
@@ -540,9 +539,7 @@ static int two_cores(void)
 static void *second(void *arg)
 {
     par_t *T = arg;
-    double t0 = now();
     T->res = parse(&T->Q);
-    T->second_s = now() - t0;
     return NULL;
 }
 
@@ -605,7 +602,6 @@ static void start_second(parser_t *P, par_t *T)
     Q->d->arena.chunk_size = 1u << 22;
     for (uint32_t k = 1; k <= P->d->nkeys; k++)   /* the same indexes for the keys read so far */
         if (jg__jdoc_intern(Q->d, P->d->keyv[k], strlen(P->d->keyv[k])) != k) goto fail;
-    T->t_start = now();
     /* every signal blocked in the second thread, so that the caller's
      * handlers (SIGINT) run in the caller's thread, as without it */
     sigset_t all, old;
@@ -650,12 +646,8 @@ static void remap(jg__jv_t *a, uint32_t n, int obj, const jg__jkey_t *map)
  * alone; -1: refused (a duplicate key across the parts) or out of memory. */
 static int handoff(parser_t *P, par_t *T, const frame_t *fr, int depth, jg__jv_t *v)
 {
-    double tw = now();
-    T->stats.first_s = tw - T->t_start;
     pthread_join(T->th, NULL);
     T->joined = 1;
-    T->stats.wait_s = now() - tw;
-    T->stats.second_s = T->second_s;
     parser_t *Q = &T->Q;
     if (T->res != &frag_done || Q->lvl != (uint32_t)depth || depth + Q->maxrel > MAX_DEPTH) return 0;
     for (int k = 0; k < depth; k++)

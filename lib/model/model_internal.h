@@ -151,15 +151,12 @@ typedef struct {
     size_t split_at;     /* the offset from which the split is sought (0: default) */
     int force;           /* split even when one core is usable */
 } jg__jparse_tune_t;
-/* What a two-thread parse did (tests, benchmarks): split: a second thread
- * ran; merged: its part is in the document; remapped: its key indexes
- * differed and were rewritten; merge_s: the merge's wall seconds; first_s,
- * second_s: the two threads' parts, from the second's start, and wait_s the
- * first thread's wait for the second. */
+/* What a two-thread parse did (tests): split: a second thread ran; merged:
+ * its part is in the document; remapped: its key indexes differed and were
+ * rewritten; merge_s: the merge's wall seconds. */
 typedef struct {
     int split, merged, remapped;
     double merge_s;
-    double first_s, second_s, wait_s;   /* merged: the two threads' parts, the first's wait */
 } jg__jparse_stats_t;
 /* jg__jdoc_parse with these settings (NULL: the defaults), what it did into
  * *stats (NULL: not wanted). */
