@@ -90,9 +90,9 @@ static void print_stats(FILE *f, const jg_graph_strategy_t *r, const jg_lin_stat
                                 "solved without elimination)"
                               : "",
             m->cond, JG_LIN_COND_WARN);
-    fprintf(f, "time (ms): graph: jacobians %.3f, build %.3f, eliminate %.3f, replay %.3f, "
+    fprintf(f, "time (ms): graph: jacobians %.3f%s, build %.3f, eliminate %.3f, replay %.3f, "
                "lft %.3f, total %.3f; matrix: jacobians %.3f, assemble %.3f, lft %.3f, total %.3f\n",
-            1e3 * g->t_eval, 1e3 * g->t_build, 1e3 * g->t_elim, 1e3 * g->t_replay,
+            1e3 * g->t_eval, g->overlap ? " (beside the build)" : "", 1e3 * g->t_build, 1e3 * g->t_elim, 1e3 * g->t_replay,
             1e3 * g->t_lft, 1e3 * g->t_total, 1e3 * m->t_eval, 1e3 * m->t_build, 1e3 * m->t_lft,
             1e3 * m->t_total);
 }

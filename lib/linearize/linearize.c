@@ -2,6 +2,7 @@
  * graph method's Fig. 4 (with and without reduction). */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ jg_status_t jg_lin_create(const jg_program_t *p, const jg_lin_opts_t *o, jg_lin_
     l->p = p;
     l->threads = o->threads > 1 ? o->threads : 1;
     l->par_work = JG__LFT_PAR_WORK;
+    l->overlap_min = JG__LIN_OVERLAP_MIN;
     jg_status_t st = JG_OK;
     if (o->threads < 0) {
         st = jg_error_set(err, JG_ARG, "threads %d: expected 0 or more", o->threads);
@@ -395,13 +397,21 @@ fail:
 
 /* The graph for reduction r, built and eliminated numerically at the work's
  * block Jacobians (evaluated by the caller) on first use. */
-static jg_status_t ensure_graph(jg_lin_t *l, jg_graph_reduce_t r, jg_lin_stats_t *st, jg_error_t *err)
+static jg_status_t ensure_graph_built(jg_lin_t *l, jg_graph_reduce_t r, jg_graph_t *built,
+                                      jg_lin_stats_t *st, jg_error_t *err)
 {
-    if ((unsigned)r > JG__LIN_STRAT || ((int)r == JG__LIN_STRAT && !l->strat))
+    if ((unsigned)r > JG__LIN_STRAT || ((int)r == JG__LIN_STRAT && !l->strat)) {
+        jg_graph_free(built);
         return jg_error_set(err, JG_ARG, "unknown graph reduction %d", (int)r);
-    if (l->g[r]) return JG_OK;
+    }
+    if (l->g[r]) {
+        jg_graph_free(built);
+        return JG_OK;
+    }
     double t0 = now();
-    jg_status_t s = jg__graph_build(l->p, l->io, &l->g[r], err);
+    jg_status_t s = JG_OK;
+    if (built) l->g[r] = built;
+    else s = jg__graph_build(l->p, l->io, &l->g[r], err);
     double t1 = now();
     if (!s)
         s = (int)r == JG__LIN_STRAT ? jg__graph_eliminate_strategy(l->g[r], l->strat, l->w, err)
@@ -412,8 +422,57 @@ static jg_status_t ensure_graph(jg_lin_t *l, jg_graph_reduce_t r, jg_lin_stats_t
         return s;
     }
     if (st) {
-        st->t_build = t1 - t0;
+        if (!built) st->t_build = t1 - t0;
         st->t_elim = now() - t1;
+    }
+    return JG_OK;
+}
+
+static jg_status_t ensure_graph(jg_lin_t *l, jg_graph_reduce_t r, jg_lin_stats_t *st, jg_error_t *err)
+{
+    return ensure_graph_built(l, r, NULL, st, err);
+}
+
+/* The evaluation of a run on a thread of its own, while the calling thread
+ * builds the graph. */
+typedef struct {
+    jg_lin_t *l;
+    jg_status_t st;
+    double secs;
+    jg_error_t err;
+} eval_job_t;
+
+static void *eval_main(void *arg)
+{
+    eval_job_t *j = arg;
+    double t0 = now();
+    j->st = jg__lin_eval(j->l, 1, &j->err);
+    j->secs = now() - t0;
+    return NULL;
+}
+
+/* jg__lin_eval(l, 1) on a second thread while this one builds the graph into
+ * *built; the evaluation's error first, as when the two run one after the
+ * other (the graph is then freed).  JG__LIN_NOT_STARTED when the thread
+ * could not start: nothing was done. */
+static jg_status_t eval_beside_build(jg_lin_t *l, jg_graph_t **built, jg_lin_stats_t *st,
+                                     jg_error_t *err)
+{
+    eval_job_t job = {.l = l};
+    pthread_t th;
+    if (pthread_create(&th, NULL, eval_main, &job)) return JG__LIN_NOT_STARTED;
+    double t0 = now();
+    jg_error_t berr = {0};
+    jg_status_t sb = jg__graph_build(l->p, l->io, built, &berr);
+    st->t_build = now() - t0;
+    pthread_join(th, NULL);
+    st->t_eval = job.secs;
+    st->overlap = 1;
+    if (job.st || sb) {
+        jg_graph_free(*built);
+        *built = NULL;
+        if (err) *err = job.st ? job.err : berr;
+        return job.st ? job.st : sb;
     }
     return JG_OK;
 }
@@ -775,9 +834,18 @@ jg_status_t jg_lin_run(jg_lin_t *l, jg_lin_method_t m, jg_graph_reduce_t r, jg_l
     jg_status_t s;
     *out = NULL;
     double t0 = now();
-    if ((s = jg__lin_eval(l, m != JG_LIN_PERTURB, err))) goto done;
+    jg_graph_t *built = NULL;   /* built beside the evaluation, for ensure_graph_built */
+    if (m == JG_LIN_GRAPH && (unsigned)r <= JG__LIN_STRAT && !l->g[r] && l->threads > 1 &&
+        l->p->nblocks >= l->overlap_min)
+        s = eval_beside_build(l, &built, st, err);
+    else
+        s = JG__LIN_NOT_STARTED;
+    if (s == JG__LIN_NOT_STARTED) {
+        s = jg__lin_eval(l, m != JG_LIN_PERTURB, err);
+        st->t_eval = now() - t0;
+    }
+    if (s) goto done;
     double t1 = now();
-    st->t_eval = t1 - t0;
     if (m == JG_LIN_PERTURB) {
         if ((s = jg__lin_perturb(l, &F, &st->perturb_err, err))) goto done;
         st->t_lft = now() - t1;
@@ -794,7 +862,7 @@ jg_status_t jg_lin_run(jg_lin_t *l, jg_lin_method_t m, jg_graph_reduce_t r, jg_l
         st->t_lft = now() - t2;
     } else {
         int fresh = !l->g[r];   /* a new elimination is already replayed */
-        if ((s = ensure_graph(l, r, st, err))) goto done;
+        if ((s = ensure_graph_built(l, r, built, st, err))) goto done;
         double t2 = now();
         if (!fresh) s = jg__graph_replay(l->g[r], l->w, err);
         /* a tape decided at another operating point may meet a pivot that is

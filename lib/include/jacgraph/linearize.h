@@ -62,7 +62,11 @@ typedef struct jg_lin_opts {
                                  for starting them (its columns plus their entries in P11
                                  and P21 at least 8,000: models of some 10^4 blocks and
                                  up), and at most one per 8,000 of that work; the result
-                                 is the same bits whatever the count.
+                                 is the same bits whatever the count.  With 2 or more, a
+                                 graph method's first run on a program of 20,000 blocks
+                                 or more also evaluates the operating point on a second
+                                 thread while the calling thread builds the graph
+                                 (jg_lin_stats_t.overlap).
                                  jg_lin_clone's clones solve on their own thread (a batch
                                  already runs one point per thread) */
 } jg_lin_opts_t;
@@ -114,6 +118,9 @@ typedef struct jg_lin_stats {
                                  central differences.  0 for the other methods */
     double t_eval;            /* seconds: operating point and block Jacobians */
     double t_build;           /* graph build (first run only) or Ao..M assembly */
+    int overlap;              /* 1: t_eval ran on a second thread during t_build (see
+                                 jg_lin_opts_t.threads), so the run's wall time holds only
+                                 the longer of the two */
     double t_elim;            /* symbolic elimination (first run only) */
     double t_replay;          /* numeric replay */
     double t_lft;             /* submatrix extraction + LFT */
