@@ -294,7 +294,7 @@ int cli_lin(const jg_program_t *p, const cli_io_t *io, jg_lin_t **l)
     jg_lin_opts_t o = {.nin = io->nin, .nout = io->nout, .nopen = io->nopen, .in = io->in,
                        .out = io->out, .open = io->open, .no_defaults = io->no_defaults,
                        .delays = (jg_lin_delays_t)io->delays, .pade_order = io->pade_order,
-                       .threads = io->jobs};
+                       .threads = io->jobs, .prepare_graph = io->graph};
     if (jg_lin_create(p, &o, l, &err)) return cli_fail(&err);
     jg_lin_set_warn(*l, warn_line, NULL);   /* ill-conditioned loops */
     if (io->op && jg_lin_read_op(*l, io->op, &err)) {

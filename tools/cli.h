@@ -78,6 +78,7 @@ typedef struct {
     const char *op;
     int delays, pade_order;   /* jg_lin_opts_t's (--delays: cli_time_check) */
     int jobs;                 /* jg_lin_opts_t.threads (linearize --jobs; 0: one) */
+    int graph;                /* jg_lin_opts_t.prepare_graph (linearize --method graph) */
 } cli_io_t;
 
 /* Consume one I/O option (--input, --output, --open, --no-default-io, --op);

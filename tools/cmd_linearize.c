@@ -90,9 +90,10 @@ static void print_stats(FILE *f, const jg_graph_strategy_t *r, const jg_lin_stat
                                 "solved without elimination)"
                               : "",
             m->cond, JG_LIN_COND_WARN);
-    fprintf(f, "time (ms): graph: jacobians %.3f%s, build %.3f, eliminate %.3f, replay %.3f, "
+    fprintf(f, "time (ms): graph: jacobians %.3f%s, build %.3f%s, eliminate %.3f, replay %.3f, "
                "lft %.3f, total %.3f; matrix: jacobians %.3f, assemble %.3f, lft %.3f, total %.3f\n",
-            1e3 * g->t_eval, g->overlap ? " (beside the build)" : "", 1e3 * g->t_build, 1e3 * g->t_elim, 1e3 * g->t_replay,
+            1e3 * g->t_eval, g->build_overlap == 1 ? " (beside the build)" : "", 1e3 * g->t_build,
+            g->build_overlap == 2 ? " (beside the set-up)" : "", 1e3 * g->t_elim, 1e3 * g->t_replay,
             1e3 * g->t_lft, 1e3 * g->t_total, 1e3 * m->t_eval, 1e3 * m->t_build, 1e3 * m->t_lft,
             1e3 * m->t_total);
 }
@@ -153,6 +154,7 @@ int cmd_linearize(int argc, char **argv)
     else if (!strcmp(sparse_s, "never")) xo.sparse = JG_IO_SPARSE_NEVER;
     else if (strcmp(sparse_s, "auto")) return cli_usage(a.cmd, "unknown --sparse '%s' (auto, always, never)", sparse_s);
     io.jobs = jg_batch_ncores();
+    io.graph = m == JG_LIN_GRAPH;
     if (jobs_s) {
         char *end;
         long j = strtol(jobs_s, &end, 10);

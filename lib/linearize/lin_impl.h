@@ -25,9 +25,11 @@ struct jg_lin {
     int threads;            /* jg_lin_opts_t.threads (>= 1; a clone's 1) */
     int64_t par_work;       /* the LFT's work from which it takes them (JG__LFT_PAR_WORK;
                                the tests lower it to thread small models) */
-    int32_t overlap_min;    /* blocks from which a graph run's first evaluation goes to a
-                               thread of its own while this one builds the graph
-                               (JG__LIN_OVERLAP_MIN; the tests lower it) */
+    int32_t overlap_min;    /* blocks from which the graph is built beside other work on
+                               a second thread (JG__LIN_OVERLAP_MIN; the tests lower it) */
+    jg_graph_t *pre;        /* built by jg_lin_create (prepare_graph), not yet eliminated:
+                               the first ensure_graph takes it */
+    double pre_secs;        /* its build's time */
     int32_t ncut, *cut;
     /* jg_lin_clone: the linearizer whose I/O points, cuts and eliminations this
      * one shares (NULL: its own); view[r]: g[r] is a view of the parent's
@@ -57,12 +59,16 @@ struct jg_lin {
 };
 #define JG__LIN_RETIRED 8
 
-/* The graph build reads only the program and the I/O points, so a first
- * graph run on more than one thread builds it while a second thread
- * evaluates the operating point and the block Jacobians.  Below this many
- * blocks the evaluation takes less than the thread costs to start. */
+/* The graph build reads only the program and the I/O points, so on more
+ * than one thread it runs beside the evaluation's set-up (jg_lin_create,
+ * prepare_graph) or beside a first graph run's evaluation.  Below this many
+ * blocks those take less than a thread costs to start. */
 #define JG__LIN_OVERLAP_MIN 20000
-/* eval_beside_build's "the thread did not start" (no jg_status_t has it) */
+/* jg_lin_create with another JG__LIN_OVERLAP_MIN (the tests': 0 takes the
+ * threads on every program). */
+jg_status_t jg__lin_create_min(const jg_program_t *p, const jg_lin_opts_t *o, int32_t overlap_min,
+                               jg_lin_t **out, jg_error_t *err);
+/* "the thread did not start" (no jg_status_t has it) */
 #define JG__LIN_NOT_STARTED ((jg_status_t)-1)
 
 /* The graph slot of a strategy other than none, markowitz and full. */

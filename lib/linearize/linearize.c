@@ -29,8 +29,55 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The evaluation's work for l, its constant block Jacobians filled. */
+static jg_status_t setup_eval(jg_lin_t *l, jg_error_t *err)
+{
+    jg_status_t st = jg_eval_create(l->p, &l->w, err);
+    if (!st) jg__eval_const_jacobians(l->w);   /* Gain, Sum: their parts once */
+    return st;
+}
+
+typedef struct {
+    jg_lin_t *l;
+    jg_status_t st;
+    jg_error_t err;
+} setup_job_t;
+
+static void *setup_main(void *arg)
+{
+    setup_job_t *j = arg;
+    j->st = setup_eval(j->l, &j->err);
+    return NULL;
+}
+
+/* setup_eval on a second thread while this one builds l->pre; the set-up's
+ * error first, as one after the other.  JG__LIN_NOT_STARTED when the thread
+ * could not start: nothing was done. */
+static jg_status_t setup_beside_build(jg_lin_t *l, jg_error_t *err)
+{
+    setup_job_t job = {.l = l};
+    pthread_t th;
+    if (pthread_create(&th, NULL, setup_main, &job)) return JG__LIN_NOT_STARTED;
+    double t0 = now();
+    jg_error_t berr = {0};
+    jg_status_t sb = jg__graph_build(l->p, l->io, &l->pre, &berr);
+    l->pre_secs = now() - t0;
+    pthread_join(th, NULL);
+    if (job.st || sb) {
+        if (err) *err = job.st ? job.err : berr;
+        return job.st ? job.st : sb;   /* l->pre and l->w: jg_lin_free's */
+    }
+    return JG_OK;
+}
+
 jg_status_t jg_lin_create(const jg_program_t *p, const jg_lin_opts_t *o, jg_lin_t **out,
                           jg_error_t *err)
+{
+    return jg__lin_create_min(p, o, JG__LIN_OVERLAP_MIN, out, err);
+}
+
+jg_status_t jg__lin_create_min(const jg_program_t *p, const jg_lin_opts_t *o, int32_t overlap_min,
+                               jg_lin_t **out, jg_error_t *err)
 {
     static const jg_lin_opts_t none = {0};
     if (!o) o = &none;
@@ -40,7 +87,7 @@ jg_status_t jg_lin_create(const jg_program_t *p, const jg_lin_opts_t *o, jg_lin_
     l->p = p;
     l->threads = o->threads > 1 ? o->threads : 1;
     l->par_work = JG__LFT_PAR_WORK;
-    l->overlap_min = JG__LIN_OVERLAP_MIN;
+    l->overlap_min = overlap_min;
     jg_status_t st = JG_OK;
     if (o->threads < 0) {
         st = jg_error_set(err, JG_ARG, "threads %d: expected 0 or more", o->threads);
@@ -58,8 +105,12 @@ jg_status_t jg_lin_create(const jg_program_t *p, const jg_lin_opts_t *o, jg_lin_
     st = jg__iospec_create_cut(p, o->nin, o->in, o->nout, o->out, o->nopen, o->open,
                                !o->no_defaults, l->ncut, l->cut, &l->io, err);
     if (st) goto fail;
-    if ((st = jg_eval_create(p, &l->w, err))) goto fail;
-    jg__eval_const_jacobians(l->w);   /* Gain, Sum: their parts once */
+    if (o->prepare_graph && l->threads > 1 && p->nblocks >= l->overlap_min)
+        st = setup_beside_build(l, err);
+    else
+        st = JG__LIN_NOT_STARTED;
+    if (st == JG__LIN_NOT_STARTED) st = setup_eval(l, err);
+    if (st) goto fail;
     l->wv = calloc((size_t)l->io->nw + 1, sizeof(double));
     if (!l->wv) {
         st = jg_error_set(err, JG_NOMEM, "out of memory");
@@ -76,6 +127,7 @@ fail:
 void jg_lin_free(jg_lin_t *l)
 {
     if (!l) return;
+    jg_graph_free(l->pre);
     for (int k = 0; k <= JG__LIN_STRAT; k++) {
         if (l->view[k]) jg__graph_share_free(l->g[k]);
         else jg_graph_free(l->g[k]);
@@ -408,6 +460,14 @@ static jg_status_t ensure_graph_built(jg_lin_t *l, jg_graph_reduce_t r, jg_graph
         jg_graph_free(built);
         return JG_OK;
     }
+    if (!built && l->pre) {   /* jg_lin_create's (prepare_graph) */
+        built = l->pre;
+        l->pre = NULL;
+        if (st) {
+            st->t_build = l->pre_secs;
+            st->build_overlap = 2;
+        }
+    }
     double t0 = now();
     jg_status_t s = JG_OK;
     if (built) l->g[r] = built;
@@ -467,7 +527,7 @@ static jg_status_t eval_beside_build(jg_lin_t *l, jg_graph_t **built, jg_lin_sta
     st->t_build = now() - t0;
     pthread_join(th, NULL);
     st->t_eval = job.secs;
-    st->overlap = 1;
+    st->build_overlap = 1;
     if (job.st || sb) {
         jg_graph_free(*built);
         *built = NULL;
@@ -835,8 +895,8 @@ jg_status_t jg_lin_run(jg_lin_t *l, jg_lin_method_t m, jg_graph_reduce_t r, jg_l
     *out = NULL;
     double t0 = now();
     jg_graph_t *built = NULL;   /* built beside the evaluation, for ensure_graph_built */
-    if (m == JG_LIN_GRAPH && (unsigned)r <= JG__LIN_STRAT && !l->g[r] && l->threads > 1 &&
-        l->p->nblocks >= l->overlap_min)
+    if (m == JG_LIN_GRAPH && (unsigned)r <= JG__LIN_STRAT && !l->g[r] && !l->pre &&
+        l->threads > 1 && l->p->nblocks >= l->overlap_min)
         s = eval_beside_build(l, &built, st, err);
     else
         s = JG__LIN_NOT_STARTED;

@@ -62,13 +62,20 @@ typedef struct jg_lin_opts {
                                  for starting them (its columns plus their entries in P11
                                  and P21 at least 8,000: models of some 10^4 blocks and
                                  up), and at most one per 8,000 of that work; the result
-                                 is the same bits whatever the count.  With 2 or more, a
-                                 graph method's first run on a program of 20,000 blocks
-                                 or more also evaluates the operating point on a second
-                                 thread while the calling thread builds the graph
-                                 (jg_lin_stats_t.overlap).
+                                 is the same bits whatever the count.  With 2 or more, on
+                                 a program of 20,000 blocks or more, the graph method's
+                                 graph is also built beside other work: see
+                                 prepare_graph, and jg_lin_stats_t.build_overlap.
                                  jg_lin_clone's clones solve on their own thread (a batch
                                  already runs one point per thread) */
+    int prepare_graph;        /* 1: the runs will take the graph method.  With threads of
+                                 2 or more on a program of 20,000 blocks or more,
+                                 jg_lin_create then builds the graph (before any
+                                 elimination) on the calling thread while a second sets up
+                                 the evaluation, and the first graph run eliminates it.
+                                 0 (default): built by the first graph run, beside its
+                                 evaluation under the same conditions.  The results are the
+                                 same bits either way */
 } jg_lin_opts_t;
 
 /* A linear model.  Names are owned by the struct. */
@@ -118,9 +125,11 @@ typedef struct jg_lin_stats {
                                  central differences.  0 for the other methods */
     double t_eval;            /* seconds: operating point and block Jacobians */
     double t_build;           /* graph build (first run only) or Ao..M assembly */
-    int overlap;              /* 1: t_eval ran on a second thread during t_build (see
-                                 jg_lin_opts_t.threads), so the run's wall time holds only
-                                 the longer of the two */
+    int build_overlap;        /* where t_build was spent (jg_lin_opts_t.threads,
+                                 prepare_graph): 0 in this run, alone; 1 in this run, with
+                                 t_eval on a second thread at the same time (the wall time
+                                 holds only the longer of the two); 2 in jg_lin_create,
+                                 beside the evaluation's set-up (not in this run's time) */
     double t_elim;            /* symbolic elimination (first run only) */
     double t_replay;          /* numeric replay */
     double t_lft;             /* submatrix extraction + LFT */
