@@ -65,7 +65,9 @@ CLI_STRATEGY_HELP
     CLI_TIME_HELP
     "  --jobs N            threads for the sparse solves of the LFT (default: every\n"
     "                      core); taken only by a large LFT (models of some 10^4\n"
-    "                      blocks and up); the same result whatever N\n"
+    "                      blocks and up), and from 20,000 blocks by the graph\n"
+    "                      build beside the evaluation's set-up; the same result\n"
+    "                      whatever N\n"
     "  --stats             graph sizes before/after elimination, memory and time of\n"
     "                      the graph and the matrix algorithms (runs both); after the\n"
     "                      matrices in the text format, on stderr with json and mm\n";

@@ -37,35 +37,46 @@ static jg_status_t setup_eval(jg_lin_t *l, jg_error_t *err)
     return st;
 }
 
+/* setup_eval, or the evaluation of a run, on a second thread. */
 typedef struct {
+    jg_status_t (*fn)(jg_lin_t *l, jg_error_t *err);
     jg_lin_t *l;
     jg_status_t st;
+    double secs;
     jg_error_t err;
-} setup_job_t;
+} side_job_t;
 
-static void *setup_main(void *arg)
+static void *side_main(void *arg)
 {
-    setup_job_t *j = arg;
-    j->st = setup_eval(j->l, &j->err);
+    side_job_t *j = arg;
+    double t0 = now();
+    j->st = j->fn(j->l, &j->err);
+    j->secs = now() - t0;
     return NULL;
 }
 
-/* setup_eval on a second thread while this one builds l->pre; the set-up's
- * error first, as one after the other.  JG__LIN_NOT_STARTED when the thread
- * could not start: nothing was done. */
-static jg_status_t setup_beside_build(jg_lin_t *l, jg_error_t *err)
+/* fn(l) on a second thread while this one builds l's graph into *built (its
+ * time in *build_secs, fn's in *side_secs); fn's error first, as when the two
+ * run one after the other, and the graph then freed.  JG__LIN_NOT_STARTED
+ * when the thread could not start: nothing was done. */
+static jg_status_t beside_build(jg_lin_t *l, jg_status_t (*fn)(jg_lin_t *, jg_error_t *),
+                                jg_graph_t **built, double *build_secs, double *side_secs,
+                                jg_error_t *err)
 {
-    setup_job_t job = {.l = l};
+    side_job_t job = {.fn = fn, .l = l};
     pthread_t th;
-    if (pthread_create(&th, NULL, setup_main, &job)) return JG__LIN_NOT_STARTED;
+    if (pthread_create(&th, NULL, side_main, &job)) return JG__LIN_NOT_STARTED;
     double t0 = now();
     jg_error_t berr = {0};
-    jg_status_t sb = jg__graph_build(l->p, l->io, &l->pre, &berr);
-    l->pre_secs = now() - t0;
+    jg_status_t sb = jg__graph_build(l->p, l->io, built, &berr);
+    *build_secs = now() - t0;
     pthread_join(th, NULL);
+    *side_secs = job.secs;
     if (job.st || sb) {
+        jg_graph_free(*built);
+        *built = NULL;
         if (err) *err = job.st ? job.err : berr;
-        return job.st ? job.st : sb;   /* l->pre and l->w: jg_lin_free's */
+        return job.st ? job.st : sb;
     }
     return JG_OK;
 }
@@ -105,8 +116,9 @@ jg_status_t jg__lin_create_min(const jg_program_t *p, const jg_lin_opts_t *o, in
     st = jg__iospec_create_cut(p, o->nin, o->in, o->nout, o->out, o->nopen, o->open,
                                !o->no_defaults, l->ncut, l->cut, &l->io, err);
     if (st) goto fail;
+    double side_secs;
     if (o->prepare_graph && l->threads > 1 && p->nblocks >= l->overlap_min)
-        st = setup_beside_build(l, err);
+        st = beside_build(l, setup_eval, &l->pre, &l->pre_secs, &side_secs, err);
     else
         st = JG__LIN_NOT_STARTED;
     if (st == JG__LIN_NOT_STARTED) st = setup_eval(l, err);
@@ -493,49 +505,8 @@ static jg_status_t ensure_graph(jg_lin_t *l, jg_graph_reduce_t r, jg_lin_stats_t
     return ensure_graph_built(l, r, NULL, st, err);
 }
 
-/* The evaluation of a run on a thread of its own, while the calling thread
- * builds the graph. */
-typedef struct {
-    jg_lin_t *l;
-    jg_status_t st;
-    double secs;
-    jg_error_t err;
-} eval_job_t;
-
-static void *eval_main(void *arg)
-{
-    eval_job_t *j = arg;
-    double t0 = now();
-    j->st = jg__lin_eval(j->l, 1, &j->err);
-    j->secs = now() - t0;
-    return NULL;
-}
-
-/* jg__lin_eval(l, 1) on a second thread while this one builds the graph into
- * *built; the evaluation's error first, as when the two run one after the
- * other (the graph is then freed).  JG__LIN_NOT_STARTED when the thread
- * could not start: nothing was done. */
-static jg_status_t eval_beside_build(jg_lin_t *l, jg_graph_t **built, jg_lin_stats_t *st,
-                                     jg_error_t *err)
-{
-    eval_job_t job = {.l = l};
-    pthread_t th;
-    if (pthread_create(&th, NULL, eval_main, &job)) return JG__LIN_NOT_STARTED;
-    double t0 = now();
-    jg_error_t berr = {0};
-    jg_status_t sb = jg__graph_build(l->p, l->io, built, &berr);
-    st->t_build = now() - t0;
-    pthread_join(th, NULL);
-    st->t_eval = job.secs;
-    st->build_overlap = 1;
-    if (job.st || sb) {
-        jg_graph_free(*built);
-        *built = NULL;
-        if (err) *err = job.st ? job.err : berr;
-        return job.st ? job.st : sb;
-    }
-    return JG_OK;
-}
+/* A run's evaluation (the block Jacobians too), for beside_build. */
+static jg_status_t eval_jacobians(jg_lin_t *l, jg_error_t *err) { return jg__lin_eval(l, 1, err); }
 
 /* A vertex offset map for jg__graph_sub: base per vertex kind (-1: none),
  * live vertices only when live_only.  NULL when out of memory. */
@@ -897,9 +868,10 @@ jg_status_t jg_lin_run(jg_lin_t *l, jg_lin_method_t m, jg_graph_reduce_t r, jg_l
     jg_graph_t *built = NULL;   /* built beside the evaluation, for ensure_graph_built */
     if (m == JG_LIN_GRAPH && (unsigned)r <= JG__LIN_STRAT && !l->g[r] && !l->pre &&
         l->threads > 1 && l->p->nblocks >= l->overlap_min)
-        s = eval_beside_build(l, &built, st, err);
+        s = beside_build(l, eval_jacobians, &built, &st->t_build, &st->t_eval, err);
     else
         s = JG__LIN_NOT_STARTED;
+    if (s != JG__LIN_NOT_STARTED) st->build_overlap = 1;
     if (s == JG__LIN_NOT_STARTED) {
         s = jg__lin_eval(l, m != JG_LIN_PERTURB, err);
         st->t_eval = now() - t0;
