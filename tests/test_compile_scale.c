@@ -249,6 +249,75 @@ static void test_lines_threaded(void)
     }
 }
 
+/* s with its first `from` replaced by `to` (malloc'd; s freed). */
+static char *replace1(char *s, const char *from, const char *to)
+{
+    char *at = strstr(s, from);
+    if (!at) return s;
+    size_t n = strlen(s), nf = strlen(from), nt = strlen(to);
+    char *r = malloc(n - nf + nt + 1);
+    memcpy(r, s, (size_t)(at - s));
+    memcpy(r + (at - s), to, nt);
+    strcpy(r + (at - s) + nt, at + nf);
+    free(s);
+    return r;
+}
+
+/* 60,000 blocks: the path index is built on a thread of its own while the
+ * passes after the lines run (on two cores or more); a path twice is still
+ * the error, before any error of the passes after flatten, as when the index
+ * came right after it; a flatten error still comes before it. */
+static void test_index_threaded(void)
+{
+    const int n = 60000;
+    static const char dup_msg[] = "block 'G9': duplicate block name in system '<root>'",
+                      width_msg[] = "block 'G5' (Gain), parameter 'Gain': Matrix(K*u) with K of size "
+                                    "2x2 needs an input of width 2, got 1";
+    static const struct {
+        int dup, width;
+        const char *last, *msg;
+    } t[] = {
+        {1, 0, "O:1", dup_msg},                 /* the index's own error, at its end */
+        {1, 1, "O:1", dup_msg},                 /* and a width error while it runs */
+        {0, 1, "O:1", width_msg},               /* the width error alone */
+        {1, 0, "G60001:1", dup_msg},            /* and a line error before it starts */
+        {1, 0, "O:1", "block 'Z': unknown block type 'Nope'; known types: "},   /* flatten's */
+    };
+    for (size_t k = 0; k < sizeof t / sizeof *t; k++) {
+        char *json = chain(n, t[k].last);
+        if (t[k].dup)
+            json = replace1(json, "{'name':'G9','type':'Gain','Gain':1}",
+                            "{'name':'G9','type':'Gain','Gain':1},{'name':'G9','type':'Gain','Gain':1}");
+        if (t[k].width)
+            json = replace1(json, "{'name':'G5','type':'Gain','Gain':1}",
+                            "{'name':'G5','type':'Gain','Gain':[[1,2],[3,4]],'Multiplication':'Matrix(K*u)'}");
+        if (k == 4)
+            json = replace1(json, "{'name':'G2','type':'Gain','Gain':1}", "{'name':'Z','type':'Nope'}");
+        jg_error_t err;
+        jg_program_t *p;
+        jg_status_t st = compile_long(json, (int)(k % 2), &p, &err);
+        char what[96];
+        snprintf(what, sizeof what, "%d gains%s%s, the last line to %s", n, t[k].dup ? ", G9 twice" : "",
+                 t[k].width ? ", a width error" : "", t[k].last);
+        tap_ok(st && !p && !strncmp(err.msg, t[k].msg, strlen(t[k].msg)), "%s: %s", what, st ? err.msg : "ok");
+        jg_program_free(p);
+        free(json);
+    }
+    /* no error: the index the thread built finds every block */
+    char *json = chain(n, "O:1");
+    jg_error_t err;
+    jg_program_t *p;
+    jg_status_t st = compile_long(json, 1, &p, &err);
+    int found = !st;
+    for (int32_t b = 0; found && b < jg_program_nblocks(p); b++)
+        found = jg_program_find_block(p, jg_program_block_path(p, b)) == b;
+    tap_ok(found && !st && jg_program_find_block(p, "G60001") < 0,
+           "%d gains: the path index finds every block by its path, and no other (%s)", n,
+           st ? err.msg : "ok");
+    jg_program_free(p);
+    free(json);
+}
+
 static void test_order(void)
 {
     static const struct {
@@ -380,6 +449,7 @@ int main(void)
     test_duplicates();
     test_lines();
     test_lines_threaded();
+    test_index_threaded();
     test_order();
     test_keys();
     test_hybrid();

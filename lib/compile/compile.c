@@ -1,7 +1,9 @@
 /* Compile a model: the driver (flatten, set up blocks, connect lines, propagate
  * widths, trace, patterns, sort, sample times; Simulink, "How Simulink Works":
  * "compilation" and "link") and the block setup loop. */
+#define _GNU_SOURCE 1   /* sched_getaffinity, CPU_COUNT */
 #include <ctype.h>
+#include <sched.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -247,6 +249,8 @@ static jg_status_t compile(const jg_model_t *m, jg_model_t *take, jg_program_t *
     jg_program_t *p = calloc(1, sizeof *p);
     jg__consumers_t cs = {NULL, NULL};
     jg__lines_pre_t *pre = NULL;
+    jg__index_job_t *ij = NULL;   /* the path index on its thread */
+    int flat = 0, indexed = 0;    /* flatten done; the index built or under way */
     if (!p) {
         jg_model_free(take);
         return jg_error_set(err, JG_NOMEM, "out of memory");
@@ -290,12 +294,25 @@ static jg_status_t compile(const jg_model_t *m, jg_model_t *take, jg_program_t *
         goto fail;
     }
     if ((st = jg__flatten(&c, jg__model_root(m), -1, -1, err))) goto fail;
-    if ((st = jg__index_paths(&c, err))) goto fail;
+    flat = 1;
+    cpu_set_t cpus;
+    c.threads = p->nblocks >= JG__COMPILE_THREAD_MIN &&
+                !(sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) < 2);
+    /* the path index: here, or on a thread beside the passes after the lines
+     * (its error still comes first: see fail) */
+    if (!c.threads) {
+        indexed = 1;
+        if ((st = jg__index_paths(&c, err))) goto fail;
+    }
     pre = jg__lines_resolve_start(&c);   /* beside the setup */
     if ((st = setup_blocks(&c, &s))) goto fail;
     if ((st = jg__connect_lines(&c, pre))) goto fail;
     jg__lines_resolve_end(pre);
     pre = NULL;
+    if (!indexed) {
+        indexed = 1;
+        if (!(ij = jg__index_paths_start(&c)) && (st = jg__index_paths(&c, err))) goto fail;
+    }
     drop_document(&c, p, &take);
     /* From -> Goto (goto.c); a model without tags has nothing to link */
     if (c.ntag && (st = jg__resolve_gotos(p, err))) goto fail;
@@ -314,6 +331,11 @@ static jg_status_t compile(const jg_model_t *m, jg_model_t *take, jg_program_t *
     igraph_set_warning_handler(old_wh);
     if (st) goto fail;
     if ((st = jg__resolve_sample_times(&c))) goto fail;
+    if (ij) {
+        st = jg__index_paths_end(ij, err);
+        ij = NULL;
+        if (st) goto fail;
+    }
     free(cs.ptr);
     free(cs.idx);
     free(c.parts);
@@ -323,6 +345,16 @@ static jg_status_t compile(const jg_model_t *m, jg_model_t *take, jg_program_t *
     return JG_OK;
 fail:
     jg__lines_resolve_end(pre);   /* (before the program it reads is freed) */
+    /* the path index, due right after flatten, reports a path twice before
+     * any error of the passes after it, as when it ran there */
+    if (ij || (flat && !indexed)) {
+        jg_error_t ie;
+        jg_status_t si = ij ? jg__index_paths_end(ij, &ie) : jg__index_paths(&c, &ie);
+        if (si) {
+            st = si;
+            if (err) *err = ie;
+        }
+    }
     free(cs.ptr);
     free(cs.idx);
     free(c.parts);

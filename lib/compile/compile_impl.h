@@ -43,6 +43,8 @@ typedef struct jg__cctx {
     jg__jkey_t k_structural[6];   /* the keys every block may have (compile.c) */
     struct jg__wscache *wsc;  /* evaluated workspace entries (setup.c; in the arena) */
     jg_limits_t lim;      /* the model's limits, defaults applied (limits.c) */
+    int threads;          /* 1: JG__COMPILE_THREAD_MIN blocks or more and two or more cores:
+                             the lines' ends and the path index on threads of their own */
     struct {
         const char *name;
         const jg_block_type_t *type;
@@ -91,13 +93,26 @@ size_t jg__put_escaped(char *d, const char *name, size_t len);
 /* flatten.c: depth-first blocks and systems of sysj, paths in the hash table */
 jg_status_t jg__flatten(jg__cctx_t *c, const jg__jv_t *sysj, int32_t parent_sys,
                         int32_t sys_block, jg_error_t *err);
+/* From this many blocks on two or more cores (jg__cctx_t.threads) the lines'
+ * ends are resolved while the blocks are set up, and the path index is built
+ * while the passes after the lines run (a million-block model spends about
+ * as long in the lines' ends as in the blocks' setup, and 30 ms in the
+ * index). */
+#define JG__COMPILE_THREAD_MIN 50000
 /* flatten.c: the path table p->htab of the flattened blocks; a path twice
  * is the JG_MODEL error naming both blocks */
 jg_status_t jg__index_paths(jg__cctx_t *c, jg_error_t *err);
+/* The same on a thread of its own (NULL when it cannot start: index them
+ * yourself).  It reads only the blocks' and systems' paths, which no pass
+ * after flatten changes, and writes only p->htab, which no pass reads.
+ * _end waits for it and gives jg__index_paths' outcome, and frees. */
+typedef struct jg__index_job jg__index_job_t;
+jg__index_job_t *jg__index_paths_start(jg__cctx_t *c);
+jg_status_t jg__index_paths_end(jg__index_job_t *j, jg_error_t *err);
 /* lines.c: global ports, each input's driver, signal names */
 /* The lines' ends ("BLOCK:N") resolved to block ids on a thread of its own
- * while the blocks are set up: started after flatten and index_paths for a
- * large model on more than one core (NULL otherwise, or when the thread
+ * while the blocks are set up: started after flatten for a large model on
+ * more than one core (jg__cctx_t.threads) (NULL otherwise, or when the thread
  * cannot start: connect_lines then resolves them itself); the thread reads
  * only the document, the systems and the blocks' names.  connect_lines
  * waits for it; _end (also on failure) waits and frees. */

@@ -1,4 +1,5 @@
 /* Flatten the model's hierarchy into depth-first block ids and systems, with the path hash table. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,11 +94,52 @@ static jg_status_t dup_error(const jg_program_t *p, int32_t b, int32_t o, jg_err
                         O->name, *os ? os : "<root>", B->name, *sp ? sp : "<root>", B->path);
 }
 
+/* index_paths' outcome as the compiler reports it */
+static jg_status_t index_outcome(const jg_program_t *p, int rc, int32_t b, int32_t o, jg_error_t *err)
+{
+    if (rc) return jg_error_set(err, JG_NOMEM, "out of memory");
+    return b >= 0 ? dup_error(p, b, o, err) : JG_OK;
+}
+
 jg_status_t jg__index_paths(jg__cctx_t *c, jg_error_t *err)
 {
     int32_t b, o;
-    if (index_paths(c->p, c->p->nblocks, &b, &o)) return jg_error_set(err, JG_NOMEM, "out of memory");
-    return b >= 0 ? dup_error(c->p, b, o, err) : JG_OK;
+    int rc = index_paths(c->p, c->p->nblocks, &b, &o);
+    return index_outcome(c->p, rc, b, o, err);
+}
+
+struct jg__index_job {
+    pthread_t th;
+    jg_program_t *p;
+    int rc;
+    int32_t b, o;
+};
+
+static void *index_main(void *arg)
+{
+    jg__index_job_t *j = arg;
+    j->rc = index_paths(j->p, j->p->nblocks, &j->b, &j->o);
+    return NULL;
+}
+
+jg__index_job_t *jg__index_paths_start(jg__cctx_t *c)
+{
+    jg__index_job_t *j = calloc(1, sizeof *j);
+    if (!j) return NULL;
+    j->p = c->p;
+    if (pthread_create(&j->th, NULL, index_main, j)) {
+        free(j);
+        return NULL;
+    }
+    return j;
+}
+
+jg_status_t jg__index_paths_end(jg__index_job_t *j, jg_error_t *err)
+{
+    pthread_join(j->th, NULL);
+    jg_status_t st = index_outcome(j->p, j->rc, j->b, j->o, err);
+    free(j);
+    return st;
 }
 
 /* The type named type: a small cache in front of the registry's linear

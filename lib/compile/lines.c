@@ -178,11 +178,6 @@ static jg_status_t parse_ref(jg__cctx_t *c, int32_t sy, const local_t *L, const 
 
 /* ---- the line ends resolved beside setup_blocks */
 
-/* Lines of at least this many blocks' models are resolved on a thread of
- * their own while the blocks are set up (both read the document: a
- * million-block model spends about as long in either). */
-#define RESOLVE_THREAD_MIN 50000
-
 struct jg__lines_pre {
     const jg__cctx_t *c;
     /* per line in connect_lines' order: its destinations and whether it
@@ -249,10 +244,7 @@ done:
 
 jg__lines_pre_t *jg__lines_resolve_start(const jg__cctx_t *c)
 {
-    cpu_set_t set;
-    if (c->p->nblocks < RESOLVE_THREAD_MIN ||
-        (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) < 2))
-        return NULL;
+    if (!c->threads) return NULL;
     jg__lines_pre_t *R = calloc(1, sizeof *R);
     if (!R) return NULL;
     R->c = c;
