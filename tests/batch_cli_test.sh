@@ -193,4 +193,29 @@ ok $? "interrupted: exit 130, no file under the final name, no temporary left (e
 "$J" batch --help | grep -q -- "--jobs N"
 ok $? "--help lists --jobs"
 
+# HDF5 and matio are loaded only to write a .mat or .h5 file (lib/io/h5load.h):
+# a library of HDF5's soname without its functions, found first, is a clear
+# I/O error naming it (exit 3) and leaves no file; the other outputs never load it.
+build=${JG_BUILD:-$(dirname "$(dirname "$J")")}
+h5so=$(sed -n 's/^#define JG_HDF5_SONAME "\(.*\)"$/\1/p' "$build/lib/jg_sonames.h" 2>/dev/null)
+if [ -z "$h5so" ]; then
+    skip "an HDF5 library without its functions" "no $build/lib/jg_sonames.h"
+else
+    mkdir -p "$d/fakelib"
+    echo 'int jg_not_hdf5;' > "$d/fake.c"
+    cc -shared -fPIC -o "$d/fakelib/$h5so" "$d/fake.c"
+    echo '{"points": [{"t": 0}, {"t": 1}]}' > "$d/two.json"
+    expect_fail "--out .h5, an HDF5 without its functions: exit 3, named" 3 "$h5so: no function H5open" \
+        env LD_LIBRARY_PATH="$d/fakelib" "$J" batch graphs/f14.json --points "$d/two.json" --out "$d/fake.h5"
+    [ ! -e "$d/fake.h5" ] && ! ls "$d" | grep -q 'fake.h5.'
+    ok $? "no file and no temporary file left"
+    expect_fail "--out .mat: the same" 3 "$h5so: no function H5open" \
+        env LD_LIBRARY_PATH="$d/fakelib" "$J" batch graphs/f14.json --points "$d/two.json" --out "$d/fake.mat"
+    expect_fail "linearize --format mat: the same" 3 "$h5so: no function H5open" \
+        env LD_LIBRARY_PATH="$d/fakelib" "$J" linearize graphs/f14.json --format mat --out "$d/fake1.mat"
+    env LD_LIBRARY_PATH="$d/fakelib" "$J" batch graphs/f14.json --points "$d/two.json" --out "$d/fake.jsonl" &&
+        [ "$(wc -l < "$d/fake.jsonl")" -eq 3 ]
+    ok $? "--out .jsonl with that library first: written (HDF5 never loaded)"
+fi
+
 tap_done

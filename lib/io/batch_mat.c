@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
-#include <matio.h>
 #include "jacgraph/io.h"
 #include "batch_impl.h"
 #include "io_impl.h"
+#include "h5load.h"
 
 /* Points are appended in chunks of about this many bytes (dense) or
  * triplets (sparse): the first append fixes the HDF5 chunk size, and one
@@ -37,9 +37,13 @@ typedef struct {
 } mat_var_t;
 
 typedef struct {
+    const jg__h5_t *H;   /* libmatio, loaded (h5load.h) */
     mat_t *mat;
     mat_var_t v[4];
 } mat_impl_t;
+
+/* w's matio */
+#define MATIO(w) (((const mat_impl_t *)(w)->impl)->H)
 
 static const char *const VAR[4] = {"A", "B", "C", "D"};
 
@@ -48,10 +52,13 @@ static jg_status_t create(jg_io_batch_t *w, jg_error_t *err)
     char hdr[116];
     snprintf(hdr, sizeof hdr, "MATLAB 7.3 MAT-file, written by jacgraph: %lld linear models (batch)",
              (long long)w->npoints);
+    const jg__h5_t *H = jg__h5(err);
+    if (!H) return JG_IO;
     mat_impl_t *im = calloc(1, sizeof *im);
     if (!im) return jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
+    im->H = H;
     errno = 0;
-    if (!(im->mat = Mat_CreateVer(w->tmp, hdr, MAT_FT_MAT73))) {
+    if (!(im->mat = H->Mat_CreateVer(w->tmp, hdr, MAT_FT_MAT73))) {
         free(im);
         return jg_error_set(err, JG_IO, "%s: cannot create a MAT-file v7.3 (is libmatio built with HDF5?): %s",
                             w->tmp, strerror(errno ? errno : EIO));
@@ -65,9 +72,9 @@ static jg_status_t write_var(jg_io_batch_t *w, matvar_t *v, const char *name, in
 {
     mat_impl_t *im = w->impl;
     if (!v) return jg_error_set(err, JG_NOMEM, "%s: out of memory for %s", w->path, name);
-    int bad = append_dim ? Mat_VarWriteAppend(im->mat, v, MAT_COMPRESSION_NONE, append_dim)
-                         : Mat_VarWrite(im->mat, v, MAT_COMPRESSION_NONE);
-    Mat_VarFree(v);
+    int bad = append_dim ? MATIO(w)->Mat_VarWriteAppend(im->mat, v, MAT_COMPRESSION_NONE, append_dim)
+                         : MATIO(w)->Mat_VarWrite(im->mat, v, MAT_COMPRESSION_NONE);
+    MATIO(w)->Mat_VarFree(v);
     if (bad) return jg_error_set(err, JG_IO, "%s: cannot write variable %s", w->path, name);
     return JG_OK;
 }
@@ -75,7 +82,7 @@ static jg_status_t write_var(jg_io_batch_t *w, matvar_t *v, const char *name, in
 static jg_status_t put_doubles(jg_io_batch_t *w, const char *name, int rank, const size_t *dims,
                                double *data, int append_dim, jg_error_t *err)
 {
-    return write_var(w, Mat_VarCreate(name, MAT_C_DOUBLE, MAT_T_DOUBLE, rank, (size_t *)dims, data,
+    return write_var(w, MATIO(w)->Mat_VarCreate(name, MAT_C_DOUBLE, MAT_T_DOUBLE, rank, (size_t *)dims, data,
                                       MAT_F_DONT_COPY_DATA), name, append_dim, err);
 }
 
@@ -210,7 +217,7 @@ static jg_status_t put_chars(jg_io_batch_t *w, const char *name, char *const *v,
         for (size_t j = 0; j < width; j++) data[(size_t)k + (size_t)n * j] = j < u ? row[j] : ' ';
     }
     size_t dims[2] = {(size_t)n, width};
-    jg_status_t st = write_var(w, Mat_VarCreate(name, MAT_C_CHAR, MAT_T_UINT16, 2, dims, data,
+    jg_status_t st = write_var(w, MATIO(w)->Mat_VarCreate(name, MAT_C_CHAR, MAT_T_UINT16, 2, dims, data,
                                                 MAT_F_DONT_COPY_DATA), name, 0, err);
     free(data);
     free(row);
@@ -284,7 +291,7 @@ static jg_status_t finish_table(jg_io_batch_t *w, jg_error_t *err)
         unsigned char *ok = malloc((size_t)N + 1);
         if (!ok) return jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
         for (int64_t k = 0; k < N; k++) ok[k] = w->state[k] == 1;
-        st = write_var(w, Mat_VarCreate("Ok", MAT_C_UINT8, MAT_T_UINT8, 2, od, ok,
+        st = write_var(w, MATIO(w)->Mat_VarCreate("Ok", MAT_C_UINT8, MAT_T_UINT8, 2, od, ok,
                                         MAT_F_DONT_COPY_DATA | MAT_F_LOGICAL), "Ok", 0, err);
         free(ok);
     }
@@ -302,7 +309,7 @@ static jg_status_t finish(jg_io_batch_t *w, int commit, jg_error_t *err)
     jg_status_t st = JG_OK;
     if (!im) return JG_OK;
     if (commit) st = finish_table(w, err);
-    if (Mat_Close(im->mat) && commit && !st) st = jg_error_set(err, JG_IO, "%s: write failed", w->path);
+    if (MATIO(w)->Mat_Close(im->mat) && commit && !st) st = jg_error_set(err, JG_IO, "%s: write failed", w->path);
     for (int q = 0; q < 4; q++) {
         mat_var_t *v = &im->v[q];
         free(v->buf);

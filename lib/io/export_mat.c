@@ -6,15 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <matio.h>
 #include "jacgraph/io.h"
 #include "export_impl.h"
 #include "io_impl.h"
+#include "h5load.h"
 
 /* A level-5 element stores its byte count in 32 bits; keep well inside it. */
 #define MAT5_MAX_BYTES 2147483647.0
 
 typedef struct {
+    const jg__h5_t *H;   /* libmatio, loaded (h5load.h) */
     mat_t *mat;
     const char *path;
     const char *sfx;
@@ -24,8 +25,8 @@ typedef struct {
 static jg_status_t put_var(out_t *o, matvar_t *v, const char *name)
 {
     if (!v) return jg_error_set(o->err, JG_NOMEM, "%s: out of memory for %s", o->path, name);
-    int bad = Mat_VarWrite(o->mat, v, MAT_COMPRESSION_NONE);
-    Mat_VarFree(v);
+    int bad = o->H->Mat_VarWrite(o->mat, v, MAT_COMPRESSION_NONE);
+    o->H->Mat_VarFree(v);
     if (bad) return jg_error_set(o->err, JG_IO, "%s: cannot write variable %s", o->path, name);
     return JG_OK;
 }
@@ -58,7 +59,7 @@ static jg_status_t put_matrix(out_t *o, const char *var, const cs_dl *M, int mod
         for (int64_t j = 0; j <= n; j++) jc[j] = (mat_uint32_t)S->p[j];
         mat_sparse_t sp = {.nzmax = (mat_uint32_t)nz, .ir = ir, .nir = (mat_uint32_t)nz, .jc = jc,
                            .njc = (mat_uint32_t)(n + 1), .ndata = (mat_uint32_t)nz, .data = S->x};
-        st = put_var(o, Mat_VarCreate(name, MAT_C_SPARSE, MAT_T_DOUBLE, 2, dims, &sp,
+        st = put_var(o, o->H->Mat_VarCreate(name, MAT_C_SPARSE, MAT_T_DOUBLE, 2, dims, &sp,
                                       MAT_F_DONT_COPY_DATA), name);
         goto done;
     }
@@ -74,7 +75,7 @@ static jg_status_t put_matrix(out_t *o, const char *var, const cs_dl *M, int mod
     }
     for (int64_t j = 0; j < n; j++)
         for (int64_t p = S->p[j]; p < S->p[j + 1]; p++) dense[j * m + S->i[p]] = S->x[p];
-    st = put_var(o, Mat_VarCreate(name, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, dense,
+    st = put_var(o, o->H->Mat_VarCreate(name, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, dense,
                                   MAT_F_DONT_COPY_DATA), name);
 done:
     free(dense);
@@ -101,7 +102,7 @@ static jg_status_t put_names(out_t *o, const char *var, char *const *v, int64_t 
     snprintf(name, sizeof name, "%s%s", var, o->sfx);
     size_t dims[2] = {(size_t)n, 1};
     char (*buf)[32] = calloc((size_t)n + 1, sizeof *buf);   /* default names x1, u2... */
-    matvar_t *cell = buf ? Mat_VarCreate(name, MAT_C_CELL, MAT_T_CELL, 2, dims, NULL, 0) : NULL;
+    matvar_t *cell = buf ? o->H->Mat_VarCreate(name, MAT_C_CELL, MAT_T_CELL, 2, dims, NULL, 0) : NULL;
     if (!cell) {
         free(buf);
         return jg_error_set(o->err, JG_NOMEM, "%s: out of memory for %s", o->path, name);
@@ -110,13 +111,13 @@ static jg_status_t put_names(out_t *o, const char *var, char *const *v, int64_t 
         const char *text = jg__io_name(v, k, pfx, buf[k]);
         size_t len = code_points(text);
         size_t cd[2] = {len ? 1 : 0, len};   /* '' is 0x0 in MATLAB */
-        matvar_t *e = Mat_VarCreate(NULL, MAT_C_CHAR, MAT_T_UTF8, 2, cd, (void *)text, MAT_F_DONT_COPY_DATA);
+        matvar_t *e = o->H->Mat_VarCreate(NULL, MAT_C_CHAR, MAT_T_UTF8, 2, cd, (void *)text, MAT_F_DONT_COPY_DATA);
         if (!e) {
-            Mat_VarFree(cell);
+            o->H->Mat_VarFree(cell);
             free(buf);
             return jg_error_set(o->err, JG_NOMEM, "%s: out of memory for %s", o->path, name);
         }
-        Mat_VarSetCell(cell, (int)k, e);
+        o->H->Mat_VarSetCell(cell, (int)k, e);
     }
     jg_status_t st = put_var(o, cell, name);   /* frees the cell and its elements, not the text */
     free(buf);
@@ -134,13 +135,15 @@ jg_status_t jg_io_write_linsys_mat(const char *path, const jg_lin_sys_t *s,
     if (s->nx > 0x7FFFFFFF || s->nu > 0x7FFFFFFF || s->ny > 0x7FFFFFFF)
         return jg_error_set(err, JG_ARG, "%s: too many names for a MAT-file cell array", what);
     int mode = opts ? (int)opts->sparse : JG_IO_SPARSE_AUTO;
-    out_t o = {NULL, path, x, err};
+    const jg__h5_t *H = jg__h5(err);
+    if (!H) return JG_IO;
+    out_t o = {H, NULL, path, x, err};
     if (append) {
         struct stat sb;
         if (stat(path, &sb))
             return jg_error_set(err, JG_IO, "%s: cannot add to it: %s", path, strerror(errno));
-        if (!(o.mat = Mat_Open(path, MAT_ACC_RDWR)) || Mat_GetVersion(o.mat) != MAT_FT_MAT5) {
-            if (o.mat) Mat_Close(o.mat);
+        if (!(o.mat = H->Mat_Open(path, MAT_ACC_RDWR)) || H->Mat_GetVersion(o.mat) != MAT_FT_MAT5) {
+            if (o.mat) H->Mat_Close(o.mat);
             return jg_error_set(err, JG_IO, "%s: not a level-5 MAT-file to add to", path);
         }
     } else {
@@ -148,7 +151,7 @@ jg_status_t jg_io_write_linsys_mat(const char *path, const jg_lin_sys_t *s,
         snprintf(hdr, sizeof hdr, "MATLAB 5.0 MAT-file, written by jacgraph: a linear model at t = %.9g",
                  s->t);
         errno = 0;
-        if (!(o.mat = Mat_CreateVer(path, hdr, MAT_FT_MAT5)))
+        if (!(o.mat = H->Mat_CreateVer(path, hdr, MAT_FT_MAT5)))
             return jg_error_set(err, JG_IO, "%s: cannot write: %s", path,
                                 strerror(errno ? errno : EIO));
     }
@@ -160,7 +163,7 @@ jg_status_t jg_io_write_linsys_mat(const char *path, const jg_lin_sys_t *s,
         double ts = jg__io_sample_time(s);
         size_t one[2] = {1, 1};
         snprintf(name, sizeof name, "Ts%s", x);
-        st = put_var(&o, Mat_VarCreate(name, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, one, &ts,
+        st = put_var(&o, H->Mat_VarCreate(name, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, one, &ts,
                                        MAT_F_DONT_COPY_DATA), name);
     }
     if (!st) st = put_names(&o, "StateName", s->state_names, s->nx, 'x');
@@ -170,10 +173,10 @@ jg_status_t jg_io_write_linsys_mat(const char *path, const jg_lin_sys_t *s,
         char name[64];
         size_t dims[2] = {(size_t)s->ndelays, 1};
         snprintf(name, sizeof name, "InternalDelay%s", x);
-        st = put_var(&o, Mat_VarCreate(name, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, s->delays,
+        st = put_var(&o, H->Mat_VarCreate(name, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, s->delays,
                                        MAT_F_DONT_COPY_DATA), name);
     }
-    if (Mat_Close(o.mat) && !st) st = jg_error_set(err, JG_IO, "%s: write failed", path);
+    if (H->Mat_Close(o.mat) && !st) st = jg_error_set(err, JG_IO, "%s: write failed", path);
     if (st && !append) jg__io_discard(path);   /* no half a model under the name */
     return st;
 }
