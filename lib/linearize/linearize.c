@@ -121,7 +121,15 @@ jg_status_t jg__lin_create_min(const jg_program_t *p, const jg_lin_opts_t *o, in
         st = beside_build(l, setup_eval, &l->pre, &l->pre_secs, &side_secs, err);
     else
         st = JG__LIN_NOT_STARTED;
-    if (st == JG__LIN_NOT_STARTED) st = setup_eval(l, err);
+    if (st == JG__LIN_NOT_STARTED) {
+        st = setup_eval(l, err);
+    } else if (st && l->w) {
+        /* the set-up went well, the build did not: the first graph run
+         * builds the graph again and reports its error, as without
+         * prepare_graph */
+        jg_error_clear(err);
+        st = JG_OK;
+    }
     if (st) goto fail;
     l->wv = calloc((size_t)l->io->nw + 1, sizeof(double));
     if (!l->wv) {
