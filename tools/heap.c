@@ -43,7 +43,7 @@ static long page_size;
  * at exit: the sanitizer's own per-thread set-up allocates (glibc's
  * pthread_getattr_np), and memory held by a thread the leak check does not yet
  * know is reported as leaked -- an intermittent false report on the fastest
- * exits, a usage error say (google/sanitizers issue 1836).  So the process
+ * exits, a usage error say (a known race of LeakSanitizer's).  So the process
  * waits at exit until the thread has started, which on every run but those
  * takes no time at all. */
 static sem_t started;

@@ -56,7 +56,7 @@ static void *side_main(void *arg)
 }
 
 /* fn(l) on a second thread while this one builds l's graph into *built (its
- * time in *build_secs, fn's in *side_secs); fn's error first, as when the two
+ * time in *build_secs, fn's in *side_secs unless NULL); fn's error first, as when the two
  * run one after the other, and the graph then freed.  JG__LIN_NOT_STARTED
  * when the thread could not start: nothing was done. */
 static jg_status_t beside_build(jg_lin_t *l, jg_status_t (*fn)(jg_lin_t *, jg_error_t *),
@@ -71,7 +71,7 @@ static jg_status_t beside_build(jg_lin_t *l, jg_status_t (*fn)(jg_lin_t *, jg_er
     jg_status_t sb = jg__graph_build(l->p, l->io, built, &berr);
     *build_secs = now() - t0;
     pthread_join(th, NULL);
-    *side_secs = job.secs;
+    if (side_secs) *side_secs = job.secs;
     if (job.st || sb) {
         jg_graph_free(*built);
         *built = NULL;
@@ -116,9 +116,8 @@ jg_status_t jg__lin_create_min(const jg_program_t *p, const jg_lin_opts_t *o, in
     st = jg__iospec_create_cut(p, o->nin, o->in, o->nout, o->out, o->nopen, o->open,
                                !o->no_defaults, l->ncut, l->cut, &l->io, err);
     if (st) goto fail;
-    double side_secs;
     if (o->prepare_graph && l->threads > 1 && p->nblocks >= l->overlap_min)
-        st = beside_build(l, setup_eval, &l->pre, &l->pre_secs, &side_secs, err);
+        st = beside_build(l, setup_eval, &l->pre, &l->pre_secs, NULL, err);
     else
         st = JG__LIN_NOT_STARTED;
     if (st == JG__LIN_NOT_STARTED) {
@@ -879,10 +878,11 @@ jg_status_t jg_lin_run(jg_lin_t *l, jg_lin_method_t m, jg_graph_reduce_t r, jg_l
         s = beside_build(l, eval_jacobians, &built, &st->t_build, &st->t_eval, err);
     else
         s = JG__LIN_NOT_STARTED;
-    if (s != JG__LIN_NOT_STARTED) st->build_overlap = 1;
     if (s == JG__LIN_NOT_STARTED) {
         s = jg__lin_eval(l, m != JG_LIN_PERTURB, err);
         st->t_eval = now() - t0;
+    } else {
+        st->build_overlap = 1;
     }
     if (s) goto done;
     double t1 = now();
