@@ -19,6 +19,8 @@
 # the CPU time shows the work per rank (rank 0 also writes the file).
 # Environment: PML (default ob1, the shared-memory transport; empty: Open
 # MPI's own choice).
+# Every run writes a new file (the last run's is removed before the clock
+# starts: replacing it would time the release of its pages, not the batch).
 # The output is the one-rank file every time (checked with cmp).  Markdown on
 # stdout.  Exit status 0; 1 when a run failed or the files differ; 2 usage.
 set -u
@@ -68,7 +70,7 @@ chmod +x "$d/timed"
 now() { date +%s.%N; }
 run() {   # run RANKS POINTSFILE OUT: "wall cpu cpu0 cpuother" in seconds (cpu: user + system of
           # every rank; cpu0 rank 0's, cpuother the busiest other rank's, 0 with one rank)
-    rm -f "$d"/rank.*
+    rm -f "$d"/rank.* "$3"
     /usr/bin/time -f '%e %U %S' -o "$d/time" "${mpi[@]}" -np "$1" "$d/timed" "$J" batch "$d/m.json" --points "$2" \
         --jobs 1 --no-progress --out "$3" >/dev/null 2>"$d/err" || { cat "$d/err" >&2; return 1; }
     local c0 co

@@ -3,7 +3,7 @@
  * table (values, ok flags, error texts) and the failed points held back until
  * a first model fixes the names and sizes.  The formats: batch_jsonl.c,
  * batch_mat.c, batch_h5.c. */
-#define _XOPEN_SOURCE 700   /* realpath */
+#define _GNU_SOURCE   /* realpath; sync_file_range (Linux) */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -96,6 +96,7 @@ static jg_status_t choose_layout(jg_io_batch_t *w, const jg_lin_sys_t *s, jg_err
 
 static void release(jg_io_batch_t *w)
 {
+    if (w->wb_fd >= 0) close(w->wb_fd);
     free(w->path);
     free(w->tmp);
     jg__strv_free(w->val_names, w->nvals);
@@ -106,6 +107,34 @@ static void release(jg_io_batch_t *w)
     for (int g = 0; g < 3; g++) jg__strv_free(w->names[g], n[g]);
     free(w->delays);
     free(w);
+}
+
+/* Hand what the format has written so far to the disk, a few MiB at a time
+ * (asynchronously: the pages are queued for writing, not waited for).
+ * Otherwise the whole file would still be in the page cache at the end:
+ * ext4 writes it out when the file is closed (a file opened with O_TRUNC,
+ * as HDF5 opens it, is flushed on close) or at the commit's fsync, and the
+ * run would wait for it at its very end, with every other core idle.
+ * Measured with the 220 MB HDF5 file of 10,000 points: close and fsync took
+ * 50-70 ms, 1 ms with this, for 8 ms spread over the run.  Best effort:
+ * the fsync at the commit still reports a failed write. */
+static void write_behind(jg_io_batch_t *w)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+    enum { STEP = 8 << 20 };
+    struct stat sb;
+    if (w->wb_fd < 0 || fstat(w->wb_fd, &sb)) return;
+    off_t end = sb.st_size & ~(off_t)((1 << 20) - 1);   /* the last MiB may change again */
+    if (end - w->wb_done < STEP) return;
+    if (sync_file_range(w->wb_fd, w->wb_done, end - w->wb_done, SYNC_FILE_RANGE_WRITE)) {
+        close(w->wb_fd);   /* not supported here: stop trying */
+        w->wb_fd = -1;
+        return;
+    }
+    w->wb_done = end;
+#else
+    (void)w;
+#endif
 }
 
 /* PATH.partXXXXXX beside path, created with the mode a new file would get
@@ -151,6 +180,7 @@ jg_status_t jg_io_batch_open(const char *path, jg_io_batch_format_t f, int64_t n
     jg_io_batch_t *w = calloc(1, sizeof *w);
     jg_status_t st = JG_OK;
     if (!w) return jg_error_set(err, JG_NOMEM, "%s: out of memory", what);
+    w->wb_fd = -1;
     w->ops = ops[f];
     w->fmt = f;
     w->npoints = npoints;
@@ -207,6 +237,7 @@ jg_status_t jg_io_batch_open(const char *path, jg_io_batch_format_t f, int64_t n
         if (!w->direct) remove(w->tmp);
         goto done;
     }
+    if (!w->direct) w->wb_fd = open(w->tmp, O_RDONLY | O_CLOEXEC);   /* -1: no write-behind */
     w->created = 1;
     *out = w;
     return JG_OK;
@@ -322,6 +353,7 @@ jg_status_t jg_io_batch_put(jg_io_batch_t *w, int64_t k, const double *vals, con
         if ((st = start(w, k, err))) goto done;
     }
     st = w->ops->put(w, k, sys, err);
+    if (!st) write_behind(w);
 done:
     if (st) w->broken = 1;
     return st;

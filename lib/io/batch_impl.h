@@ -28,6 +28,8 @@ struct jg_io_batch {
     jg_io_batch_format_t fmt;
     char *path, *tmp;          /* tmp: the file written (== path when direct) */
     int direct;                /* JSONL to a pipe or device: no rename */
+    int wb_fd;                 /* tmp opened to hand its pages to the disk early, or -1 */
+    int64_t wb_done;           /* bytes of tmp handed over so far */
     int created, started, broken;
     int64_t npoints, next;     /* next: the lowest k not yet put */
     int nvals;
