@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "jacgraph/io.h"
+#include "io/batch_impl.h"   /* the write-behind's progress */
 #include "tap.h"
 
 static char dir[512];
@@ -531,6 +532,47 @@ static void test_sparse_blocks(void)
     clean();
 }
 
+/* ---- write-behind: a file that grows past 8 MiB is handed to the disk as it
+ * grows (batch.c), and what is read back is still every point; JSON Lines
+ * to a device is not (no temporary file) */
+
+static void test_write_behind(void)
+{
+    jg_error_t err;
+    const char *p = tmp("behind.h5");
+    enum { NP = 400, N = 2000, NZ = 2 * N - 1 };   /* 32 KB of values a point: 12.8 MB */
+    jg_io_batch_t *w;
+    int64_t handed = -1, handed_half = -1;
+    jg_status_t st = jg_io_batch_open(p, JG_IO_BATCH_H5, NP, 0, NULL, &w, &err);
+    for (int k = 0; k < NP && !st; k++) {
+        jg_lin_sys_t *s = big(N, 1.0 + k);
+        st = jg_io_batch_put(w, k, NULL, s, NULL, &err);
+        jg_lin_sys_free(s);
+        if (k == NP / 8) handed_half = w->wb_done;   /* 1.6 MB written: too little */
+    }
+    if (!st) handed = w->wb_done;
+    st = st ? st : jg_io_batch_close(w, 1, &err);
+    if (!tap_ok(st == JG_OK, "write-behind: %d points written", NP)) printf("#   %s\n", err.msg);
+    tap_ok(handed_half == 0 && handed >= 8 << 20 && handed % (1 << 20) == 0,
+           "write-behind: nothing handed over at 1.6 MB, whole MiB past 8 MiB at the end (%lld)",
+           (long long)handed);
+    hid_t f = H5Fopen(p, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hsize_t d[3] = {0};
+    int r = 0, ok = f >= 0;
+    double *ax = calloc((size_t)NP * NZ, sizeof *ax);
+    ok = ok && !h5read(f, "A_x", H5T_NATIVE_DOUBLE, ax, d, &r) && d[0] == (hsize_t)NP * NZ;
+    for (int k = 0; ok && k < NP; k++)
+        ok = ax[(size_t)k * NZ] == -1 && ax[(size_t)k * NZ + 1] == 1.0 + k &&
+             ax[(size_t)k * NZ + NZ - 1] == -1 - (N - 1) * (1.0 + k);
+    tap_ok(ok, "write-behind: every point's values read back");
+    if (f >= 0) H5Fclose(f);
+    free(ax);
+    st = jg_io_batch_open("/dev/null", JG_IO_BATCH_JSONL, 1, 0, NULL, &w, &err);
+    tap_ok(!st && w->direct && w->wb_fd == -1, "write-behind: none for JSON Lines to a device");
+    if (!st) jg_io_batch_close(w, 0, NULL);
+    clean();
+}
+
 /* ---- the pattern dictionary: points whose patterns change and come back */
 
 /* An n x n model whose A holds the entries of mask (bit e: column-major
@@ -836,6 +878,7 @@ int main(void)
     test_h5();
     test_sparse();
     test_sparse_blocks();
+    test_write_behind();
     test_patterns();
     test_layout();
     test_refusals();
