@@ -573,6 +573,46 @@ static void test_write_behind(void)
     clean();
 }
 
+/* ---- HDF5's Value table is written a chunk of rows at a time as the points
+ * come in: 3,000 values a point make chunks of 10 rows; 25 points, the
+ * first two failed (held back until point 2), leave a partial chunk for the
+ * close; every row must read back as put */
+
+static void test_value_chunks(void)
+{
+    jg_error_t err;
+    const char *p = tmp("values.h5");
+    enum { NP = 25, NV = 3000 };
+    char **vn = calloc(NV, sizeof *vn);
+    double *v = malloc(sizeof(double) * NP * NV), *got = calloc(NP * NV, sizeof(double));
+    for (int j = 0; j < NV; j++) {
+        vn[j] = malloc(16);
+        snprintf(vn[j], 16, "v%d", j);
+    }
+    for (int k = 0; k < NP * NV; k++) v[k] = 0.25 * k - 7;
+    jg_io_batch_t *w;
+    jg_status_t st = jg_io_batch_open(p, JG_IO_BATCH_H5, NP, NV, (const char *const *)vn, &w, &err);
+    for (int k = 0; k < NP && !st; k++) {
+        jg_lin_sys_t *s = k < 2 ? NULL : small(k);
+        st = jg_io_batch_put(w, k, v + (size_t)k * NV, s, s ? NULL : "no", &err);
+        jg_lin_sys_free(s);
+    }
+    st = st ? st : jg_io_batch_close(w, 1, &err);
+    if (!tap_ok(st == JG_OK, "h5 values: %d points of %d values written", NP, NV)) printf("#   %s\n", err.msg);
+    hid_t f = H5Fopen(p, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hsize_t d[3] = {0};
+    int r = 0, ok = f >= 0 && !h5read(f, "Value", H5T_NATIVE_DOUBLE, got, d, &r) && r == 2 && d[0] == NP &&
+                    d[1] == NV;
+    for (int k = 0; ok && k < NP * NV; k++) ok = got[k] == v[k];
+    tap_ok(ok, "h5 values: Value is 25 x 3000, every row as put (chunks of 10 rows, the last partial)");
+    if (f >= 0) H5Fclose(f);
+    for (int j = 0; j < NV; j++) free(vn[j]);
+    free(vn);
+    free(v);
+    free(got);
+    clean();
+}
+
 /* ---- the pattern dictionary: points whose patterns change and come back */
 
 /* An n x n model whose A holds the entries of mask (bit e: column-major
@@ -879,6 +919,7 @@ int main(void)
     test_sparse();
     test_sparse_blocks();
     test_write_behind();
+    test_value_chunks();
     test_patterns();
     test_layout();
     test_refusals();

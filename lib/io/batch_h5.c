@@ -36,6 +36,12 @@ typedef struct {
     const jg__h5_t *H;   /* libhdf5, loaded (h5load.h) */
     hid_t file;
     h5_var_t v[4];
+    /* Value, N x nvals: written a chunk of rows at a time as the points
+     * come in (their rows of w->values are final once put), so that closing
+     * the file does not write the whole table at the end; -1 until start,
+     * and when there are no values */
+    hid_t value;
+    int64_t vrows, vdone;   /* rows per chunk, rows written */
 } h5_impl_t;
 
 static const char *const VAR[4] = {"A", "B", "C", "D"};
@@ -58,6 +64,7 @@ static jg_status_t create(jg_io_batch_t *w, jg_error_t *err)
     h5_impl_t *im = calloc(1, sizeof *im);
     if (!im) return jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
     im->H = H;
+    im->value = -1;
     for (int q = 0; q < 4; q++) im->v[q].ds = -1;
     QUIET_BEGIN;
     im->file = H->H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -144,8 +151,34 @@ static jg_status_t start(jg_io_batch_t *w, jg_error_t *err)
             if (!st && (!v->ptr || !v->pat)) st = jg_error_set(err, JG_NOMEM, "%s: out of memory", w->path);
         }
     }
+    if (!st && w->npoints > 0 && w->nvals > 0) {
+        hsize_t vd[2] = {(hsize_t)w->npoints, (hsize_t)w->nvals};
+        double rows = floor(DENSE_CHUNK_BYTES / (8.0 * w->nvals));
+        im->vrows = rows < 1 ? 1 : rows > w->npoints ? w->npoints : (int64_t)rows;
+        hsize_t chunk[2] = {(hsize_t)im->vrows, (hsize_t)w->nvals};
+        im->value = make(H, im->file, "Value", ID(t_ieee_f64le), 2, vd, NULL, chunk, NULL);
+        if (im->value < 0) st = jg_error_set(err, JG_IO, "%s: cannot create Value", w->path);
+    }
     QUIET_END;
     return st;
+}
+
+/* Rows [im->vdone, upto) of w->values into Value. */
+static jg_status_t value_rows(jg_io_batch_t *w, int64_t upto, jg_error_t *err)
+{
+    h5_impl_t *im = w->impl;
+    const jg__h5_t *H = im->H;
+    if (im->value < 0 || upto <= im->vdone) return JG_OK;
+    hsize_t off[2] = {(hsize_t)im->vdone, 0}, cnt[2] = {(hsize_t)(upto - im->vdone), (hsize_t)w->nvals};
+    hid_t fs = H->H5Dget_space(im->value), ms = H->H5Screate_simple(2, cnt, NULL);
+    int bad = fs < 0 || ms < 0 || H->H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, cnt, NULL) < 0 ||
+              H->H5Dwrite(im->value, ID(t_native_double), ms, fs, H5P_DEFAULT,
+                          w->values + (size_t)im->vdone * (size_t)w->nvals) < 0;
+    if (fs >= 0) H->H5Sclose(fs);
+    if (ms >= 0) H->H5Sclose(ms);
+    if (bad) return jg_error_set(err, JG_IO, "%s: cannot write Value", w->path);
+    im->vdone = upto;
+    return JG_OK;
 }
 
 /* Append n values to the 1-D dataset ds (now holding `have`). */
@@ -228,6 +261,9 @@ static jg_status_t put(jg_io_batch_t *w, int64_t k, const jg_lin_sys_t *s, jg_er
         st = put_var(w, &im->v[q], q, k, S, err);
         cs_dl_spfree(own);
     }
+    /* rows 0..k are final: write the whole chunks among them */
+    if (!st && im->value >= 0 && k + 1 - im->vdone >= im->vrows)
+        st = value_rows(w, (k + 1) / im->vrows * im->vrows, err);
     QUIET_END;
     return st;
 }
@@ -280,12 +316,15 @@ static jg_status_t finish_table(jg_io_batch_t *w, jg_error_t *err)
         }
     }
     hsize_t one[1] = {1}, vd[2] = {N, (hsize_t)w->nvals};
+    jg_status_t vst = im->value >= 0 ? value_rows(w, w->npoints, err) : JG_OK;   /* the last rows */
+    if (vst) return vst;
     if (!bad && whole(H, f, "Ts", ID(t_ieee_f64le), ID(t_native_double), 1, one, &w->Ts)) bad = "Ts";
     if (!bad && strings(H, f, "StateName", w->names[0], w->have_sys ? w->nx : 0)) bad = "StateName";
     if (!bad && strings(H, f, "InputName", w->names[1], w->have_sys ? w->nu : 0)) bad = "InputName";
     if (!bad && strings(H, f, "OutputName", w->names[2], w->have_sys ? w->ny : 0)) bad = "OutputName";
     if (!bad && strings(H, f, "ValueName", w->val_names, w->nvals)) bad = "ValueName";
-    if (!bad && whole(H, f, "Value", ID(t_ieee_f64le), ID(t_native_double), 2, vd, w->values)) bad = "Value";
+    if (!bad && im->value < 0 && whole(H, f, "Value", ID(t_ieee_f64le), ID(t_native_double), 2, vd, w->values))
+        bad = "Value";   /* no values, or no points: written empty */
     if (!bad) {
         unsigned char *ok = malloc(N + 1);
         for (hsize_t k = 0; ok && k < N; k++) ok[k] = w->state[k] == 1;
@@ -310,6 +349,8 @@ static jg_status_t finish(jg_io_batch_t *w, int commit, jg_error_t *err)
     for (int q = 0; q < 4 && commit && !st; q++)
         if (!im->v[q].dense && im->v[q].npend > 0) st = flush_var(w, &im->v[q], q, err);
     if (commit && !st) st = finish_table(w, err);
+    if (im->value >= 0 && H->H5Dclose(im->value) < 0 && commit && !st)
+        st = jg_error_set(err, JG_IO, "%s: cannot write Value", w->path);
     for (int q = 0; q < 4; q++) {
         h5_var_t *v = &im->v[q];
         if (v->ds >= 0 && H->H5Dclose(v->ds) < 0 && commit && !st)
