@@ -3,6 +3,7 @@
  * one evaluation of every block Jacobian.
  *
  *   bench_batch [--blocks N] [--points N] [--jobs 1,2,...] [--repeat N] [--ref N] [--md FILE] [--svg FILE]
+ *               [--ranks FILE]
  *
  * The model is `jacgraph generate aerospace --blocks N --seed 1` (default
  * 10,000 blocks).  The points (default 10,000) each set t and perturb twenty
@@ -16,7 +17,10 @@
  * over the points; and one jg_lin_run's stages (evaluation, replay, LFT, the rest:
  * extraction and the result) on one linearizer (--ref N: medians of N instead
  * of 200; 0 skips both, for profiling the batch alone).  Output: markdown on stdout
- * (and --md FILE), the plot points/s against threads as SVG (--svg FILE).
+ * (and --md FILE), the plot points/s against threads as SVG (--svg FILE),
+ * with a second panel against MPI ranks when --ranks names the CSV that
+ * `bench_batch_mpi.sh --csv FILE` wrote (measured there through the CLI,
+ * with the file written: its own points/s).
  * Exit status 0; 1 when a run failed; 2 usage.  Benchmarks measure: no target
  * changes the status. */
 #include <math.h>
@@ -41,7 +45,9 @@ static const char usage[] =
     "  --ref N         reference evaluations and jg_lin_run stage samples (default 200;\n"
     "                  0: none, the batch alone, e.g. under callgrind)\n"
     "  --md FILE       also write the markdown to FILE\n"
-    "  --svg FILE      the plot points/s against threads\n";
+    "  --svg FILE      the plot points/s against threads\n"
+    "  --ranks FILE    with --svg: a second panel, points/s against MPI ranks, from the CSV of\n"
+    "                  bench_batch_mpi.sh --csv FILE\n";
 
 static double now(void)
 {
@@ -112,11 +118,49 @@ static char *points_text(const jg_program_t *p, int64_t n)
     return s;
 }
 
+/* The panel points/s against MPI ranks from bench_batch_mpi.sh's CSV (a
+ * header, then "ranks,wall_s,points_per_s,speedup,net_points_per_s,
+ * net_speedup" per rank count, increasing). */
+static jg_status_t ranks_panel(const char *path, jg_plot_t **out, jg_error_t *err)
+{
+    const char *names[3] = {"measured", "without the fixed cost", "linear (one rank x ranks)"};
+    jg_plot_opts_t po = {.title = "jacgraph batch: points per second against MPI ranks",
+                         .subtitle = "jacgraph batch --jobs 1 --out FILE.h5 under mpirun, one thread a rank",
+                         .xlabel = "ranks", .ylabel = "points/s"};
+    FILE *f = fopen(path, "r");
+    char line[256];
+    if (!f) return jg_error_set(err, JG_IO, "cannot open");
+    jg_status_t st = jg_plot_create(3, names, &po, out, err);
+    double base = 0;
+    int n = 0;
+    if (!fgets(line, sizeof line, f) || strncmp(line, "ranks,", 6))
+        st = st ? st : jg_error_set(err, JG_ARG, "line 1: expected the header ranks,...");
+    for (int ln = 2; !st && fgets(line, sizeof line, f); ln++) {
+        double r, wall, pps, sp, npps, nsp;   /* wall, sp, nsp: read, not drawn */
+        if (sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf", &r, &wall, &pps, &sp, &npps, &nsp) != 6 || !(r >= 1) ||
+            !(pps > 0) || !(npps > 0)) {
+            st = jg_error_set(err, JG_ARG, "line %d: expected six numbers", ln);
+            break;
+        }
+        if (!n) base = pps / r;
+        double y[3] = {pps, npps, r * base};
+        st = jg_plot_add(*out, r, y, err);
+        n++;
+    }
+    fclose(f);
+    if (!st && !n) st = jg_error_set(err, JG_ARG, "no rank counts");
+    if (st) {
+        jg_plot_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
 int main(int argc, char **argv)
 {
     int64_t blocks = 10000, npoints = 10000;
     int repeat = 3, jobs[16] = {1, 2}, njobs = 2, nref = 200;
-    const char *md = NULL, *svg = NULL;
+    const char *md = NULL, *svg = NULL, *ranks = NULL;
     int reduce = JG_GRAPH_REDUCE_MARKOWITZ;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -135,6 +179,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--ref")) nref = atoi(v);
         else if (!strcmp(a, "--md")) md = v;
         else if (!strcmp(a, "--svg")) svg = v;
+        else if (!strcmp(a, "--ranks")) ranks = v;
         else if (!strcmp(a, "--reduce")) reduce = jg_graph_reduce_parse(v);
         else if (!strcmp(a, "--jobs")) {
             njobs = 0;
@@ -284,17 +329,29 @@ int main(int argc, char **argv)
     if (svg) {
         const char *names[2] = {"measured", "linear (one thread x threads)"};
         jg_plot_opts_t po = {.title = "jacgraph batch: points per second against threads",
-                             .subtitle = "aerospace model, graph method",
+                             .subtitle = "aerospace model, graph method, a sink that counts",
                              .xlabel = "threads", .ylabel = "points/s"};
-        jg_plot_t *pl = NULL;
-        if (!jg_plot_create(2, names, &po, &pl, &err)) {
+        jg_plot_t *pl[2] = {NULL, NULL};
+        int npl = 0;
+        if (!jg_plot_create(2, names, &po, &pl[0], &err)) {
+            npl = 1;
             for (int j = 0; j < njobs; j++) {
                 double y[2] = {(double)npoints / wall[j], jobs[j] * (double)npoints / base};
-                jg_plot_add(pl, jobs[j], y, &err);
+                jg_plot_add(pl[0], jobs[j], y, &err);
             }
-            if (jg_plot_save_svg(pl, svg, &err)) fprintf(stderr, "bench_batch: %s\n", err.msg);
-            jg_plot_free(pl);
         }
+        if (npl && ranks) {
+            if (ranks_panel(ranks, &pl[1], &err)) {
+                fprintf(stderr, "bench_batch: --ranks %s: %s\n", ranks, err.msg);
+                bad = 1;
+            } else {
+                npl = 2;
+            }
+        }
+        if (npl && jg_plot_save_svg_stack((const jg_plot_t *const *)pl, npl, svg, &err))
+            fprintf(stderr, "bench_batch: %s\n", err.msg);
+        jg_plot_free(pl[0]);
+        jg_plot_free(pl[1]);
     }
     free(tw);
     free(tsym);

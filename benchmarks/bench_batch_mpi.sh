@@ -4,7 +4,7 @@
 # user runs it: model read, compiled, symbolic phase, every point, the file
 # written by rank 0.
 #
-#   benchmarks/bench_batch_mpi.sh JACGRAPH [--points N] [--repeat R] [--ranks 1,2] [--out EXT]
+#   benchmarks/bench_batch_mpi.sh JACGRAPH [--points N] [--repeat R] [--ranks 1,2] [--out EXT] [--csv FILE]
 #
 # JACGRAPH: a binary built with -Dmpi=enabled.  The model is `jacgraph
 # generate aerospace --blocks 10k --seed 1`; point k sets t = k/1000 and
@@ -17,6 +17,9 @@
 # and the CPU time of all ranks (user + system, /usr/bin/time) and of rank 0
 # and the busiest other rank: on a loaded machine the wall times say little,
 # the CPU time shows the work per rank (rank 0 also writes the file).
+# --csv FILE: the table as CSV too (ranks, wall_s, points_per_s, speedup,
+# net_points_per_s, net_speedup), which `bench_batch --ranks FILE` plots
+# beside the threads.
 # Environment: PML (default ob1, the shared-memory transport; empty: Open
 # MPI's own choice).
 # Every run writes a new file (the last run's is removed before the clock
@@ -28,13 +31,14 @@ usage() { sed -n 4,5p "$0" | sed 's/^# *//' >&2; exit 2; }
 [ $# -ge 1 ] || usage
 J=$1
 shift
-npts=10000 repeat=3 ranks=1,2 ext=h5
+npts=10000 repeat=3 ranks=1,2 ext=h5 csv=
 while [ $# -gt 0 ]; do
     case $1 in
     --points) npts=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
     --ranks) ranks=$2; shift 2 ;;
     --out) ext=$2; shift 2 ;;
+    --csv) csv=$2; shift 2 ;;
     *) usage ;;
     esac
 done
@@ -113,6 +117,7 @@ echo "| ranks | wall s | points/s | speedup | fixed cost s | points/s without th
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 t1=$(echo "${times[$base]}" | median)
 tf1=$(echo "${fixed[$base]}" | median)
+[ -n "$csv" ] && echo "ranks,wall_s,points_per_s,speedup,net_points_per_s,net_speedup" >"$csv"
 for r in "${rlist[@]}"; do
     t=$(echo "${times[$r]}" | median)
     tf=$(echo "${fixed[$r]}" | median)
@@ -123,6 +128,9 @@ for r in "${rlist[@]}"; do
         "$(echo "$t1 / $t" | bc -l)" "$tf" "$(echo "$npts / ($t - $tf)" | bc -l)" \
         "$(echo "($t1 - $tf1) / ($t - $tf)" | bc -l)" "$c" "$(echo "$c / $r" | bc -l)" "$c0" \
         "$([ "$r" -gt 1 ] && printf '%.2f' "$co" || echo -)"
+    [ -n "$csv" ] && printf '%s,%.3f,%.1f,%.3f,%.1f,%.3f\n' "$r" "$t" "$(echo "$npts / $t" | bc -l)" \
+        "$(echo "$t1 / $t" | bc -l)" "$(echo "$npts / ($t - $tf)" | bc -l)" \
+        "$(echo "($t1 - $tf1) / ($t - $tf)" | bc -l)" >>"$csv"
 done
 echo
 echo "CPU s per rank is the work each rank does; on an idle machine with a core per rank"
