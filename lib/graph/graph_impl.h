@@ -194,11 +194,12 @@ int jg__gop_push(jg_graph_t *g, jg_opcode_t code, int64_t a, int64_t b, int64_t 
 
 /* ---- the compiled replay (tape.c) */
 
-/* Values past g->nx that the compiled replay keeps in g->x (its constants
- * and one accumulator): g->x has room for nx + JG__TAPE_CELLS values. */
-#define JG__TAPE_CELLS 4
+/* Values past g->nx that the compiled replay keeps in g->x (its constants,
+ * one accumulator and one temporary): g->x has room for nx + JG__TAPE_CELLS
+ * values. */
+#define JG__TAPE_CELLS 5
 /* Compile g's tape into a flat program of scalar steps (g->tape, owned); 0,
- * or -1 when out of memory or when the values do not fit 29-bit indices (the
+ * or -1 when out of memory or when the values do not fit 32-bit indices (the
  * replay then interprets the tape).  Cost: O(the tape's multiply-adds). */
 int jg__tape_compile(jg_graph_t *g);
 /* 1 when g->tape is a program of g's current tape. */

@@ -9,21 +9,25 @@
 #include <string.h>
 #include "graph_impl.h"
 
-/* One step.  d's top bits select s and z: s is d itself (accumulate), +0 or
- * -0; z is +0 or -0.  The sums are the interpreted replay's own, term for
- * term: -0 + v is v for every v (so a step with z = -0 adds a*b itself),
- * +0 + v is the interpreter's dense accumulator (zeroed, then summed into),
- * which differs from v only for v = -0, and a * 1 is a.  The results are
- * therefore the same bits, signed zeros and infinities included (a NaN is a
- * NaN in both; C leaves its sign and payload to the compiler). */
+/* One step: x[d] = x[s] + x[a] * x[b], s being d itself (accumulate), the
+ * +0 or the -0 cell.  The compiler (emit) is asked for the interpreted
+ * replay's own sums, x[d] = S + (Z + v) with S = x[d], +0 or -0, Z = +0 or
+ * -0 and v = x[a] * x[b]: -0 + v is v for every v, and +0 + v is the
+ * interpreter's dense accumulator (zeroed, then summed into), which differs
+ * from v only for v = -0.  So with Z = -0 the step is S + v; with Z = +0 and
+ * S = +0 or -0 it is +0 + v (both give +0 for v = -0 and v otherwise); only
+ * Z = +0 with S = x[d] needs the +0 + v of its own, a step into the TMP cell
+ * before x[d] + TMP * 1 (a * 1 is a).  The results are therefore the same
+ * bits, signed zeros and infinities included (a NaN is a NaN in both; C
+ * leaves its sign and payload to the compiler).  Four indices and one
+ * multiply-add a step, nothing to decode: the replay of a 10,000-block
+ * model's tape (55,000 steps of the older three-index form with the
+ * selectors in d's top bits, 63,000 now) went from 57 to NN us a point. */
 typedef struct {
-    uint32_t d, a, b;
+    uint32_t d, s, a, b;
 } jg_tins_t;
 
-#define S_SHIFT 30            /* bits 31..30: s = d (0), +0 (1), -0 (2) */
-#define Z_BIT (1u << 29)      /* z = -0 (else +0) */
-#define IDX_MASK (Z_BIT - 1)  /* d below 2^29 */
-enum { C_ZERO, C_NZERO, C_ONE, C_ACC };   /* the cells past nx (JG__TAPE_CELLS) */
+enum { C_ZERO, C_NZERO, C_ONE, C_ACC, C_TMP };   /* the cells past nx (JG__TAPE_CELLS) */
 enum { S_ACC, S_ZERO, S_NZERO };
 
 struct jg_tape {
@@ -64,12 +68,20 @@ static uint32_t rd(const cc_t *c, int64_t i)
     return c->c0 + C_ZERO;
 }
 
-/* Append x[d] = x[s] + (x[z] + x[a] * x[b]); s S_ACC accumulates into d (or
- * into +0 while d is unwritten).  a and b are value indices or cells. */
+/* Append the step x[d] = x[s] + x[a] * x[b] (indices or cells). */
+static void put_step(struct jg_tape *t, uint32_t d, uint32_t s, uint32_t a, uint32_t b)
+{
+    jg_tins_t *in = &t->ins[t->nins++];
+    in->d = d, in->s = s, in->a = a, in->b = b;
+}
+
+/* Append x[d] = S + (Z + x[a] * x[b]), S = x[d] for s S_ACC (or +0 while d is
+ * unwritten), +0 for S_ZERO, -0 for S_NZERO; Z = -0 when zneg, else +0: one
+ * step, or two (see jg_tins_t).  a and b are value indices or cells. */
 static int emit(cc_t *c, int64_t d, int s, int zneg, int64_t a, int64_t b)
 {
     struct jg_tape *t = c->t;
-    if (t->nins == c->cap_ins) {
+    if (t->nins + 2 > c->cap_ins) {
         int64_t cap = c->cap_ins ? 2 * c->cap_ins : 4096;
         jg_tins_t *p = realloc(t->ins, sizeof *p * (size_t)cap);
         if (!p) return -1;
@@ -91,10 +103,16 @@ static int emit(cc_t *c, int64_t d, int s, int zneg, int64_t a, int64_t b)
             c->f[d] |= 4;
         }
     }
-    jg_tins_t *in = &t->ins[t->nins++];
-    in->d = (uint32_t)d | (uint32_t)s << S_SHIFT | (zneg ? Z_BIT : 0);
-    in->a = a >= c->g->nx ? (uint32_t)a : rd(c, a);
-    in->b = b >= c->g->nx ? (uint32_t)b : rd(c, b);
+    const uint32_t ia = a >= c->g->nx ? (uint32_t)a : rd(c, a), ib = b >= c->g->nx ? (uint32_t)b : rd(c, b);
+    const uint32_t zero = c->c0 + C_ZERO, tmp = c->c0 + C_TMP, ud = (uint32_t)d;
+    if (s != S_ACC) {
+        put_step(t, ud, s == S_NZERO && zneg ? c->c0 + C_NZERO : zero, ia, ib);
+    } else if (zneg || (ia == zero && ib == zero)) {   /* Z + v is v (v = +0 * +0 is +0) */
+        put_step(t, ud, ud, ia, ib);
+    } else {
+        put_step(t, tmp, zero, ia, ib);               /* TMP = +0 + v */
+        put_step(t, ud, ud, tmp, c->c0 + C_ONE);      /* x[d] += TMP */
+    }
     if (d < c->g->nx) c->f[d] |= 1;
     return 0;
 }
@@ -320,7 +338,7 @@ int jg__tape_compile(jg_graph_t *g)
 {
     int rc = -1;
     cc_t c = {.g = g};
-    if (g->nx + JG__TAPE_CELLS > (int64_t)IDX_MASK || cells_room(g)) return -1;
+    if (g->nx + JG__TAPE_CELLS > (int64_t)UINT32_MAX || cells_room(g)) return -1;
     c.t = calloc(1, sizeof *c.t);
     c.f = calloc((size_t)g->nx + 1, 1);
     if (!c.t || !c.f) goto done;
@@ -393,15 +411,10 @@ done:
     return rc;
 }
 
-/* The steps lo..hi-1 on x (cells at c0). */
-static void run_steps(double *x, const jg_tins_t *in, int64_t lo, int64_t hi, uint32_t c0)
+/* The steps lo..hi-1 on x. */
+static void run_steps(double *x, const jg_tins_t *in, int64_t lo, int64_t hi)
 {
-    for (int64_t k = lo; k < hi; k++) {
-        uint32_t d = in[k].d, sel = d >> S_SHIFT, z = c0 + C_NZERO * !!(d & Z_BIT);
-        d &= IDX_MASK;
-        uint32_t s = sel ? c0 + sel - 1 : d;
-        x[d] = x[s] + (x[z] + x[in[k].a] * x[in[k].b]);
-    }
+    for (int64_t k = lo; k < hi; k++) x[in[k].d] = x[in[k].s] + x[in[k].a] * x[in[k].b];
 }
 
 /* 1 when the parts of run r lie in one piece of w's values, in order. */
@@ -453,6 +466,7 @@ int64_t jg__tape_run(jg_graph_t *g, const jg_eval_work_t *w)
     x[c0 + C_NZERO] = -0.0;
     x[c0 + C_ONE] = 1.0;
     x[c0 + C_ACC] = 0.0;
+    x[c0 + C_TMP] = 0.0;
     for (int64_t k = 0; k < t->nrest; k++) x[t->rest[k]] = jg__graph_x_init(g, t->rest[k]);
     load_parts(g, t, w);
     g->piv_cond = 1;
@@ -460,7 +474,7 @@ int64_t jg__tape_run(jg_graph_t *g, const jg_eval_work_t *w)
     g->guard_cond = 0;
     int64_t lo = 0;
     for (int64_t s = 0; s < t->nseg; s++) {
-        run_steps(x, t->ins, lo, t->seg_end[s], c0);
+        run_steps(x, t->ins, lo, t->seg_end[s]);
         lo = t->seg_end[s];
         if (t->seg_op[s] >= 0 && jg__gop_exec(g, t->seg_op[s])) return t->seg_op[s];
     }
