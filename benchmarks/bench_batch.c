@@ -33,6 +33,7 @@
 #include "jacgraph/jacgraph.h"
 #include "jacgraph/batch.h"
 #include "jacgraph/gen.h"
+#include "blas.h"
 
 static const char usage[] =
     "usage: bench_batch [options]\n"
@@ -158,6 +159,7 @@ static jg_status_t ranks_panel(const char *path, jg_plot_t **out, jg_error_t *er
 
 int main(int argc, char **argv)
 {
+    cli_blas_quiet();   /* as the CLI: one BLAS thread, no idle pool spinning beside the batch */
     int64_t blocks = 10000, npoints = 10000;
     int repeat = 3, jobs[16] = {1, 2}, njobs = 2, nref = 200;
     const char *md = NULL, *svg = NULL, *ranks = NULL;

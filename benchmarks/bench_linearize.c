@@ -21,8 +21,7 @@
 #include <string.h>
 #include "jacgraph/jacgraph.h"
 #include "measure.h"
-
-void openblas_set_num_threads(int num_threads);
+#include "blas.h"
 
 static const char usage[] =
     "usage: bench_linearize [options] MODEL.json... gen:SEED:NBLOCKS...\n"
@@ -532,7 +531,7 @@ int main(int argc, char **argv)
 {
     jgb_opts_t o;
     jgb_opts_default(&o);
-    openblas_set_num_threads(1);
+    cli_blas_quiet();   /* the CLI's BLAS: one thread, no idle pool */
     const char *md_path = NULL, *csv_path = NULL, *svg_path = NULL, *traj_arg = NULL, *title = NULL,
                *traj_csv_path = NULL;
     int gen_mode = 0, nm = 0;

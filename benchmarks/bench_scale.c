@@ -42,6 +42,7 @@
 #include "jacgraph/batch.h"   /* jg_batch_ncores: the CLI's --jobs default */
 #include "model/model_internal.h"
 #include "measure.h"
+#include "blas.h"
 #include "heap.h"
 
 static const char usage[] =
@@ -130,15 +131,13 @@ static void end(stages_t *r, int s, const mark_t *m)
     r->rss_mb[s] = status_mb("VmRSS:");
 }
 
-void openblas_set_num_threads(int num_threads);
-
 /* The CLI's path, stage by stage (in a child: a fresh heap per run). */
 static void run_stages(const char *path, const char *fmt, const char *out, stages_t *r)
 {
     jg_error_t err;
     jg_error_clear(&err);
     cli_heap_init();   /* the CLI's heap settings and page-populating thread */
-    openblas_set_num_threads(1);
+    cli_blas_quiet();  /* and its BLAS */
     for (int s = 0; s < NSTAGE; s++) r->peak_mb[s] = r->rss_mb[s] = NAN;
     mark_t m;
     double w0 = jgb_now(), c0 = now_cpu();

@@ -1,4 +1,5 @@
 /* jacgraph: command-line front end; one subcommand per file. */
+#include "blas.h"
 #include "heap.h"
 #include <stdio.h>
 #include <string.h>
@@ -56,21 +57,9 @@ static const char usage[] =
     "5 numerical failure (singular or nonlinear algebraic loop, domain error),\n"
     "70 out of memory or internal error.\n";
 
-/* OpenBLAS (openblas-pthread) would start a thread pool that spins on every
- * LAPACK call; our dense problems are loop blocks of a few dozen unknowns.
- * One thread stops the pool being used, but the pool started when the library
- * was loaded still spins out its idle timeout, about 0.1 s of CPU on the
- * other core -- the core that the page-populating thread (heap.c) and, under
- * mpirun, another rank need.  OpenBLAS's own fork handler,
- * blas_thread_shutdown_, ends those threads (weak: a BLAS without it is
- * fine). */
-void openblas_set_num_threads(int num_threads);
-int blas_thread_shutdown_(void) __attribute__((weak));
-
 int main(int argc, char **argv)
 {
-    openblas_set_num_threads(1);
-    if (blas_thread_shutdown_) blas_thread_shutdown_();
+    cli_blas_quiet();   /* one BLAS thread, its idle pool ended (blas.c) */
     cli_heap_init();
     int rc = cli_take_model_opts(&argc, argv);   /* --plugin too */
     if (rc) return rc;
