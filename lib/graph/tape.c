@@ -22,7 +22,7 @@
  * leaves its sign and payload to the compiler).  Four indices and one
  * multiply-add a step, nothing to decode: the replay of a 10,000-block
  * model's tape (55,000 steps of the older three-index form with the
- * selectors in d's top bits, 63,000 now) went from 57 to NN us a point. */
+ * selectors in d's top bits, 63,000 now) went from 57 to 49 us a point. */
 typedef struct {
     uint32_t d, s, a, b;
 } jg_tins_t;
