@@ -54,6 +54,10 @@ typedef struct {
     /* per value: bit 0 written by a step so far (original values count as
      * written), bit 1 reloaded from a Jacobian part, bit 2 restored */
     unsigned char *f;
+    /* per value: known not to be -0 (a step's +0 + v, or a sum into such a
+     * value) while nzep[i] == ep; ep moves on at every interpreted operation
+     * (it writes values the compiler does not follow) */
+    uint32_t *nzep, ep;
     uint32_t c0;             /* index of the first cell */
     /* one column's products grouped by row (muladd) */
     int64_t *pr, *pa, *pb, *sa, *sb, cap_p;
@@ -105,15 +109,29 @@ static int emit(cc_t *c, int64_t d, int s, int zneg, int64_t a, int64_t b)
     }
     const uint32_t ia = a >= c->g->nx ? (uint32_t)a : rd(c, a), ib = b >= c->g->nx ? (uint32_t)b : rd(c, b);
     const uint32_t zero = c->c0 + C_ZERO, tmp = c->c0 + C_TMP, ud = (uint32_t)d;
+    /* x[d] not -0: x[d] + (+0 + v) is x[d] + v (they differ only for
+     * x[d] = v = -0), and x[d] + +0 is x[d] itself (-0 is the one value
+     * that adding +0 changes) */
+    const int tracked = d < c->g->nx, not_nz = tracked && c->nzep[d] == c->ep;
     if (s != S_ACC) {
         put_step(t, ud, s == S_NZERO && zneg ? c->c0 + C_NZERO : zero, ia, ib);
-    } else if (zneg || (ia == zero && ib == zero)) {   /* Z + v is v (v = +0 * +0 is +0) */
+    } else if (ia == zero && ib == zero) {             /* v = +0 * +0 is +0 */
+        if (!not_nz) put_step(t, ud, ud, ia, ib);
+    } else if (zneg || not_nz) {                       /* Z + v is v */
         put_step(t, ud, ud, ia, ib);
     } else {
         put_step(t, tmp, zero, ia, ib);               /* TMP = +0 + v */
         put_step(t, ud, ud, tmp, c->c0 + C_ONE);      /* x[d] += TMP */
     }
-    if (d < c->g->nx) c->f[d] |= 1;
+    if (tracked) {
+        c->f[d] |= 1;
+        /* +0 + v is never -0; -0 + v is for v = -0; a sum is -0 only
+         * when both terms are */
+        if (s == S_ZERO || (s == S_NZERO && !zneg) || (s == S_ACC && (!zneg || (ia == zero && ib == zero))))
+            c->nzep[d] = c->ep;
+        else if (s == S_NZERO)
+            c->nzep[d] = 0;
+    }
     return 0;
 }
 
@@ -341,7 +359,9 @@ int jg__tape_compile(jg_graph_t *g)
     if (g->nx + JG__TAPE_CELLS > (int64_t)UINT32_MAX || cells_room(g)) return -1;
     c.t = calloc(1, sizeof *c.t);
     c.f = calloc((size_t)g->nx + 1, 1);
-    if (!c.t || !c.f) goto done;
+    c.nzep = calloc((size_t)g->nx + 1, sizeof *c.nzep);
+    c.ep = 1;
+    if (!c.t || !c.f || !c.nzep) goto done;
     struct jg_tape *t = c.t;
     t->ops_n = g->ops_n;
     t->nx = g->nx;
@@ -383,6 +403,8 @@ int jg__tape_compile(jg_graph_t *g)
         case OP_INVD:
             /* LAPACK and the pivot's guard: interpreted, on values in place */
             bad = settle(&c, op->a) || seg_close(&c, k);
+            c.ep++;   /* what it writes is not followed (its S is a new matrix, so nothing
+                         the compiler knew is lost today; if it ever works in place) */
             for (int64_t q = 0; !bad && q < jg__nnz(C); q++) c.f[C->xoff + q] |= 1;
             break;
         }
@@ -401,6 +423,7 @@ int jg__tape_compile(jg_graph_t *g)
 done:
     jg__tape_free(c.t);
     free(c.f);
+    free(c.nzep);
     free(c.pr);
     free(c.pa);
     free(c.pb);
