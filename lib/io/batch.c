@@ -199,7 +199,9 @@ jg_status_t jg_io_batch_open(const char *path, jg_io_batch_format_t f, int64_t n
             st = jg_error_set(err, JG_NOMEM, "%s: out of memory", what);
             goto done;
         }
-    for (int64_t k = 0; k < npoints * nvals; k++) w->values[k] = NAN;
+    /* (not filled: every row is put before the file is committed, and an
+     * uncommitted file is removed; 23.7 MB for 10,000 points of 296 values
+     * would be touched here, before the first point, rather than as they come) */
 
     /* A pipe or a device is written as it goes (JSONL only: the binary
      * formats seek), and so is anything under /dev or /proc: /dev/stdout
