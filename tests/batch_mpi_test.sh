@@ -154,6 +154,16 @@ for ext in jsonl h5; do
 done
 rm -f "$d"/one.*
 
+# rank 0 leaves the last points to the others (1/128 of them): rank 1 failing
+# at the very last one ends the run while rank 0 waits for it
+JG_BATCH_MPI_FAULT=1:399:fail "${mpi[@]}" -x JG_BATCH_MPI_FAULT "$J" batch "$d/bru.json" \
+    --points "$d/many_pts.json" --jobs 1 --out "$d/last.h5" >/dev/null 2>"$d/err"
+rc=$?
+[ $rc -ne 0 ] && grep -qF "MPI rank 1 failed: at point 399" "$d/err" && [ ! -e "$d/last.h5" ] &&
+    ! ls "$d"/last.h5.part* >/dev/null 2>&1
+ok $? "rank 1 that fails at the last point (left to it by rank 0): the run ends saying so, no file (exit $rc)"
+grep -qF "MPI rank 1 failed: at point 399" "$d/err" || sed 's/^/#   /' "$d/err" | head -6
+
 # a rank that fails, a rank that crashes: the run ends naming rank and point
 for how in fail crash; do
     what=${how}s
