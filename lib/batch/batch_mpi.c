@@ -863,9 +863,10 @@ jg_status_t jg_batch_mpi_run(const jg_program_t *p, const jg_batch_points_t *pts
     r.want = 2 * jobs > CHUNK_MAX ? 2 * jobs : CHUNK_MAX;
     /* Rank 0 ends the run with the writes of the points that come last and
      * behind them, with the file's close: it leaves the last 1/128 of the
-     * points to the others (10,000 points of the 10,000-block model on two
-     * ranks: rank 0 had done 50 ms more than rank 1, then 30; with 1/64 it
-     * sat idle for 10-15 ms waiting for the last of them). */
+     * points to the others.  (10,000 points of the 10,000-block model on two
+     * ranks, where rank 0 does about 50 ms more CPU than rank 1: 1/64 took
+     * that to 30-40 ms, but rank 0 then sat idle for 10-15 ms waiting for
+     * the last points; at 1/128 the difference is within the runs' noise.) */
     r.reserve = g_rank == 0 && r.dyn ? (r.end - r.pre_end) / 128 : 0;
     jg__batch_feed_t feed = {g_rank ? take1 : take0, &r, 4 * jobs > AHEAD ? 4 * jobs : AHEAD};
     for (g_next_point = r.next; g_next_point % g_nranks != g_rank; g_next_point++) {}
