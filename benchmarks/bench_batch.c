@@ -137,8 +137,9 @@ static jg_status_t ranks_panel(const char *path, jg_plot_t **out, jg_error_t *er
     if (!fgets(line, sizeof line, f) || strncmp(line, "ranks,", 6))
         st = st ? st : jg_error_set(err, JG_ARG, "line 1: expected the header ranks,...");
     for (int ln = 2; !st && fgets(line, sizeof line, f); ln++) {
-        double r, wall, pps, sp, npps, nsp;   /* wall, sp, nsp: read, not drawn */
-        if (sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf", &r, &wall, &pps, &sp, &npps, &nsp) != 6 || !(r >= 1) ||
+        double r, pps, npps;   /* (wall_s, speedup and net_speedup skipped) */
+        int end = 0;           /* %n: the sixth number was read too */
+        if (sscanf(line, "%lf,%*f,%lf,%*f,%lf,%*f%n", &r, &pps, &npps, &end) != 3 || !end || !(r >= 1) ||
             !(pps > 0) || !(npps > 0)) {
             st = jg_error_set(err, JG_ARG, "line %d: expected six numbers", ln);
             break;

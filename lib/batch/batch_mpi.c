@@ -645,6 +645,12 @@ static const void *take(rd_t *d, size_t n)
 
 static jg_status_t deliver(mpi_run_t *r, int64_t k, int src, const msg_t *msg);
 
+/* Rank src's failure, from its TAG_ABORT message's text. */
+static jg_status_t rank_failed(jg_error_t *err, int src, const msg_t *m)
+{
+    return jg_error_set(err, JG_IO, "MPI rank %d failed: %s", src, m->b);
+}
+
 /* Rank 0 at the end: wait until point k, one of those it left to the others
  * (r->reserve), is handed out (answering their requests), *src its rank. */
 static jg_status_t await_grant(mpi_run_t *r, int64_t k, int *src)
@@ -658,7 +664,7 @@ static jg_status_t await_grant(mpi_run_t *r, int64_t k, int *src)
                                 (long long)k);
         for (int q = 1; q < r->nranks; q++)   /* a rank that failed asks for no more */
             if (r->q[q].head && r->q[q].head->tag == TAG_ABORT)
-                return jg_error_set(r->err, JG_IO, "MPI rank %d failed: %s", q, r->q[q].head->b);
+                return rank_failed(r->err, q, r->q[q].head);
         if (r->nfin >= r->nranks - 1)
             return jg_error_set(r->err, JG_INTERNAL, "point %lld was handed out to no MPI rank", (long long)k);
     }
@@ -707,7 +713,7 @@ static jg_status_t merge(mpi_run_t *r, int how)
 static jg_status_t deliver(mpi_run_t *r, int64_t k, int src, const msg_t *msg)
 {
     if (msg->tag == TAG_ABORT)
-        return jg_error_set(r->err, JG_IO, "MPI rank %d failed: %s", src, msg->b);
+        return rank_failed(r->err, src, msg);
     rd_t d = {msg->b, msg->b + msg->count};
     const hdr_t *h = take(&d, sizeof *h);
     const char *bad = NULL;
@@ -918,7 +924,7 @@ jg_status_t jg_batch_mpi_run(const jg_program_t *p, const jg_batch_points_t *pts
         for (int src = 1; !s && src < g_nranks; src++)
             if (r.q[src].head)   /* nothing else is left to come */
                 s = r.st = r.q[src].head->tag == TAG_ABORT
-                               ? jg_error_set(&rerr, JG_IO, "MPI rank %d failed: %s", src, r.q[src].head->b)
+                               ? rank_failed(&rerr, src, r.q[src].head)
                                : jg_error_set(&rerr, JG_IO, "MPI rank %d sent a result nobody asked for", src);
     }
     sigaction(SIGINT, &g_old_int, NULL);

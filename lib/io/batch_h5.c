@@ -163,6 +163,19 @@ static jg_status_t start(jg_io_batch_t *w, jg_error_t *err)
     return st;
 }
 
+/* The block of rank dimensions at off, cnt long in each, of dataset ds from
+ * data (doubles, row-major); -1 when HDF5 fails. */
+static int write_block(const jg__h5_t *H, hid_t ds, int rank, const hsize_t *off, const hsize_t *cnt,
+                       const double *data)
+{
+    hid_t fs = H->H5Dget_space(ds), ms = H->H5Screate_simple(rank, cnt, NULL);
+    int bad = fs < 0 || ms < 0 || H->H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, cnt, NULL) < 0 ||
+              H->H5Dwrite(ds, ID(t_native_double), ms, fs, H5P_DEFAULT, data) < 0;
+    if (fs >= 0) H->H5Sclose(fs);
+    if (ms >= 0) H->H5Sclose(ms);
+    return bad ? -1 : 0;
+}
+
 /* Rows [im->vdone, upto) of w->values into Value. */
 static jg_status_t value_rows(jg_io_batch_t *w, int64_t upto, jg_error_t *err)
 {
@@ -170,37 +183,18 @@ static jg_status_t value_rows(jg_io_batch_t *w, int64_t upto, jg_error_t *err)
     const jg__h5_t *H = im->H;
     if (im->value < 0 || upto <= im->vdone) return JG_OK;
     hsize_t off[2] = {(hsize_t)im->vdone, 0}, cnt[2] = {(hsize_t)(upto - im->vdone), (hsize_t)w->nvals};
-    hid_t fs = H->H5Dget_space(im->value), ms = H->H5Screate_simple(2, cnt, NULL);
-    int bad = fs < 0 || ms < 0 || H->H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, cnt, NULL) < 0 ||
-              H->H5Dwrite(im->value, ID(t_native_double), ms, fs, H5P_DEFAULT,
-                          w->values + (size_t)im->vdone * (size_t)w->nvals) < 0;
-    if (fs >= 0) H->H5Sclose(fs);
-    if (ms >= 0) H->H5Sclose(ms);
-    if (bad) return jg_error_set(err, JG_IO, "%s: cannot write Value", w->path);
+    if (write_block(H, im->value, 2, off, cnt, w->values + (size_t)im->vdone * (size_t)w->nvals))
+        return jg_error_set(err, JG_IO, "%s: cannot write Value", w->path);
     im->vdone = upto;
     return JG_OK;
 }
 
-/* Append n values to the 1-D dataset ds (now holding `have`). */
-static int append(const jg__h5_t *H, hid_t ds, hsize_t have, hsize_t n, hid_t mtype, const void *data)
-{
-    hsize_t size = have + n;
-    if (n == 0) return 0;
-    if (H->H5Dset_extent(ds, &size) < 0) return -1;
-    hid_t fs = H->H5Dget_space(ds), ms = H->H5Screate_simple(1, &n, NULL);
-    int bad = fs < 0 || ms < 0 || H->H5Sselect_hyperslab(fs, H5S_SELECT_SET, &have, NULL, &n, NULL) < 0 ||
-              H->H5Dwrite(ds, mtype, ms, fs, H5P_DEFAULT, data) < 0;
-    if (fs >= 0) H->H5Sclose(fs);
-    if (ms >= 0) H->H5Sclose(ms);
-    return bad ? -1 : 0;
-}
-
-/* Append v's waiting values to its _x. */
+/* Append v's waiting values to its _x (1-D, extended). */
 static jg_status_t flush_var(jg_io_batch_t *w, h5_var_t *v, int q, jg_error_t *err)
 {
     const jg__h5_t *H = ((h5_impl_t *)w->impl)->H;
-    hsize_t have = (hsize_t)v->nnz, n = (hsize_t)v->npend;
-    if (append(H, v->ds, have, n, ID(t_native_double), v->x))
+    hsize_t have = (hsize_t)v->nnz, n = (hsize_t)v->npend, size = have + n;
+    if (n > 0 && (H->H5Dset_extent(v->ds, &size) < 0 || write_block(H, v->ds, 1, &have, &n, v->x)))
         return jg_error_set(err, JG_IO, "%s: cannot write %s", w->path, VAR[q]);
     v->nnz += v->npend;
     v->npend = 0;
@@ -216,13 +210,8 @@ static jg_status_t put_var(jg_io_batch_t *w, h5_var_t *v, int q, int64_t k, cons
         for (int64_t j = 0; j < v->n; j++)
             for (int64_t p = S->p[j]; p < S->p[j + 1]; p++) v->buf[S->i[p] * v->n + j] = S->x[p];
         hsize_t off[3] = {(hsize_t)k, 0, 0}, cnt[3] = {1, (hsize_t)v->m, (hsize_t)v->n};
-        hid_t fs = H->H5Dget_space(v->ds), ms = H->H5Screate_simple(3, cnt, NULL);
-        int bad = fs < 0 || ms < 0 || H->H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, cnt, NULL) < 0 ||
-                  H->H5Dwrite(v->ds, ID(t_native_double), ms, fs, H5P_DEFAULT, v->buf) < 0;
-        if (fs >= 0) H->H5Sclose(fs);
-        if (ms >= 0) H->H5Sclose(ms);
-        return bad ? jg_error_set(err, JG_IO, "%s: cannot write %s of point %lld", w->path, VAR[q],
-                                  (long long)k)
+        return write_block(H, v->ds, 3, off, cnt, v->buf)
+                   ? jg_error_set(err, JG_IO, "%s: cannot write %s of point %lld", w->path, VAR[q], (long long)k)
                    : JG_OK;
     }
     int64_t nz = S ? S->p[v->n] : 0, at = v->npend;
