@@ -19,8 +19,18 @@
  * of 200; 0 skips both, for profiling the batch alone).  Output: markdown on stdout
  * (and --md FILE), the plot points/s against threads as SVG (--svg FILE),
  * with a second panel against MPI ranks when --ranks names the CSV that
- * `bench_batch_mpi.sh --csv FILE` wrote (measured there through the CLI,
- * with the file written: its own points/s).
+ * `bench_batch_mpi.sh --csv FILE` wrote (there: the CLI's runs, the file
+ * written, and this program's batch alone across the ranks).
+ * Under mpirun (a build with -Dmpi=enabled), every rank does the same and
+ * the batch is jg_batch_mpi_run across the ranks, each with the --jobs
+ * threads: the ranks meet at a barrier, rank 0's clock runs until every rank
+ * has met at a second one after the run, and rank 0's sink counts the
+ * points of all ranks (their results come in by MPI as in `jacgraph batch`);
+ * CPU is the sum over the ranks.  This is the rank count's throughput
+ * measured as the threads' is, without the launch, MPI_Init, the model's
+ * load and the file that bench_batch_mpi.sh's runs of the CLI include; the
+ * reference is measured on rank 0 while the others wait, and only rank 0
+ * writes the report.
  * Exit status 0; 1 when a run failed; 2 usage.  Benchmarks measure: no target
  * changes the status. */
 #include <math.h>
@@ -34,6 +44,9 @@
 #include "jacgraph/batch.h"
 #include "jacgraph/gen.h"
 #include "blas.h"
+#ifdef JG_HAVE_MPI
+#include <mpi.h>
+#endif
 
 static const char usage[] =
     "usage: bench_batch [options]\n"
@@ -48,7 +61,8 @@ static const char usage[] =
     "  --md FILE       also write the markdown to FILE\n"
     "  --svg FILE      the plot points/s against threads\n"
     "  --ranks FILE    with --svg: a second panel, points/s against MPI ranks, from the CSV of\n"
-    "                  bench_batch_mpi.sh --csv FILE\n";
+    "                  bench_batch_mpi.sh --csv FILE\n"
+    "Under mpirun (an MPI build): the batch across the ranks, each with --jobs threads.\n";
 
 static double now(void)
 {
@@ -96,6 +110,29 @@ static int count_sink(void *ctx, int64_t k, const double *vals, const jg_lin_sys
     return 0;
 }
 
+/* Across ranks (nranks > 1, MPI started): every rank waits for all; the sum
+ * of v over the ranks.  One process: nothing, v. */
+static void barrier(int nranks)
+{
+#ifdef JG_HAVE_MPI
+    if (nranks > 1) MPI_Barrier(MPI_COMM_WORLD);
+#else
+    (void)nranks;
+#endif
+}
+
+static double sum_ranks(double v, int nranks)
+{
+#ifdef JG_HAVE_MPI
+    double s = v;
+    if (nranks > 1) MPI_Allreduce(&v, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    return s;
+#else
+    (void)nranks;
+    return v;
+#endif
+}
+
 /* A points file text: t and twenty states per point. */
 static char *points_text(const jg_program_t *p, int64_t n)
 {
@@ -121,31 +158,33 @@ static char *points_text(const jg_program_t *p, int64_t n)
 
 /* The panel points/s against MPI ranks from bench_batch_mpi.sh's CSV (a
  * header, then "ranks,wall_s,points_per_s,speedup,net_points_per_s,
- * net_speedup" per rank count, increasing). */
+ * net_speedup,batch_wall_s,batch_points_per_s,batch_speedup" per rank count,
+ * increasing). */
 static jg_status_t ranks_panel(const char *path, jg_plot_t **out, jg_error_t *err)
 {
-    const char *names[3] = {"measured", "without the fixed cost", "linear (one rank x ranks)"};
+    const char *names[4] = {"the batch alone (as the threads above)", "the CLI, without the fixed cost",
+                            "the CLI end to end", "linear (1 rank of the batch alone x K)"};
     jg_plot_opts_t po = {.title = "jacgraph batch: points per second against MPI ranks",
-                         .subtitle = "jacgraph batch --jobs 1 --out FILE.h5 under mpirun, one thread a rank",
+                         .subtitle = "under mpirun, one thread a rank; the CLI writes FILE.h5",
                          .xlabel = "ranks", .ylabel = "points/s"};
     FILE *f = fopen(path, "r");
     char line[256];
     if (!f) return jg_error_set(err, JG_IO, "cannot open");
-    jg_status_t st = jg_plot_create(3, names, &po, out, err);
+    jg_status_t st = jg_plot_create(4, names, &po, out, err);
     double base = 0;
     int n = 0;
     if (!fgets(line, sizeof line, f) || strncmp(line, "ranks,", 6))
         st = st ? st : jg_error_set(err, JG_ARG, "line 1: expected the header ranks,...");
     for (int ln = 2; !st && fgets(line, sizeof line, f); ln++) {
-        double r, pps, npps;   /* (wall_s, speedup and net_speedup skipped) */
-        int end = 0;           /* %n: the sixth number was read too */
-        if (sscanf(line, "%lf,%*f,%lf,%*f,%lf,%*f%n", &r, &pps, &npps, &end) != 3 || !end || !(r >= 1) ||
-            !(pps > 0) || !(npps > 0)) {
-            st = jg_error_set(err, JG_ARG, "line %d: expected six numbers", ln);
+        double r, pps, npps, bpps;   /* (the walls and speedups skipped) */
+        int end = 0;                 /* %n: the ninth number was read too */
+        if (sscanf(line, "%lf,%*f,%lf,%*f,%lf,%*f,%*f,%lf,%*f%n", &r, &pps, &npps, &bpps, &end) != 4 || !end ||
+            !(r >= 1) || !(pps > 0) || !(npps > 0) || !(bpps > 0)) {
+            st = jg_error_set(err, JG_ARG, "line %d: expected nine numbers", ln);
             break;
         }
-        if (!n) base = pps / r;
-        double y[3] = {pps, npps, r * base};
+        if (!n) base = bpps / r;
+        double y[4] = {bpps, npps, pps, r * base};
         st = jg_plot_add(*out, r, y, err);
         n++;
     }
@@ -200,6 +239,12 @@ int main(int argc, char **argv)
         return 2;
     }
     jg_error_t err = {0};
+    int rank = 0, nranks = 1;
+    if (jg_batch_mpi_init(&rank, &nranks, &err)) {
+        fprintf(stderr, "bench_batch: %s\n", err.msg);
+        return 1;
+    }
+    if (rank) nref = 0;   /* the reference on rank 0 alone, the others waiting */
     char path[] = "/tmp/bench_batch.XXXXXX";
     int fd = mkstemp(path);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -268,17 +313,31 @@ int main(int argc, char **argv)
             jg_batch_opts_t o = {.reduce = (jg_graph_reduce_t)reduce, .jobs = jobs[j]};
             count_t c = {0};
             jg_batch_stats_t bs;
+            barrier(nranks);
             double t0 = now(), c0 = cpu();
-            jg_status_t st = jg_batch_run(p, P, &o, count_sink, &c, &bs, &err);
+            jg_status_t st = jg_batch_mpi_run(p, P, &o, count_sink, &c, &bs, &err);   /* one rank: jg_batch_run */
+            barrier(nranks);
             tw[j * repeat + r] = now() - t0;
-            tcpu[j * repeat + r] = cpu() - c0;
+            tcpu[j * repeat + r] = sum_ranks(cpu() - c0, nranks);
             tsym[j * repeat + r] = bs.t_symbolic;
-            if (st || c.n != npoints || c.failed) {
-                fprintf(stderr, "bench_batch: %d threads: %s (%lld points, %lld failed)\n", jobs[j],
+            if (st || (!rank && (c.n != npoints || c.failed))) {
+                fprintf(stderr, "bench_batch: rank %d, %d threads: %s (%lld points, %lld failed)\n", rank, jobs[j],
                         st ? err.msg : "", (long long)c.n, (long long)c.failed);
+                jg_batch_mpi_finalize(1);   /* under MPI: ends every rank (the others wait at the barrier) */
                 bad = 1;
             }
         }
+    if (rank) {   /* rank 0 reports */
+        free(tw);
+        free(tsym);
+        free(tcpu);
+        jg_batch_points_free(P);
+        jg_program_free(p);
+        jg_model_free(m);
+        unlink(path);
+        jg_batch_mpi_finalize(0);
+        return bad;
+    }
     double *wall = calloc((size_t)njobs, sizeof(double)), *sym = calloc((size_t)njobs, sizeof(double));
     double *cput = calloc((size_t)njobs, sizeof(double));
     for (int j = 0; j < njobs; j++) {
@@ -292,20 +351,23 @@ int main(int argc, char **argv)
         if (fscanf(la, "%lf", &load) != 1) load = -1;
         fclose(la);
     }
-    char buf[8192];
+    char buf[8192], ranks_text[160] = "";
     size_t n = 0;
+    if (nranks > 1)
+        snprintf(ranks_text, sizeof ranks_text, "**%d MPI ranks**, each with a row's threads, rank 0 counting "
+                 "the points of all (wall: barrier to barrier; CPU: all ranks); ", nranks);
     n += (size_t)snprintf(buf + n, sizeof buf - n,
                           "## Batch linearization throughput (bench_batch)\n\n"
                           "Model: `jacgraph generate aerospace --blocks %lld --seed 1` (%lld blocks, "
                           "%lld states); %lld points (t and 20 states each), graph method, "
-                          "%s elimination; a sink that only counts; %d cores online (load average %.1f at the end); "
+                          "%s elimination; a sink that only counts; %s%d cores online (load average %.1f at the end); "
                           "median of %d runs.\n\n"
                           "| threads | wall (s) | points/s | speedup | CPU (s, all threads) | CPU per point (us) | "
                           "symbolic phase (s) |\n"
                           "|---|---|---|---|---|---|---|\n",
                           (long long)blocks, (long long)gi.nblocks, (long long)gi.nstates,
-                          (long long)npoints, jg_graph_reduce_name((jg_graph_reduce_t)reduce), jg_batch_ncores(), load,
-                          repeat);
+                          (long long)npoints, jg_graph_reduce_name((jg_graph_reduce_t)reduce), ranks_text, jg_batch_ncores(),
+                          load, repeat);
     for (int j = 0; j < njobs; j++)
         n += (size_t)snprintf(buf + n, sizeof buf - n, "| %d | %.3f | %.0f | %.2f | %.3f | %.1f | %.4f |\n",
                               jobs[j], wall[j], (double)npoints / wall[j], base / wall[j], cput[j],
@@ -366,5 +428,6 @@ int main(int argc, char **argv)
     jg_program_free(p);
     jg_model_free(m);
     unlink(path);
+    jg_batch_mpi_finalize(0);
     return bad;
 }
