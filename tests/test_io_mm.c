@@ -294,13 +294,14 @@ static void check_model(const jg_lin_sys_t *s, int id)
         {2, 1 << 30, 3},                 /* threads, but below min_nnz: serial */
     };
     char prefix[600], why[1200];
-    for (int w = 0; w <= (int)(sizeof ways / sizeof *ways); w++) {
+    const int nways = (int)(sizeof ways / sizeof *ways);
+    for (int w = 0; w <= nways + 2; w++) {
         snprintf(prefix, sizeof prefix, "%s/m%d_%d", dir, id, w);
         jg_error_t err;
         jg_error_clear(&err);
-        jg_status_t st = w < (int)(sizeof ways / sizeof *ways)
-                             ? jg__io_write_linsys_mm_par(prefix, s, &ways[w], &err)
-                             : jg_io_write_linsys_mm(prefix, s, &err);   /* the defaults */
+        jg_status_t st = w < nways       ? jg__io_write_linsys_mm_par(prefix, s, &ways[w], &err)
+                         : w == nways    ? jg_io_write_linsys_mm(prefix, s, &err)   /* the defaults */
+                                         : jg_io_write_linsys_mm_threads(prefix, s, w == nways + 1 ? 1 : 3, &err);
         int ok = st == JG_OK;
         if (!ok) snprintf(why, sizeof why, "status %d: %s", (int)st, err.msg);
         else ok = files_are(prefix, ref, why, sizeof why);

@@ -65,9 +65,10 @@ CLI_STRATEGY_HELP
     CLI_TIME_HELP
     "  --jobs N            threads for the sparse solves of the LFT (default: every\n"
     "                      core); taken only by a large LFT (models of some 10^4\n"
-    "                      blocks and up), and from 20,000 blocks by the graph\n"
-    "                      build beside the evaluation's set-up; the same result\n"
-    "                      whatever N\n"
+    "                      blocks and up), from 20,000 blocks by the graph build\n"
+    "                      beside the evaluation's set-up, and by --format mm for\n"
+    "                      a matrix of 32,768 entries or more (at most 4); the same\n"
+    "                      result whatever N\n"
     "  --stats             graph sizes before/after elimination, memory and time of\n"
     "                      the graph and the matrix algorithms (runs both); after the\n"
     "                      matrices in the text format, on stderr with json and mm\n";
@@ -282,7 +283,7 @@ int cmd_linearize(int argc, char **argv)
             char prefix[4096];
             if (nat) snprintf(prefix, sizeof prefix, "%s_t%d", out, k + 1);
             else snprintf(prefix, sizeof prefix, "%s", out);
-            if (jg_io_write_linsys_mm(prefix, s, &err)) {
+            if (jg_io_write_linsys_mm_threads(prefix, s, io.jobs, &err)) {
                 rc = cli_fail(&err);
                 goto done;
             }

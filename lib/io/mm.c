@@ -108,6 +108,15 @@ jg_status_t jg_io_write_linsys_mm(const char *prefix, const jg_lin_sys_t *s, jg_
     return jg__io_write_linsys_mm_par(prefix, s, NULL, err);
 }
 
+jg_status_t jg_io_write_linsys_mm_threads(const char *prefix, const jg_lin_sys_t *s, int threads,
+                                          jg_error_t *err)
+{
+    jg__io_mm_par_t par;
+    jg__io_mm_par_default(&par);
+    if (threads > 0 && threads < par.threads) par.threads = threads;
+    return jg__io_write_linsys_mm_par(prefix, s, &par, err);
+}
+
 jg_status_t jg__io_write_linsys_mm_par(const char *prefix, const jg_lin_sys_t *s,
                                        const jg__io_mm_par_t *par, jg_error_t *err)
 {

@@ -33,8 +33,14 @@ JG_API jg_status_t jg_io_write_linsys_text(FILE *f, const jg_lin_sys_t *s, int d
 JG_API jg_status_t jg_io_write_linsys_json(FILE *f, const jg_lin_sys_t *s, jg_error_t *err);
 
 /* PREFIX_A.mtx ... PREFIX_D.mtx (coordinate real general) and PREFIX_names.txt
- * (sections "states", "inputs", "outputs", one name per line). */
+ * (sections "states", "inputs", "outputs", one name per line).  A matrix of
+ * 32,768 entries or more is formatted on up to 4 threads (the cores of the
+ * process's CPU affinity); the bytes do not depend on it. */
 JG_API jg_status_t jg_io_write_linsys_mm(const char *prefix, const jg_lin_sys_t *s, jg_error_t *err);
+/* The same on at most `threads` threads, the caller's included (1: none
+ * started; 0 or less: as jg_io_write_linsys_mm). */
+JG_API jg_status_t jg_io_write_linsys_mm_threads(const char *prefix, const jg_lin_sys_t *s, int threads,
+                                                 jg_error_t *err);
 
 /* ---- exports where engineers work: MATLAB/Octave, MAT-files, Python */
 
