@@ -327,17 +327,7 @@ int main(int argc, char **argv)
                 bad = 1;
             }
         }
-    if (rank) {   /* rank 0 reports */
-        free(tw);
-        free(tsym);
-        free(tcpu);
-        jg_batch_points_free(P);
-        jg_program_free(p);
-        jg_model_free(m);
-        unlink(path);
-        jg_batch_mpi_finalize(0);
-        return bad;
-    }
+    if (rank) goto out;   /* rank 0 reports */
     double *wall = calloc((size_t)njobs, sizeof(double)), *sym = calloc((size_t)njobs, sizeof(double));
     double *cput = calloc((size_t)njobs, sizeof(double));
     for (int j = 0; j < njobs; j++) {
@@ -360,7 +350,7 @@ int main(int argc, char **argv)
                           "## Batch linearization throughput (bench_batch)\n\n"
                           "Model: `jacgraph generate aerospace --blocks %lld --seed 1` (%lld blocks, "
                           "%lld states); %lld points (t and 20 states each), graph method, "
-                          "%s elimination; a sink that only counts; %s%d cores online (load average %.1f at the end); "
+                          "%s elimination; a sink that only counts; %s%d cores usable by a process (its CPU affinity; load average %.1f at the end); "
                           "median of %d runs.\n\n"
                           "| threads | wall (s) | points/s | speedup | CPU (s, all threads) | CPU per point (us) | "
                           "symbolic phase (s) |\n"
@@ -418,12 +408,13 @@ int main(int argc, char **argv)
         jg_plot_free(pl[0]);
         jg_plot_free(pl[1]);
     }
-    free(tw);
-    free(tsym);
-    free(tcpu);
     free(cput);
     free(wall);
     free(sym);
+out:
+    free(tw);
+    free(tsym);
+    free(tcpu);
     jg_batch_points_free(P);
     jg_program_free(p);
     jg_model_free(m);
