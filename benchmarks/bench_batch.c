@@ -327,7 +327,7 @@ int main(int argc, char **argv)
                 bad = 1;
             }
         }
-    if (rank) goto out;   /* rank 0 reports */
+    if (rank) goto out;   /* only rank 0 reports */
     double *wall = calloc((size_t)njobs, sizeof(double)), *sym = calloc((size_t)njobs, sizeof(double));
     double *cput = calloc((size_t)njobs, sizeof(double));
     for (int j = 0; j < njobs; j++) {
