@@ -33,25 +33,32 @@
  * holds) and no page outside the heap is touched.  The price: pages that
  * glibc obtained but nobody writes (the unused capacity of large arrays)
  * become resident too, about 10 % more peak memory at a million blocks.
- * The thread is not started on one core, and ends once the heap has been
- * still for 2 s. */
+ * The thread is not started on one core, and once the heap has been still
+ * for 2 s it sleeps for good (see `started` below for why it never exits). */
 
 static long page_size;
 
-/* Posted by the thread as its first act.  A process that exits while a thread
- * it has just created is still starting up races with LeakSanitizer's check
- * at exit: the sanitizer's own per-thread set-up allocates (glibc's
- * pthread_getattr_np), and memory held by a thread the leak check does not yet
- * know is reported as leaked -- an intermittent false report on the fastest
- * exits, a usage error say (a known race of LeakSanitizer's).  So the process
- * waits at exit until the thread has started, which on every run but those
- * takes no time at all. */
+/* Posted by the thread as its first act; cli_heap_init waits for it before
+ * it returns.  A thread still starting up holds locks of the C library's or
+ * a sanitizer's allocator for a moment (its thread-local set-up allocates),
+ * and two things go wrong if the process moves on meanwhile:
+ *   - a fork then copies a held lock into the child, which deadlocks at its
+ *     first malloc: `jacgraph bench` forks its measuring children within a
+ *     millisecond on a small model, and under ASan (whose allocator, unlike
+ *     glibc's, takes no lock around fork) 6 of 200 runs hung here;
+ *   - an exit then races with LeakSanitizer's check at exit, which reports
+ *     the sanitizer's own per-thread allocation (glibc's
+ *     pthread_getattr_np) as leaked (a known race of LeakSanitizer's).
+ * Past its first act the thread allocates nothing, and it never exits (a
+ * thread's exit frees its set-up, the same hazard for a fork): when its work
+ * is done it sleeps, with every signal blocked, until the process ends.  The
+ * wait is the thread's start, some tens of microseconds. */
 static sem_t started;
 
-static void wait_started(void)
+static void *park(void)
 {
-    while (sem_wait(&started) && errno == EINTR)
-        ;
+    for (;;) pause();
+    return NULL;
 }
 
 static uintptr_t current_break(void)
@@ -80,7 +87,7 @@ static void *populate_main(void *arg)
             uintptr_t end = top - done > PIECE ? done + PIECE : top;
             /* EINVAL: a kernel before 5.14, nothing to do; ENOMEM: the heap
              * shrank meanwhile (or memory is short), start again from there */
-            if (madvise((void *)done, end - done, MADV_POPULATE_WRITE) && errno == EINVAL) return NULL;
+            if (madvise((void *)done, end - done, MADV_POPULATE_WRITE) && errno == EINVAL) return park();
             done = end;
             idle_ns = 50000;
             still_ns = 0;
@@ -92,7 +99,7 @@ static void *populate_main(void *arg)
             if (idle_ns < 5000000) idle_ns *= 2;   /* back off to 5 ms while the heap is still */
         }
     }
-    return NULL;
+    return park();
 }
 
 void cli_heap_init(void)
@@ -131,7 +138,8 @@ void cli_heap_init(void)
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pthread_t t;
     if (sem_init(&started, 0, 0) == 0 && pthread_create(&t, &attr, populate_main, NULL) == 0)
-        atexit(wait_started);
+        while (sem_wait(&started) && errno == EINTR)
+            ;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
 }
