@@ -604,8 +604,7 @@ static jg_status_t drain(mpi_run_t *r)
     }
     for (int src = 1; src < r->nranks; src++) {
         queue_t *q = &r->q[src];
-        if (landed(q)) return jg_error_set(r->err, JG_IO, "MPI rank %d: cannot receive", src);
-        while (q->n + q->nfly < QMAX) {
+        while (q->n + q->nfly < QMAX) {   /* (landing moves a message, the count stays) */
             int flag = 0, count = 0;
             MPI_Status ms;
             if (MPI_Iprobe(src, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &ms) != MPI_SUCCESS ||
@@ -632,8 +631,8 @@ static jg_status_t drain(mpi_run_t *r)
             else q->fly = m;
             q->fly_tail = m;
             q->nfly++;
-            if (landed(q)) return jg_error_set(r->err, JG_IO, "MPI rank %d: cannot receive", src);
         }
+        if (landed(q)) return jg_error_set(r->err, JG_IO, "MPI rank %d: cannot receive", src);
     }
     return JG_OK;
 }
